@@ -1,0 +1,31 @@
+"""The one small exception hierarchy memlib raises for users' mistakes and store problems."""
+
+from __future__ import annotations
+
+
+class MemlibError(Exception):
+    """Base of every error memlib raises on purpose; the CLI prints it as one line."""
+
+
+class InvalidMemory(MemlibError):
+    """A memory failed validation; names the record and the field."""
+
+    def __init__(self, record: str, field: str, message: str):
+        self.record, self.field, self.message = record, field, message
+        super().__init__(f"{record}: field '{field}': {message}")
+
+
+class NotFound(MemlibError):
+    """A memory id that the store does not hold."""
+
+
+class StoreError(MemlibError):
+    """The store cannot be opened or used as asked (wrong URI, wrong model, bad state)."""
+
+
+class EmbedderMismatch(StoreError):
+    """The store was written with another embedding model than the one asked for."""
+
+
+class InvalidInput(MemlibError):
+    """A bad argument or file from the user (not a memory's own fields)."""

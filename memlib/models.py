@@ -1,0 +1,407 @@
+"""Typed agent memories: the pydantic models are the schema; the Lance schema derives from them.
+
+A memory is one of eleven kinds. Three are the task tree (project, root task, sub task); the
+others are knowledge an agent writes inside a project (decisions, patterns, insights, ...).
+`level` is the depth in that tree: a project is 0, what hangs off a project directly (root
+tasks, project-wide knowledge) is 1, what hangs off a root task (sub tasks, task knowledge) is 2.
+"""
+
+from __future__ import annotations
+
+import json
+import types
+import typing
+import uuid
+from datetime import datetime, timedelta, timezone
+from enum import Enum, IntEnum
+from typing import Annotated, Any, ClassVar, Literal, Union
+
+import pyarrow as pa
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+)
+
+from memlib.errors import InvalidMemory
+
+MAX_TEXT = 10_000
+SCHEMA_VERSION = 1
+
+
+class Level(IntEnum):
+    PROJECT = 0
+    ROOT_TASK = 1
+    SUB_TASK = 2
+
+
+class Kind(str, Enum):
+    PROJECT = "project"
+    ROOT_TASK = "root_task"
+    SUB_TASK = "sub_task"
+    DECISION = "decision"
+    PATTERN = "pattern"
+    INSIGHT = "insight"
+    ISSUE = "issue"
+    LEARNING = "learning"
+    CONVERSATION = "conversation"
+    SUMMARY = "summary"
+    MANUAL = "manual"
+
+
+class Importance(str, Enum):
+    CRITICAL = "critical"
+    IMPORTANT = "important"
+    NORMAL = "normal"
+
+
+def _as_utc(value: datetime) -> datetime:
+    """Naive datetimes are taken as UTC; everything is stored in UTC at microsecond precision."""
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc)
+
+
+def _check_text(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty")
+    if len(value) > MAX_TEXT:
+        raise ValueError(f"is {len(value)} characters, at most {MAX_TEXT} allowed")
+    return value
+
+
+Text = Annotated[str, Field(max_length=MAX_TEXT)]
+
+
+class Memory(BaseModel):
+    """Fields every memory carries."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, use_enum_values=False)
+
+    TEXT_FIELDS: ClassVar[tuple[str, ...]] = ()
+
+    id: str = Field(default_factory=lambda: str(uuid.uuid4()))
+    kind: Kind
+    embedding: list[float] | None = Field(default=None, repr=False)
+    source: str = "manual"
+    agent: str | None = None
+    created_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
+    updated_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
+    usage_count: int = Field(default=0, ge=0)
+    last_accessed_at: datetime | None = None
+    # Bookkeeping of `maintain`: recall events flushed up to this time are in usage_count.
+    recalls_folded_until: datetime | None = None
+    manual_promote_flag: bool = False
+    confidence: int = Field(default=100, ge=0, le=100)
+    ttl_days: int = Field(default=-1, ge=-1)
+    tags: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("id")
+    @classmethod
+    def _uuid4(cls, value: str) -> str:
+        try:
+            parsed = uuid.UUID(value)
+        except (ValueError, AttributeError, TypeError):
+            raise ValueError("must be a UUIDv4 string") from None
+        if parsed.version != 4 or str(parsed) != value.lower():
+            raise ValueError("must be a UUIDv4 string in canonical form")
+        return str(parsed)
+
+    @field_validator("created_at", "updated_at", "last_accessed_at", "recalls_folded_until")
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else _as_utc(value)
+
+    @field_validator("source")
+    @classmethod
+    def _source(cls, value: str) -> str:
+        if not value.strip() or len(value) > 200:
+            raise ValueError("must be 1 to 200 characters")
+        return value
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, value: list[str]) -> list[str]:
+        for tag in value:
+            if not tag.strip() or len(tag) > 100:
+                raise ValueError(f"tag {tag!r} must be 1 to 100 characters")
+        return list(dict.fromkeys(value))
+
+    @field_validator("metadata")
+    @classmethod
+    def _json_object(cls, value: dict[str, Any]) -> dict[str, Any]:
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"must be a JSON object ({exc})") from None
+        return value
+
+    @property
+    def level(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def text(self) -> str:
+        """The text that is embedded and full-text indexed."""
+        parts = []
+        for name in self.TEXT_FIELDS:
+            value = getattr(self, name)
+            if isinstance(value, list):
+                parts.extend(value)
+            elif value:
+                parts.append(value)
+        return "\n".join(parts)
+
+    @property
+    def expires_at(self) -> datetime | None:
+        """The one definition of expiry: created_at + ttl_days; never for ttl -1."""
+        if self.ttl_days < 0:
+            return None
+        return self.created_at + timedelta(days=self.ttl_days)
+
+
+def _text_validator(*names: str):
+    return field_validator(*names)(lambda cls, v: v if v is None else _check_text(v))
+
+
+class Project(Memory):
+    kind: Literal[Kind.PROJECT] = Kind.PROJECT
+    TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("name", "description")
+    name: Text
+    description: Text | None = None
+    ttl_days: int = Field(default=-1, ge=-1)
+    check_text = _text_validator("name", "description")
+
+    @property
+    def level(self) -> int:
+        return Level.PROJECT
+
+    @property
+    def project_id(self) -> str:
+        return self.id
+
+
+class RootTask(Memory):
+    kind: Literal[Kind.ROOT_TASK] = Kind.ROOT_TASK
+    TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("objective",)
+    project_id: str
+    objective: Text
+    ttl_days: int = Field(default=90, ge=-1)
+    check_text = _text_validator("objective")
+
+    @property
+    def level(self) -> int:
+        return Level.ROOT_TASK
+
+
+class SubTask(Memory):
+    kind: Literal[Kind.SUB_TASK] = Kind.SUB_TASK
+    TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("details",)
+    root_task_id: str
+    # Filled by the store from the root task, so every row of a project carries its project_id.
+    project_id: str | None = None
+    details: Text
+    ttl_days: int = Field(default=30, ge=-1)
+    check_text = _text_validator("details")
+
+    @property
+    def level(self) -> int:
+        return Level.SUB_TASK
+
+
+class Knowledge(Memory):
+    """Something an agent learned inside a project, optionally in a root task and iteration."""
+
+    project_id: str
+    root_task_id: str | None = None
+    iteration_id: str | None = None
+
+    @property
+    def level(self) -> int:
+        return Level.SUB_TASK if self.root_task_id else Level.ROOT_TASK
+
+
+class Decision(Knowledge):
+    kind: Literal[Kind.DECISION] = Kind.DECISION
+    TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("title", "context", "decision", "consequences")
+    title: Text
+    context: Text | None = None
+    decision: Text
+    consequences: Text | None = None
+    check_text = _text_validator("title", "context", "decision", "consequences")
+
+
+class Pattern(Knowledge):
+    kind: Literal[Kind.PATTERN] = Kind.PATTERN
+    TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("name", "description", "usage_examples", "code_example")
+    name: Text
+    description: Text
+    usage_examples: list[Text] = Field(default_factory=list)
+    code_example: Text | None = None
+    check_text = _text_validator("name", "description", "code_example")
+
+    @field_validator("usage_examples")
+    @classmethod
+    def _examples(cls, value: list[str]) -> list[str]:
+        return [_check_text(v) for v in value]
+
+
+class _Note(Knowledge):
+    """Knowledge that is mostly free text."""
+
+    TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("title", "content")
+    title: Text | None = None
+    content: Text
+    check_text = _text_validator("title", "content")
+
+
+class Insight(_Note):
+    kind: Literal[Kind.INSIGHT] = Kind.INSIGHT
+    importance: Importance = Importance.NORMAL
+    ttl_days: int = Field(default=180, ge=-1)
+
+
+class Issue(_Note):
+    kind: Literal[Kind.ISSUE] = Kind.ISSUE
+    ttl_days: int = Field(default=90, ge=-1)
+
+
+class Learning(_Note):
+    kind: Literal[Kind.LEARNING] = Kind.LEARNING
+    ttl_days: int = Field(default=180, ge=-1)
+
+
+class Conversation(_Note):
+    kind: Literal[Kind.CONVERSATION] = Kind.CONVERSATION
+    speaker: str | None = None
+    ttl_days: int = Field(default=30, ge=-1)
+
+
+class Summary(_Note):
+    kind: Literal[Kind.SUMMARY] = Kind.SUMMARY
+
+
+class Manual(_Note):
+    kind: Literal[Kind.MANUAL] = Kind.MANUAL
+
+
+MODELS: dict[Kind, type[Memory]] = {
+    model.model_fields["kind"].default: model
+    for model in (Project, RootTask, SubTask, Decision, Pattern, Insight, Issue, Learning,
+                  Conversation, Summary, Manual)
+}
+
+AnyMemory = Annotated[
+    Union[Project, RootTask, SubTask, Decision, Pattern, Insight, Issue, Learning, Conversation,
+          Summary, Manual],
+    Field(discriminator="kind"),
+]
+_ADAPTER: TypeAdapter = TypeAdapter(AnyMemory)
+
+
+def parse_memory(data: dict[str, Any], record: str = "record") -> Memory:
+    """Validate one memory from plain data; errors name the record and the field."""
+    if not isinstance(data, dict):
+        raise InvalidMemory(record, "(record)", "must be a JSON object")
+    kind = data.get("kind")
+    if isinstance(kind, Kind):
+        kind = kind.value
+    if kind not in {k.value for k in Kind}:
+        raise InvalidMemory(record, "kind", f"{kind!r} is not one of {', '.join(k.value for k in Kind)}")
+    try:
+        return _ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        raise _invalid(record, exc) from None
+
+
+def _invalid(record: str, exc: ValidationError) -> InvalidMemory:
+    err = exc.errors()[0]
+    loc = [str(p) for p in err["loc"] if not str(p) in {k.value for k in Kind}]
+    field = loc[0] if loc else "(record)"
+    message = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "extra_forbidden":
+        message = "is not a field of this kind"
+    return InvalidMemory(record, field, message)
+
+
+def record_label(index: int, data: Any) -> str:
+    ident = data.get("id") if isinstance(data, dict) else getattr(data, "id", None)
+    return f"record {index}" + (f" (id {ident})" if ident else "")
+
+
+# ---------------------------------------------------------------------------------------------
+# Lance rows: one flat table holds every kind; columns a kind lacks are null.
+
+DERIVED_COLUMNS = {"level": pa.int64(), "text": pa.string(), "expires_at": pa.timestamp("us", tz="UTC")}
+JSON_COLUMNS = {"metadata"}
+
+
+def _arrow_type(annotation: Any) -> pa.DataType:
+    origin = typing.get_origin(annotation)
+    if origin is Annotated:
+        return _arrow_type(typing.get_args(annotation)[0])
+    if origin in (Union, types.UnionType):
+        inner = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return _arrow_type(inner[0])
+    if origin is Literal or (isinstance(annotation, type) and issubclass(annotation, Enum)):
+        return pa.string()
+    if origin is list:
+        return pa.list_(_arrow_type(typing.get_args(annotation)[0]))
+    if origin is dict or annotation is dict:
+        return pa.string()
+    return {str: pa.string(), int: pa.int64(), bool: pa.bool_(), float: pa.float64(),
+            datetime: pa.timestamp("us", tz="UTC")}[annotation]
+
+
+def _column_types() -> dict[str, pa.DataType]:
+    columns: dict[str, pa.DataType] = {}
+    for model in MODELS.values():
+        for name, info in model.model_fields.items():
+            if name not in columns and name != "embedding":
+                columns[name] = pa.string() if name in JSON_COLUMNS else _arrow_type(info.annotation)
+    columns.update(DERIVED_COLUMNS)
+    return columns
+
+
+COLUMN_TYPES = _column_types()
+
+
+def arrow_schema(dims: int, metadata: dict[str, str] | None = None) -> pa.Schema:
+    fields = [pa.field(name, typ, nullable=name != "id") for name, typ in COLUMN_TYPES.items()]
+    fields.append(pa.field("embedding", pa.list_(pa.float32(), dims)))
+    return pa.schema(fields, metadata=metadata)
+
+
+def to_row(memory: Memory) -> dict[str, Any]:
+    """Flatten a memory into one Lance row with every column of the table."""
+    row: dict[str, Any] = {}
+    for name in COLUMN_TYPES:
+        value = getattr(memory, name, None)
+        if isinstance(value, Enum):
+            value = value.value
+        if name in JSON_COLUMNS:
+            value = json.dumps(value, sort_keys=True, ensure_ascii=False)
+        row[name] = value
+    row["level"] = int(memory.level)
+    row["embedding"] = memory.embedding
+    return row
+
+
+def from_row(row: dict[str, Any]) -> Memory:
+    """Rebuild a typed memory from a Lance row; columns missing from older stores take defaults."""
+    model = MODELS[Kind(row["kind"])]
+    data = {}
+    for name in model.model_fields:
+        value = row.get(name)
+        if value is None:
+            continue
+        if name in JSON_COLUMNS and isinstance(value, str):
+            value = json.loads(value)
+        elif name == "embedding":
+            value = [float(x) for x in value]
+        data[name] = value
+    return model.model_validate(data)

@@ -1,0 +1,140 @@
+"""The append-only recall log: every hit an agent recalls becomes one event.
+
+Recalls must not each commit a Lance version, and two processes recalling at once must lose
+nothing. So a recall first writes its events to a spool segment (a small JSONL file made
+visible by an atomic rename, one per recall, never shared between processes), and segments
+are flushed into the `recall_events` table in batches, one commit per flush, under a file
+lock. A flush that dies after its commit but before removing its segments is recognised on
+the next flush by its `flush_id` and not applied twice.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import uuid
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterator
+
+import pyarrow as pa
+
+from memlib.scope import sql_literal
+
+TABLE = "recall_events"
+AUTO_FLUSH_SEGMENTS = 256
+
+SCHEMA = pa.schema([
+    pa.field("event_id", pa.string(), nullable=False),
+    pa.field("query_id", pa.string()),
+    pa.field("query_text", pa.string()),
+    pa.field("memory_id", pa.string()),
+    pa.field("rank", pa.int32()),
+    pa.field("score", pa.float64()),
+    pa.field("mode", pa.string()),
+    pa.field("agent", pa.string()),
+    pa.field("recalled_at", pa.timestamp("us", tz="UTC")),
+    pa.field("flush_id", pa.string()),
+    pa.field("flushed_at", pa.timestamp("us", tz="UTC")),
+])
+
+
+def spool_dir_for(uri: str) -> Path:
+    """Local stores keep their spool inside the store; remote ones in the user's cache."""
+    if "://" not in uri or uri.startswith("file://"):
+        return Path(uri.removeprefix("file://")) / "_spool" / "recalls"
+    digest = hashlib.sha256(uri.encode()).hexdigest()[:16]
+    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    return base / "memlib" / "spool" / digest
+
+
+class RecallLog:
+    def __init__(self, db, spool: Path):
+        self.db = db
+        self.spool = spool
+        self._table = None
+
+    @property
+    def table(self):
+        if self._table is None:
+            try:
+                self._table = self.db.open_table(TABLE)
+            except (ValueError, FileNotFoundError):
+                self._table = self.db.create_table(TABLE, schema=SCHEMA, exist_ok=True)
+        return self._table
+
+    def append(self, events: list[dict]) -> None:
+        """Write one spool segment atomically; flush when enough segments wait."""
+        if not events:
+            return
+        self.spool.mkdir(parents=True, exist_ok=True)
+        name = f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S%f}-{os.getpid()}-{uuid.uuid4().hex}"
+        tmp = self.spool / f".tmp-{name}"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            for event in events:
+                fh.write(json.dumps(event, default=_iso) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.spool / f"{name}.jsonl")
+        if len(self.segments()) >= AUTO_FLUSH_SEGMENTS:
+            self.flush()
+
+    def segments(self) -> list[Path]:
+        if not self.spool.is_dir():
+            return []
+        return sorted(self.spool.glob("*.jsonl"))
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Serialise flushes (and folds) across processes on this machine."""
+        self.spool.mkdir(parents=True, exist_ok=True)
+        with open(self.spool / ".lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def flush(self) -> int:
+        with self.locked():
+            return self._flush_locked()
+
+    def _flush_locked(self) -> int:
+        manifest = self.spool / "flushing.json"
+        if manifest.exists():
+            pending = json.loads(manifest.read_text())
+            if self.table.count_rows(f"flush_id = {sql_literal(pending['flush_id'])}") > 0:
+                _remove(self.spool / name for name in pending["segments"])
+            manifest.unlink()
+        segments = self.segments()
+        if not segments:
+            return 0
+        flush_id, flushed_at = uuid.uuid4().hex, datetime.now(timezone.utc)
+        rows = []
+        for path in segments:
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    event = json.loads(line)
+                    event["recalled_at"] = datetime.fromisoformat(event["recalled_at"])
+                    rows.append(event | {"flush_id": flush_id, "flushed_at": flushed_at})
+        tmp = manifest.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"flush_id": flush_id, "segments": [p.name for p in segments]}))
+        os.replace(tmp, manifest)
+        self.table.add(pa.Table.from_pylist(rows, schema=SCHEMA))
+        _remove(segments)
+        manifest.unlink()
+        return len(rows)
+
+
+def _remove(paths) -> None:
+    for path in paths:
+        Path(path).unlink(missing_ok=True)
+
+
+def _iso(value):
+    if isinstance(value, datetime):
+        return value.isoformat()
+    raise TypeError(f"cannot serialise {type(value).__name__}")

@@ -1,0 +1,258 @@
+"""`memlib sample`: a realistic, deterministic corpus of agent memories and a recall history.
+
+The same size, seed and anchor date always give the same memories, ids and events. Memories
+are spread over the 240 days before the anchor; root tasks have a topic (a component and a
+technology) that their sub tasks and knowledge mostly share. Popularity is skewed: a few
+memories are recalled a lot, most never. Events older than two weeks are folded into usage
+counts, the last two weeks are left for `maintain`, as in a store nobody maintained lately.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from memlib import sample_text as T
+from memlib.errors import InvalidInput
+from memlib.models import (
+    Conversation, Decision, Insight, Issue, Learning, Manual, Memory, Pattern, Project, RootTask,
+    SubTask, Summary,
+)
+from memlib.recall_log import SCHEMA as RECALL_SCHEMA
+
+SPAN_DAYS = 240
+UNFOLDED_DAYS = 14
+DEFAULT_SIZE = 2_000
+MAX_SIZE = 1_000_000
+MODEL_VECTORS_MAX = 20_000      # above this, "auto" uses approximate vectors
+KIND_SHARES = [  # of the memories that are not projects
+    (RootTask, 0.08), (Decision, 0.05), (Pattern, 0.03), (Insight, 0.09), (Issue, 0.07),
+    (Learning, 0.07), (Conversation, 0.14), (Summary, 0.04), (Manual, 0.03),
+]                                # sub tasks take the rest (~40%)
+TTL_CHOICES = [7, 14, 30, 60, 90, 180, 365, -1]
+
+
+@dataclass
+class Generated:
+    memories: list[Memory]
+    topics: list[str]            # per memory, the topic text its approximate vector is built on
+
+
+def _uuid(rng: random.Random) -> str:
+    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+
+
+def _project_names(n: int, rng: random.Random) -> list[tuple[str, str]]:
+    names = list(T.PROJECT_NAMES[:n])
+    combos = [(f"{p}-{s}", f"The {p} {s}: owns {p} data and its {s} for the platform")
+              for p in T.PROJECT_PREFIXES for s in T.PROJECT_SUFFIXES]
+    rng.shuffle(combos)
+    return names + combos[: max(0, n - len(names))]
+
+
+class _Writer:
+    """Fills templates from the phrase banks around one topic."""
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+
+    def topic(self) -> dict[str, str]:
+        r = self.rng
+        return {"component": r.choice(T.COMPONENTS), "tech": r.choice(T.TECH)}
+
+    def fill(self, templates: list[str], topic: dict[str, str], **extra: Any) -> str:
+        r = self.rng
+        ctx = {"tech2": r.choice(T.TECH), "problem": r.choice(T.PROBLEMS),
+               "condition": r.choice(T.CONDITIONS), "tool": r.choice(T.TOOLS),
+               "metric": r.choice(T.METRICS), "field": r.choice(T.FIELDS),
+               "iteration": r.randint(1, 20), **topic, **extra}
+        text = r.choice(templates).format(**ctx)
+        if r.random() < 0.6:  # the specifics that make real notes differ from each other
+            ticket = lambda: f"{r.choice(T.TICKET_PREFIXES)}-{r.randint(100, 9999)}"  # noqa: E731
+            text += " " + r.choice(T.DETAILS).format(
+                env=r.choice(T.ENVS), release=f"{r.randint(1, 4)}.{r.randint(0, 40)}.{r.randint(0, 9)}",
+                ticket=ticket(), ticket2=ticket(), person=r.choice(T.PEOPLE),
+                weekday=r.choice(T.WEEKDAYS), pct=r.randint(1, 60), tool=r.choice(T.TOOLS))
+        return text[0].upper() + text[1:]
+
+
+def _common(rng: random.Random, created: datetime, kind_ttl: int) -> dict[str, Any]:
+    source = rng.choices([s for s, _ in T.SOURCES], weights=[w for _, w in T.SOURCES])[0]
+    base = {"manual": 95, "user": 85, "import": 75, "summarizer": 80, "agent": 72}[source]
+    confidence = int(min(100, max(0, round(rng.gauss(base, 14)))))
+    ttl = rng.choice(TTL_CHOICES) if rng.random() < 0.15 else kind_ttl
+    return {
+        "id": _uuid(rng), "source": source, "agent": rng.choice(T.AGENTS) if source == "agent" else None,
+        "created_at": created, "updated_at": created + timedelta(minutes=rng.randint(0, 600)),
+        "confidence": confidence, "ttl_days": ttl,
+        "tags": rng.sample(T.TAGS, k=rng.choice([0, 1, 1, 2, 2, 3])),
+        "manual_promote_flag": rng.random() < 0.03,
+        "metadata": {"generator": "memlib.sample"},
+    }
+
+
+def _between(rng: random.Random, start: datetime, end: datetime, max_days: float | None = None) -> datetime:
+    span = (end - start).total_seconds()
+    if max_days is not None:
+        span = min(span, max_days * 86400)
+    return start + timedelta(seconds=rng.random() * max(span, 0.0))
+
+
+def generate(size: int, seed: int, anchor: datetime) -> Generated:
+    """The corpus as typed memories, parents before children."""
+    if not 20 <= size <= MAX_SIZE:
+        raise InvalidInput(f"sample size must be between 20 and {MAX_SIZE:,}, not {size:,}")
+    rng = random.Random(seed)
+    w = _Writer(rng)
+    end = anchor - timedelta(hours=1)
+    start = anchor - timedelta(days=SPAN_DAYS)
+    n_projects = max(3, min(100, size // 1000))
+    rest = size - n_projects
+    counts = {cls: int(rest * share) for cls, share in KIND_SHARES}
+    counts[RootTask] = max(counts[RootTask], n_projects)
+    counts[SubTask] = rest - sum(counts.values())
+
+    memories: list[Memory] = []
+    topics: list[str] = []
+
+    def emit(memory: Memory, topic: dict[str, str]) -> Memory:
+        memories.append(memory)
+        topics.append(f"{topic['component']} with {topic['tech']}")
+        return memory
+
+    projects = []
+    for name, description in _project_names(n_projects, rng):
+        created = start + timedelta(days=rng.random() * 20)
+        projects.append(emit(Project(name=name, description=description,
+                                     **_common(rng, created, -1) | {"ttl_days": -1}), w.topic()))
+    weights = [1.0 / (i + 1) ** 0.8 for i in range(n_projects)]  # some projects are much busier
+    roots: list[tuple[RootTask, dict[str, str]]] = []
+    for i in range(counts[RootTask]):
+        project = projects[i] if i < n_projects else rng.choices(projects, weights)[0]
+        topic = w.topic()
+        created = _between(rng, project.created_at, end)
+        root = RootTask(project_id=project.id, objective=w.fill(T.ROOT_TASK, topic),
+                        **_common(rng, created, 90))
+        roots.append((emit(root, topic), topic))
+
+    def attach(cls) -> tuple[dict[str, Any], dict[str, str]]:
+        root, topic = rng.choice(roots)
+        if rng.random() < 0.2:
+            topic = w.topic()
+        return {"created": _between(rng, root.created_at, end, max_days=45), "root": root}, topic
+
+    for _ in range(counts[SubTask]):
+        where, topic = attach(SubTask)
+        emit(SubTask(root_task_id=where["root"].id, project_id=where["root"].project_id,
+                     details=w.fill(T.SUB_TASK, topic),
+                     **_common(rng, where["created"], 30)), topic)
+
+    makers = {
+        Decision: lambda t: {"title": w.fill(T.DECISION_TITLE, t), "context": w.fill(T.DECISION_CONTEXT, t),
+                             "decision": w.fill(T.DECISION_BODY, t), "consequences": w.fill(T.CONSEQUENCES, t)},
+        Pattern: lambda t: {"name": f"{rng.choice(T.PATTERN_NAMES)} for the {t['component']}",
+                            "description": w.fill(T.INSIGHT, t),
+                            "usage_examples": [w.fill(T.USAGE_EXAMPLES, t) for _ in range(rng.randint(1, 3))],
+                            "code_example": rng.choice(T.CODE)},
+        Insight: lambda t: {"content": w.fill(T.INSIGHT, t), "importance": rng.choices(
+            ["critical", "important", "normal"], weights=[5, 25, 70])[0]},
+        Issue: lambda t: {"content": w.fill(T.ISSUE, t)},
+        Learning: lambda t: {"content": w.fill(T.LEARNING, t)},
+        Conversation: lambda t: {"content": w.fill(T.CONVERSATION, t),
+                                 "speaker": rng.choice(["user", "assistant"])},
+        Summary: lambda t: {"content": w.fill(T.SUMMARY, t)},
+        Manual: lambda t: {"content": w.fill(T.MANUAL, t)},
+    }
+    for cls, make in makers.items():
+        for _ in range(counts[cls]):
+            where, topic = attach(cls)
+            root = where["root"]
+            on_root = rng.random() < 0.7
+            default_ttl = cls.model_fields["ttl_days"].default
+            emit(cls(project_id=root.project_id, root_task_id=root.id if on_root else None,
+                     iteration_id=f"iter-{rng.randint(1, 20)}" if on_root else None,
+                     **make(topic), **_common(rng, where["created"], default_ttl)), topic)
+    return Generated(memories, topics)
+
+
+def generate_recalls(memories: list[Memory], seed: int, anchor: datetime,
+                     per_memory: float = 3.0) -> pa.Table:
+    """A skewed recall history: ~45% of memories are ever recalled, Zipf-distributed."""
+    rng = np.random.default_rng(seed + 1)
+    py = random.Random(seed + 2)
+    n = len(memories)
+    n_events = int(n * per_memory)
+    recallable = rng.permutation(n)[: max(1, int(n * 0.45))]
+    weights = 1.0 / np.arange(1, len(recallable) + 1) ** 1.1
+    picked = recallable[rng.choice(len(recallable), size=n_events, p=weights / weights.sum())]
+    created = np.array([int(m.created_at.timestamp() * 1e6) for m in memories], dtype=np.int64)
+    end = int(anchor.timestamp() * 1e6)
+    offsets = rng.beta(2.0, 1.0, size=n_events)
+    recalled = created[picked] + (offsets * (end - created[picked])).astype(np.int64)
+    w = _Writer(py)
+    queries = [w.fill(T.QUERIES, w.topic()).lower() for _ in range(400)]
+    ids = np.array([m.id for m in memories], dtype=object)
+    unfolded_from = int((anchor - timedelta(days=UNFOLDED_DAYS)).timestamp() * 1e6)
+    ts = pa.timestamp("us", tz="UTC")
+    return pa.table({
+        "event_id": [str(uuid.UUID(int=py.getrandbits(128), version=4)) for _ in range(n_events)],
+        "query_id": [str(uuid.UUID(int=py.getrandbits(128), version=4)) for _ in range(n_events)],
+        "query_text": pa.array(np.array(queries, dtype=object)[rng.integers(0, len(queries), n_events)]),
+        "memory_id": pa.array(ids[picked]),
+        "rank": pa.array(np.minimum(rng.geometric(0.35, n_events), 10).astype(np.int32)),
+        "score": pa.array(np.round(rng.uniform(0.35, 0.95, n_events), 4)),
+        "mode": pa.array(np.array(["hybrid", "vector", "fts"], dtype=object)[
+            rng.choice(3, n_events, p=[0.7, 0.2, 0.1])]),
+        "agent": pa.array(np.array(T.AGENTS, dtype=object)[rng.integers(0, len(T.AGENTS), n_events)]),
+        "recalled_at": pa.array(recalled, type=ts),
+        "flush_id": pa.array(np.where(recalled < unfolded_from, "sample-old", "sample-recent").astype(object)),
+        "flushed_at": pa.array(np.where(recalled < unfolded_from, unfolded_from, end), type=ts),
+    }, schema=RECALL_SCHEMA)
+
+
+def approximate_vectors(embedder, topics: list[str], seed: int, noise: float = 0.6) -> np.ndarray:
+    """Real embeddings of each memory's topic plus noise: topical structure at any scale."""
+    unique = sorted(set(topics))
+    centroids = embedder.embed(unique)
+    index = {t: i for i, t in enumerate(unique)}
+    rng = np.random.default_rng(seed + 3)
+    vectors = centroids[[index[t] for t in topics]]
+    vectors = vectors + rng.standard_normal(vectors.shape, dtype=np.float32) * (noise / np.sqrt(vectors.shape[1]))
+    return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+
+
+def build_sample(store, size: int = DEFAULT_SIZE, seed: int = 7, anchor: datetime | None = None,
+                 vectors: str = "auto", progress: bool = False) -> dict[str, Any]:
+    """Write the sample corpus and its recall history into an empty store."""
+    from memlib.maintenance import ensure_vector_index, fold_usage
+
+    if vectors not in ("auto", "model", "approx"):
+        raise InvalidInput(f"vectors must be auto, model or approx, not {vectors!r}")
+    if store.table.count_rows():
+        raise InvalidInput(f"store {store.uri!r} already holds memories; sample needs an empty store")
+    anchor = anchor or datetime.now(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
+    if anchor.tzinfo is None:
+        anchor = anchor.replace(tzinfo=timezone.utc)
+    started = time.perf_counter()
+    corpus = generate(size, seed, anchor)
+    if vectors == "auto":
+        vectors = "model" if size <= MODEL_VECTORS_MAX else "approx"
+    given = approximate_vectors(store.embedder, corpus.topics, seed) if vectors == "approx" else None
+    store.add(corpus.memories, vectors=given, progress=progress)
+    events = generate_recalls(corpus.memories, seed, anchor)
+    store.recalls.table.add(events.filter(pc.equal(events["flush_id"], "sample-old")))
+    folded = fold_usage(store)
+    store.recalls.table.add(events.filter(pc.equal(events["flush_id"], "sample-recent")))
+    ensure_vector_index(store)
+    store.table.optimize()
+    return {"memories": len(corpus.memories), "recall_events": events.num_rows,
+            "memories_with_folded_usage": folded, "vectors": vectors,
+            "anchor": anchor.date().isoformat(), "seconds": round(time.perf_counter() - started, 1)}

@@ -1,0 +1,129 @@
+"""The `memlib` command through its installed entry point."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+MEMLIB = str(Path(sys.executable).with_name("memlib"))
+COMMANDS = ["init", "add", "search", "recall", "get", "delete", "import", "export", "stats",
+            "maintain", "sample"]
+
+
+def run(*args, store=None, ok=True, stdin=None):
+    argv = [MEMLIB] + (["--store", str(store)] if store else []) + [str(a) for a in args]
+    proc = subprocess.run(argv, capture_output=True, text=True, input=stdin, timeout=300)
+    if ok:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def fails(*args, store=None):
+    """A user's mistake: one line on stderr, a non-zero exit, no traceback."""
+    proc = run(*args, store=store, ok=False)
+    assert proc.returncode != 0
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("memlib: error:"), proc.stderr
+    assert "Traceback" not in proc.stderr
+    return lines[0]
+
+
+@pytest.fixture
+def cli_store(tmp_path):
+    store = tmp_path / "store"
+    run("init", "--embedder", "hash", store=store)
+    project = run("add", "--kind", "project", "--name", "shop", "--description", "web shop",
+                  store=store).stdout.strip()
+    root = run("add", "--kind", "root_task", "--project-id", project, "--objective",
+               "Speed up checkout", store=store).stdout.strip()
+    return {"store": store, "project": project, "root": root}
+
+
+def count(store) -> int:
+    return json.loads(run("stats", "--json", store=store).stdout)["memories"]
+
+
+def test_every_command_has_help():
+    for command in COMMANDS:
+        proc = run(command, "--help")
+        assert "Usage: memlib " + command in proc.stdout
+
+
+def test_add_search_get_recall_maintain(cli_store):
+    s = cli_store["store"]
+    run("add", "--kind", "decision", "--project-id", cli_store["project"], "--root-task-id",
+        cli_store["root"], "--title", "Cache prices", "--decision", "Cache prices in Redis",
+        "--tag", "perf", "--confidence", "70", "--metadata", '{"pr": 12}', store=s)
+    hits = json.loads(run("search", "redis prices", "--json", "--kind", "decision", store=s).stdout)
+    assert len(hits) == 1 and hits[0]["memory"]["title"] == "Cache prices"
+    assert hits[0]["memory"]["metadata"] == {"pr": 12} and hits[0]["memory"]["confidence"] == 70
+    got = json.loads(run("get", hits[0]["memory"]["id"], store=s).stdout)
+    assert got["tags"] == ["perf"]
+    assert "no matching memories" in run("search", "redis", "--tag", "absent", store=s).stdout
+    recalled = json.loads(run("recall", "checkout", "--agent", "coder", "--json", store=s).stdout)
+    report = json.loads(run("maintain", store=s).stdout)
+    assert report["events_flushed"] == len(recalled) > 0
+    top = json.loads(run("get", recalled[0]["memory"]["id"], store=s).stdout)
+    assert top["usage_count"] == 1
+
+
+def test_stats_json(cli_store):
+    stats = json.loads(run("stats", "--json", store=cli_store["store"]).stdout)
+    assert stats["by_kind"] == {"project": 1, "root_task": 1}
+    assert stats["by_level"] == {"0": 1, "1": 1}
+    assert "shop" in run("stats", store=cli_store["store"]).stdout
+
+
+def test_export_import_and_bulk_add(cli_store, tmp_path):
+    s = cli_store["store"]
+    out = tmp_path / "all.jsonl"
+    run("export", out, store=s)
+    other = tmp_path / "other"
+    run("init", "--embedder", "hash", store=other)
+    run("import", out, store=other)
+    run("import", out, store=other)
+    assert count(other) == 2
+    bulk = tmp_path / "bulk.jsonl"
+    bulk.write_text("\n".join(json.dumps({"kind": "learning", "project_id": cli_store["project"],
+                                          "content": f"lesson {i}"}) for i in range(30)))
+    assert "added 30" in run("add", "--file", bulk, store=s).stdout
+    assert count(s) == 32
+    assert run("export", "-", store=s).stdout.count("\n") == 32
+
+
+def test_delete(cli_store):
+    s = cli_store["store"]
+    assert "hang off" in fails("delete", cli_store["project"], store=s)
+    assert "deleted 2" in run("delete", cli_store["project"], "--cascade", store=s).stdout
+    assert count(s) == 0
+
+
+def test_user_mistakes_are_one_line_and_write_nothing(cli_store, tmp_path):
+    s = cli_store["store"]
+    before = count(s)
+    assert "confidence" in fails("add", "--kind", "project", "--name", "p", "--confidence", "300", store=s)
+    assert "project_id" in fails("add", "--kind", "root_task", "--project-id", "nope",
+                                 "--objective", "o", store=s)
+    assert "kind" in fails("add", "--kind", "thought", "--content", "c", store=s)
+    assert "--kind" in fails("add", "--name", "p", store=s)
+    assert "metadata" in fails("add", "--kind", "project", "--name", "p", "--metadata", "{x", store=s)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"kind": "project", "name": "ok"}) + "\n{oops\n")
+    assert "line 2" in fails("import", bad, store=s)
+    assert "line 2" in fails("add", "--file", bad, store=s)
+    assert "cannot read" in fails("import", tmp_path / "missing.jsonl", store=s)
+    fails("search", "x", "--mode", "semantic", store=s)
+    fails("search", "x", "--since", "last tuesday", store=s)
+    fails("search", "x", "-k", "0", store=s)
+    fails("search", "", store=s)
+    fails("get", "0b5c0a38-0000-4000-8000-000000000000", store=s)
+    fails("nonsense")
+    fails("get", "x", store=tmp_path / "no-store-here")
+    fails("sample", "--size", "3", store=tmp_path / "fresh")
+    fails("sample", "--size", "50", "--embedder", "hash", store=s)  # not empty
+    assert count(s) == before
+    assert not (tmp_path / "no-store-here").exists() and not (tmp_path / "fresh").exists()

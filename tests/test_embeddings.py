@@ -1,0 +1,25 @@
+"""The default model loads offline from its package and embeds to unit vectors."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from memlib.embeddings import DEFAULT_MODEL, HashEmbedder
+
+
+def test_default_model_is_offline_and_normalised(model):
+    assert os.environ["HF_HUB_OFFLINE"] == "1"
+    assert model.name == DEFAULT_MODEL and model.dims == 384
+    vectors = model.embed(["deploy the payment service", "ship the payments backend", "bake bread"])
+    assert vectors.shape == (3, 384) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.2
+
+
+def test_hash_embedder_is_deterministic_and_lexical():
+    emb = HashEmbedder(64)
+    a, b, c = emb.embed(["red apple pie", "red apple pie", "blue ocean"])
+    assert np.array_equal(a, b)
+    assert a @ b > 0.99 and abs(a @ c) < 0.5

@@ -1,0 +1,117 @@
+"""Search with the real model: vector, full-text and hybrid, within scopes."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from memlib import Decision, InvalidInput, Issue, Learning, Project, RootTask, Scope, SubTask
+from memlib.search import rrf
+
+NOW = datetime.now(timezone.utc)
+
+
+@pytest.fixture
+def corpus(real_store):
+    shop = Project(name="shop", description="Online shop backend", created_at=NOW - timedelta(days=60))
+    docs = Project(name="docs", description="Documentation site", created_at=NOW - timedelta(days=60))
+    cart = RootTask(project_id=shop.id, objective="Speed up the checkout page",
+                    created_at=NOW - timedelta(days=20))
+    items = [
+        shop, docs, cart,
+        SubTask(root_task_id=cart.id, details="Cache product prices in Redis to avoid database round trips",
+                created_at=NOW - timedelta(days=5)),
+        Decision(project_id=shop.id, root_task_id=cart.id, title="Use Stripe for card payments",
+                 decision="Payments go through Stripe checkout sessions", tags=["payments"],
+                 source="agent", confidence=80, created_at=NOW - timedelta(days=4)),
+        Issue(project_id=shop.id, content="The login form rejects passwords containing an apostrophe",
+              tags=["auth"], confidence=30, created_at=NOW - timedelta(days=3)),
+        Learning(project_id=docs.id, content="Static site generators rebuild faster with incremental builds",
+                 created_at=NOW - timedelta(days=2)),
+        Learning(project_id=shop.id, content="Caching product prices cut checkout latency in half",
+                 source="user", created_at=NOW - timedelta(days=1)),
+        Issue(project_id=shop.id, content="Old flaky test in the cart service", ttl_days=1,
+              created_at=NOW - timedelta(days=10)),
+    ]
+    real_store.add(items)
+    return {m.kind.value + ":" + m.text.split()[0]: m for m in items} | {"shop": shop, "docs": docs,
+                                                                        "cart": cart, "items": items}
+
+
+def _ids(hits):
+    return [h.memory.id for h in hits]
+
+
+def test_vector_search_finds_meaning_without_shared_words(real_store, corpus):
+    hits = real_store.search("how do customers pay with a credit card", k=3, mode="vector")
+    assert hits[0].memory.kind.value == "decision" and "Stripe" in hits[0].memory.text
+    assert hits[0].score > hits[-1].score
+
+
+def test_fts_search_matches_keywords(real_store, corpus):
+    hits = real_store.search("apostrophe", k=5, mode="fts")
+    assert len(hits) == 1 and "apostrophe" in hits[0].memory.text
+
+
+def test_hybrid_fuses_both_lists(real_store, corpus):
+    hits = real_store.search("redis price cache", k=5)
+    assert "Redis" in hits[0].memory.text
+    assert {"vector_rank", "fts_rank"} <= set(hits[0].sources)
+    assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
+
+
+@pytest.mark.parametrize("mode", ["vector", "fts", "hybrid"])
+def test_scopes_filter_every_mode(real_store, corpus, mode):
+    query = "checkout prices caching static site"
+    in_docs = real_store.search(query, k=10, mode=mode, scope=Scope(project_id=corpus["docs"].id))
+    assert in_docs and all(h.memory.project_id == corpus["docs"].id for h in in_docs)
+    by_root = real_store.search(query, k=10, mode=mode, scope=Scope(root_task_id=corpus["cart"].id))
+    assert by_root and all(h.memory.root_task_id == corpus["cart"].id for h in by_root)
+    learnings = real_store.search(query, k=10, mode=mode, scope=Scope(kinds=("learning",)))
+    assert learnings and {h.memory.kind.value for h in learnings} == {"learning"}
+    level2 = real_store.search(query, k=10, mode=mode, scope=Scope(level=2))
+    assert level2 and all(h.memory.level == 2 for h in level2)
+    from_user = real_store.search(query, k=10, mode=mode, scope=Scope(source="user"))
+    assert [h.memory.source for h in from_user] == ["user"]
+
+
+def test_scope_by_tag_confidence_and_time(real_store, corpus):
+    q = "payments login password stripe"
+    tagged = real_store.search(q, k=10, scope=Scope(tags=("auth", "nothing")))
+    assert [h.memory.tags for h in tagged] == [["auth"]]
+    confident = real_store.search(q, k=10, scope=Scope(min_confidence=50))
+    assert confident and all(h.memory.confidence >= 50 for h in confident)
+    recent = real_store.search(q, k=10, scope=Scope(created_after=NOW - timedelta(days=3, hours=12)))
+    assert recent and all(h.memory.created_at >= NOW - timedelta(days=3, hours=12) for h in recent)
+    old = real_store.search(q, k=10, scope=Scope(created_before=NOW - timedelta(days=30)))
+    assert {h.memory.kind.value for h in old} == {"project"}
+
+
+def test_expired_hidden_by_default(real_store, corpus):
+    q = "flaky test in the cart service"
+    assert all("flaky" not in h.memory.text for h in real_store.search(q, k=10))
+    with_expired = real_store.search(q, k=10, scope=Scope(include_expired=True))
+    assert "flaky" in with_expired[0].memory.text
+
+
+def test_fts_query_with_syntax_characters(real_store, corpus):
+    for query in ['apostrophe" OR "1', "(login AND", "password*", "o'brien -- ;"]:
+        real_store.search(query, k=3, mode="fts")  # no error
+        real_store.search(query, k=3)
+
+
+def test_bad_search_arguments(real_store, corpus):
+    with pytest.raises(InvalidInput):
+        real_store.search("", k=3)
+    with pytest.raises(InvalidInput):
+        real_store.search("x", mode="semantic")
+    with pytest.raises(InvalidInput):
+        real_store.search("x", k=0)
+
+
+def test_rrf_orders_by_summed_reciprocal_ranks():
+    a, b, c = {"id": "a"}, {"id": "b"}, {"id": "c"}
+    fused = rrf({"vector": [a, b], "fts": [b, c]}, k=3, rrf_k=60)
+    assert [row["id"] for row, _, _ in fused] == ["b", "a", "c"]
+    assert fused[0][1] == pytest.approx(1 / 62 + 1 / 61)

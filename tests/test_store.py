@@ -1,0 +1,116 @@
+"""Batch writes, get, update, delete, upsert, indexes, and the store's recorded model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memlib import EmbedderMismatch, InvalidInput, MemoryStore, NotFound, Project, StoreError
+from memlib.embeddings import HashEmbedder
+
+
+def test_get_returns_what_was_added(store, tree):
+    got = store.get(tree["decision"].id)
+    assert got.model_dump(exclude={"embedding"}) == tree["decision"].model_dump(exclude={"embedding"})
+
+
+def test_sub_task_carries_its_project(store, tree):
+    assert store.get(tree["sub"].id).project_id == tree["project"].id
+
+
+def test_one_commit_per_batch(store, tree):
+    version = store.table.version
+    store.add([Project(name=f"p{i}") for i in range(300)])
+    assert store.table.version == version + 1
+    store.upsert([Project(name=f"q{i}") for i in range(300)])
+    assert store.table.version == version + 2
+
+
+def test_update_reembeds_only_when_text_changes(store, tree):
+    rid = tree["root"].id
+    before = store.get(rid, with_embedding=True)
+    same_text = store.update(rid, confidence=40)
+    after_conf = store.get(rid, with_embedding=True)
+    assert same_text.id == rid and same_text.confidence == 40
+    assert after_conf.embedding == before.embedding
+    assert after_conf.updated_at > before.updated_at
+    store.update(rid, objective="Move the ledger to CockroachDB")
+    changed = store.get(rid, with_embedding=True)
+    assert changed.objective == "Move the ledger to CockroachDB"
+    expected = HashEmbedder().embed([changed.text])[0]
+    assert np.allclose(changed.embedding, expected, atol=1e-6)
+    assert changed.created_at == before.created_at
+    assert store.table.count_rows() == 5
+
+
+def test_update_rejects_bad_values_and_frozen_fields(store, tree):
+    with pytest.raises(Exception) as info:
+        store.update(tree["root"].id, confidence=500)
+    assert "confidence" in str(info.value)
+    with pytest.raises(InvalidInput):
+        store.update(tree["root"].id, kind="project")
+    assert store.get(tree["root"].id).confidence == 100
+
+
+def test_delete_and_cascade(store, tree):
+    with pytest.raises(InvalidInput):
+        store.delete([tree["root"].id])  # has a sub task and a decision hanging off it
+    assert store.table.count_rows() == 5
+    assert store.delete([tree["sub"].id]) == 1
+    with pytest.raises(NotFound):
+        store.get(tree["sub"].id)
+    assert store.delete([tree["project"].id], cascade=True) == 4
+    assert store.table.count_rows() == 0
+    with pytest.raises(NotFound):
+        store.delete(["0b5c0a38-0000-4000-8000-000000000000"])
+
+
+def test_upsert_is_idempotent(store, tree):
+    batch = [Project(name=f"imported {i}") for i in range(20)]
+    store.upsert(batch)
+    store.upsert(batch)
+    store.upsert([p.model_copy(update={"description": "now described"}) for p in batch])
+    assert store.table.count_rows() == 25
+    assert store.get(batch[3].id).description == "now described"
+
+
+def test_upsert_cannot_change_kind(store, tree):
+    with pytest.raises(Exception) as info:
+        store.upsert([{"kind": "manual", "id": tree["insight"].id, "project_id": tree["project"].id,
+                       "content": "x"}])
+    assert "kind" in str(info.value)
+
+
+def test_indexes_exist_after_first_write(store, tree):
+    columns = {tuple(ix.columns) for ix in store.table.list_indices()}
+    for column in ("source", "created_at", "level", "kind", "project_id", "root_task_id", "text"):
+        assert (column,) in columns
+
+
+def test_store_records_its_model(tmp_path):
+    uri = str(tmp_path / "s")
+    MemoryStore.open(uri, embedder=HashEmbedder(384))
+    reopened = MemoryStore.open(uri)
+    assert reopened.embedder.name == "memlib/hash-384" and reopened.dims == 384
+    with pytest.raises(EmbedderMismatch):
+        MemoryStore.open(uri, embedder=HashEmbedder(64))
+
+
+def test_open_missing_store_without_create(tmp_path):
+    with pytest.raises(StoreError):
+        MemoryStore.open(str(tmp_path / "nothing"), create=False)
+
+
+def test_default_uri_from_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("MEMLIB_STORE", str(tmp_path / "env-store"))
+    store = MemoryStore.open(embedder=HashEmbedder())
+    assert store.uri == str(tmp_path / "env-store")
+    assert (tmp_path / "env-store" / "memories.lance").is_dir()
+
+
+def test_stats_counts(store, tree):
+    stats = store.stats()
+    assert stats["memories"] == 5
+    assert stats["by_kind"] == {"decision": 1, "insight": 1, "project": 1, "root_task": 1, "sub_task": 1}
+    assert stats["by_level"] == {"0": 1, "1": 2, "2": 2}
+    assert list(stats["by_project"].values()) == [5]

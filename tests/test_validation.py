@@ -1,0 +1,114 @@
+"""Every rejected write names the record and the field, and writes nothing of its batch."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+
+import pytest
+
+from memlib import InvalidMemory, Project, RootTask
+from memlib.models import MAX_TEXT, parse_memory
+
+
+def _rejects(store, batch, field):
+    before_rows, before_version = store.table.count_rows(), store.table.version
+    with pytest.raises(InvalidMemory) as info:
+        store.add(batch)
+    assert info.value.field == field
+    assert "record" in str(info.value)
+    assert store.table.count_rows() == before_rows
+    assert store.table.version == before_version
+    return info.value
+
+
+def test_valid_batch_is_written(store, tree):
+    assert store.table.count_rows() == 5
+
+
+@pytest.mark.parametrize("text, field", [
+    ("", "name"), ("   ", "name"), ("x" * (MAX_TEXT + 1), "name"),
+])
+def test_text_empty_or_too_long(store, text, field):
+    ok = {"kind": "project", "name": "fine"}
+    err = _rejects(store, [ok, {"kind": "project", "name": text}], field)
+    assert err.record.startswith("record 1")
+
+
+def test_text_at_the_limit_is_accepted(store):
+    store.add([{"kind": "project", "name": "x" * MAX_TEXT}])
+    assert store.table.count_rows() == 1
+
+
+def test_unknown_kind(store):
+    _rejects(store, [{"kind": "thought", "content": "hm"}], "kind")
+
+
+def test_unknown_importance(store, tree):
+    _rejects(store, [{"kind": "insight", "project_id": tree["project"].id, "content": "c",
+                      "importance": "urgent"}], "importance")
+
+
+@pytest.mark.parametrize("confidence", [-1, 101, 1000])
+def test_confidence_out_of_range(store, confidence):
+    _rejects(store, [{"kind": "project", "name": "p", "confidence": confidence}], "confidence")
+
+
+def test_embedding_with_wrong_dims(store):
+    _rejects(store, [{"kind": "project", "name": "p", "embedding": [0.1] * 10}], "embedding")
+
+
+def test_missing_parents(store, tree):
+    _rejects(store, [{"kind": "root_task", "project_id": str(uuid.uuid4()), "objective": "o"}],
+             "project_id")
+    _rejects(store, [{"kind": "sub_task", "root_task_id": str(uuid.uuid4()), "details": "d"}],
+             "root_task_id")
+    # a project id given where a root task is expected is not a root task
+    _rejects(store, [{"kind": "sub_task", "root_task_id": tree["project"].id, "details": "d"}],
+             "root_task_id")
+    _rejects(store, [{"kind": "learning", "project_id": tree["project"].id,
+                      "root_task_id": str(uuid.uuid4()), "content": "c"}], "root_task_id")
+
+
+def test_parent_in_same_batch_is_fine(store):
+    project = Project(name="p")
+    store.add([project, RootTask(project_id=project.id, objective="o")])
+    assert store.table.count_rows() == 2
+
+
+def test_knowledge_root_task_of_another_project(store, tree):
+    other = Project(name="other")
+    store.add([other])
+    _rejects(store, [{"kind": "issue", "project_id": other.id, "root_task_id": tree["root"].id,
+                      "content": "c"}], "root_task_id")
+
+
+def test_duplicate_ids(store, tree):
+    same = str(uuid.uuid4())
+    _rejects(store, [{"kind": "project", "name": "a", "id": same},
+                     {"kind": "project", "name": "b", "id": same}], "id")
+    _rejects(store, [{"kind": "project", "name": "again", "id": tree["project"].id}], "id")
+
+
+def test_ids_must_be_uuid4(store):
+    _rejects(store, [{"kind": "project", "name": "p", "id": "not-a-uuid"}], "id")
+    _rejects(store, [{"kind": "project", "name": "p", "id": str(uuid.uuid1())}], "id")
+
+
+def test_unknown_field_for_kind(store):
+    _rejects(store, [{"kind": "project", "name": "p", "objective": "belongs to root tasks"}],
+             "objective")
+
+
+def test_metadata_must_be_json(store):
+    _rejects(store, [{"kind": "project", "name": "p", "metadata": {"x": float("nan")}}], "metadata")
+
+
+def test_defaults_and_derived_fields():
+    m = parse_memory({"kind": "root_task", "project_id": "p", "objective": "o",
+                      "created_at": datetime(2026, 1, 1)})
+    assert m.created_at.tzinfo == timezone.utc  # naive input is taken as UTC
+    assert (m.ttl_days, m.confidence, m.usage_count, m.source) == (90, 100, 0, "manual")
+    assert m.expires_at == datetime(2026, 4, 1, tzinfo=timezone.utc)
+    assert m.level == 1
+    assert parse_memory({"kind": "project", "name": "p"}).expires_at is None
