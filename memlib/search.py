@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from memlib.errors import InvalidInput
 from memlib.models import Memory, from_row
-from memlib.scope import Scope
+from memlib.scope import Scope, sql_in
 
 MODES = ("vector", "fts", "hybrid")
 MAX_K = 1_000
@@ -19,8 +22,10 @@ class SearchConfig:
 
     rrf_k: int = 60
     candidates: int = 50          # per list in hybrid mode, at least k
-    nprobes: int = 32             # IVF partitions probed when a vector index exists
-    refine_factor: int = 4        # re-rank that many times k by exact distance
+    nprobes: int = 16             # IVF partitions probed when a vector index exists
+    refine_factor: int | None = 4  # re-rank that many times k by exact distance
+    ef: int | None = None         # HNSW search breadth inside each probed partition
+    exact_below: int = 20_000     # a scope this small is scanned exactly (numpy), not probed
 
 
 @dataclass
@@ -35,38 +40,71 @@ class Hit:
         return {"rank": self.rank, "score": self.score, "sources": self.sources, "memory": data}
 
 
-def _columns(store) -> list[str]:
-    return [n for n in store.table.schema.names if n != "embedding"]
-
-
-def vector_rows(store, vector, n: int, where: str | None, config: SearchConfig) -> list[dict]:
-    query = (store.table.search(vector, vector_column_name="embedding")
-             .distance_type("cosine").select(_columns(store) + ["_distance"]).limit(n))
+def vector_candidates(store, vector: np.ndarray, n: int, where: str | None,
+                      config: SearchConfig) -> list[tuple[str, float]]:
+    """(id, cosine similarity) of the n nearest memories in scope, best first."""
+    in_scope = store.table.count_rows(where) if where else store.table.count_rows()
+    if in_scope <= config.exact_below:
+        # A small scope is scanned exactly: faster than an index probe here, and an IVF
+        # index probing a few partitions can miss matches of a narrow filter.
+        return _exact(store, vector, n, where, in_scope)
+    query = (store.table.search(vector, vector_column_name="embedding").distance_type("cosine")
+             .select(["id", "_distance"]).limit(n))
     if where:
         query = query.where(where, prefilter=True)
     if store.has_vector_index():
-        query = query.nprobes(config.nprobes).refine_factor(config.refine_factor)
-    return query.to_list()
+        query = query.nprobes(config.nprobes)
+        if config.ef:
+            query = query.ef(config.ef)
+        if config.refine_factor:
+            query = query.refine_factor(config.refine_factor)
+    rows = query.to_arrow()
+    return list(zip(rows.column("id").to_pylist(),
+                    (1.0 - rows.column("_distance").to_numpy()).tolist()))
 
 
-def fts_rows(store, text: str, n: int, where: str | None) -> list[dict]:
+def _exact(store, vector: np.ndarray, n: int, where: str | None, in_scope: int) -> list[tuple[str, float]]:
+    if in_scope == 0:
+        return []
+    rows = store.dataset().to_table(columns=["id", "embedding"], filter=where)
+    matrix = rows.column("embedding").combine_chunks().flatten().to_numpy().reshape(-1, store.dims)
+    norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(vector) or 1.0)
+    scores = (matrix @ vector) / np.where(norms == 0, 1.0, norms)
+    top = np.argsort(-scores, kind="stable")[:n]
+    ids = rows.column("id")
+    return [(ids[int(i)].as_py(), float(scores[i])) for i in top]
+
+
+def fts_candidates(store, text: str, n: int, where: str | None) -> list[tuple[str, float]]:
+    """(id, BM25 score) of the n best full-text matches in scope, best first."""
     query = store.table.search(text, query_type="fts", fts_columns="text") \
-        .select(_columns(store) + ["_score"]).limit(n)
+        .select(["id", "_score"]).limit(n)
     if where:
         query = query.where(where, prefilter=True)
-    return query.to_list()
+    rows = query.to_arrow()
+    return list(zip(rows.column("id").to_pylist(), rows.column("_score").to_pylist()))
 
 
-def rrf(ranked_lists: dict[str, list[dict]], k: int, rrf_k: int) -> list[tuple[dict, float, dict]]:
+def materialize(store, ids: list[str]) -> dict[str, Memory]:
+    """The typed memories of the final hits, fetched in one query."""
+    if not ids:
+        return {}
+    columns = [c for c in store.table.schema.names if c != "embedding"]
+    rows = store.dataset().to_table(columns=columns, filter=sql_in("id", ids)).to_pylist()
+    return {row["id"]: from_row(row) for row in rows}
+
+
+def rrf(ranked_lists: dict[str, list[tuple[str, float]]], k: int,
+        rrf_k: int) -> list[tuple[str, float, dict[str, int]]]:
     """Reciprocal-rank fusion: score = sum over lists of 1 / (rrf_k + rank)."""
     fused: dict[str, list] = {}
-    for name, rows in ranked_lists.items():
-        for rank, row in enumerate(rows, start=1):
-            entry = fused.setdefault(row["id"], [row, 0.0, {}])
+    for name, candidates in ranked_lists.items():
+        for rank, (memory_id, _) in enumerate(candidates, start=1):
+            entry = fused.setdefault(memory_id, [memory_id, 0.0, {}])
             entry[1] += 1.0 / (rrf_k + rank)
-            entry[2][name] = rank
-    ordered = sorted(fused.values(), key=lambda e: (-e[1], e[0]["id"]))
-    return [(row, score, ranks) for row, score, ranks in ordered[:k]]
+            entry[2][f"{name}_rank"] = rank
+    ordered = sorted(fused.values(), key=lambda e: (-e[1], e[0]))
+    return [(memory_id, score, ranks) for memory_id, score, ranks in ordered[:k]]
 
 
 def search(store, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | None = None,
@@ -81,16 +119,20 @@ def search(store, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | N
     where = (scope or Scope()).where()
     if store.table.count_rows() == 0:
         return []
-    if mode == "vector":
-        rows = vector_rows(store, store.embedder.embed([text])[0], k, where, config)
-        return [Hit(from_row(r), 1.0 - float(r["_distance"]), i, {"vector": 1.0 - float(r["_distance"])})
-                for i, r in enumerate(rows, start=1)]
     if mode == "fts":
-        rows = fts_rows(store, text, k, where)
-        return [Hit(from_row(r), float(r["_score"]), i, {"fts": float(r["_score"])})
-                for i, r in enumerate(rows, start=1)]
-    n = max(k, config.candidates)
-    lists = {"vector": vector_rows(store, store.embedder.embed([text])[0], n, where, config),
-             "fts": fts_rows(store, text, n, where)}
-    return [Hit(from_row(row), score, i, {f"{name}_rank": r for name, r in ranks.items()})
-            for i, (row, score, ranks) in enumerate(rrf(lists, k, config.rrf_k), start=1)]
+        ranked = [(i, s, {"fts": s}) for i, s in fts_candidates(store, text, k, where)]
+    elif mode == "vector":
+        vector = store.embedder.embed([text])[0]
+        ranked = [(i, s, {"vector": s}) for i, s in vector_candidates(store, vector, k, where, config)]
+    else:
+        n = max(k, config.candidates)
+        with ThreadPoolExecutor(max_workers=1) as pool:  # full-text runs while we embed
+            fts = pool.submit(fts_candidates, store, text, n, where)
+            vector = store.embedder.embed([text])[0]
+            lists = {"vector": vector_candidates(store, vector, n, where, config),
+                     "fts": fts.result()}
+        ranked = rrf(lists, k, config.rrf_k)
+    memories = materialize(store, [memory_id for memory_id, _, _ in ranked])
+    return [Hit(memories[memory_id], score, rank, sources)
+            for rank, (memory_id, score, sources) in enumerate(ranked, start=1)
+            if memory_id in memories]

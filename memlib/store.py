@@ -61,6 +61,7 @@ class MemoryStore:
         self.recalls = RecallLog(db, spool_dir_for(uri))
         self._indexed = False
         self._vector_index: bool | None = None
+        self._dataset = None
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -230,6 +231,14 @@ class MemoryStore:
 
     # -- indexes ---------------------------------------------------------------------------
 
+    def dataset(self):
+        """The Lance dataset behind the memories table, kept while the table's version holds:
+        a warm handle keeps its caches, a fresh one per query is several times slower."""
+        version = self.table.version
+        if self._dataset is None or self._dataset[0] != version:
+            self._dataset = (version, self.table.to_lance())
+        return self._dataset[1]
+
     def has_vector_index(self) -> bool:
         if self._vector_index is None:
             self._vector_index = any(ix.columns == ["embedding"] for ix in self.table.list_indices())
@@ -366,7 +375,7 @@ class MemoryStore:
         if progress and len(todo) > EMBED_CHUNK:
             from tqdm import tqdm
 
-            chunks = tqdm(chunks, desc="embedding", unit="batch", total=len(chunks))
+            chunks = tqdm(chunks, desc="embedding", unit="batch", total=len(chunks), disable=None)
         for start in chunks:
             idx = todo[start:start + EMBED_CHUNK]
             vectors[idx] = self.embedder.embed([batch[i].text for i in idx])

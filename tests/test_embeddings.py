@@ -23,3 +23,18 @@ def test_hash_embedder_is_deterministic_and_lexical():
     a, b, c = emb.embed(["red apple pie", "red apple pie", "blue ocean"])
     assert np.array_equal(a, b)
     assert a @ b > 0.99 and abs(a @ c) < 0.5
+
+
+def test_a_plugged_in_model_is_recorded_and_reloaded(tmp_path, model):
+    """Any sentence-transformers model path can back a store; reopening finds it again."""
+    from memlib import MemoryStore, Project
+    from memlib.embeddings import SentenceTransformerEmbedder
+
+    path = model.model_path
+    custom = SentenceTransformerEmbedder(path)
+    store = MemoryStore.open(str(tmp_path / "s"), embedder=custom)
+    store.add([Project(name="espresso machine maintenance"), Project(name="tax filing deadlines")])
+    reopened = MemoryStore.open(str(tmp_path / "s"))
+    assert reopened.model_name == path and reopened.dims == 384
+    hits = reopened.search("coffee", k=1, mode="vector")
+    assert hits[0].memory.name == "espresso machine maintenance"

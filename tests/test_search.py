@@ -111,7 +111,7 @@ def test_bad_search_arguments(real_store, corpus):
 
 
 def test_rrf_orders_by_summed_reciprocal_ranks():
-    a, b, c = {"id": "a"}, {"id": "b"}, {"id": "c"}
-    fused = rrf({"vector": [a, b], "fts": [b, c]}, k=3, rrf_k=60)
-    assert [row["id"] for row, _, _ in fused] == ["b", "a", "c"]
+
+    fused = rrf({"vector": [("a", .9), ("b", .8)], "fts": [("b", 3.0), ("c", 2.0)]}, k=3, rrf_k=60)
+    assert [memory_id for memory_id, _, _ in fused] == ["b", "a", "c"]
     assert fused[0][1] == pytest.approx(1 / 62 + 1 / 61)

@@ -1,0 +1,45 @@
+"""Shared bench helpers: the sample corpus with real embeddings, cached under data/bench/."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from memlib.embeddings import default_embedder
+from memlib.sample import generate
+
+CACHE = Path(__file__).resolve().parent.parent / "data" / "bench"
+ANCHOR = datetime(2026, 11, 1, tzinfo=timezone.utc)
+
+
+def corpus(size: int, seed: int = 11):
+    """The sample memories of this size and seed, deterministic."""
+    return generate(size, seed, ANCHOR).memories
+
+
+def real_vectors(memories, size: int, seed: int = 11, embedder=None) -> np.ndarray:
+    """Real all-MiniLM-L6-v2 embeddings of the memories' texts, computed once and cached."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    path = CACHE / f"minilm-{size}-{seed}.npy"
+    if path.exists():
+        return np.load(path)
+    embedder = embedder or default_embedder()
+    texts = [m.text for m in memories]
+    started = time.perf_counter()
+    vectors = np.concatenate([embedder.embed(texts[i:i + 4096]) for i in range(0, len(texts), 4096)])
+    print(f"embedded {len(texts):,} texts in {time.perf_counter() - started:.0f} s (cached to {path})")
+    np.save(path, vectors)
+    return vectors
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def p95_ms(samples: list[float]) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))] * 1000
