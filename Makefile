@@ -1,13 +1,14 @@
 # Two commands do all the set-up on a fresh machine with python3 and make:
-#   make run    install into .venv, build the sample store (data/store), print its summary
-#   make test   install into .venv and run the whole test suite
+#   make run    install into .venv, build the sample store (data/store), run every report
+#   make test   install into .venv (and Chromium, for the rendering test), run the test suite
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 STORE ?= data/store
+AS_OF ?= $(shell date -u +%F)
 
-.PHONY: install run test bench clean
+.PHONY: install browser run test clean
 
 install: $(STAMP)
 
@@ -26,9 +27,16 @@ run: install
 		$(BIN)/memlib --store $(STORE) sample; \
 	fi
 	$(BIN)/memlib --store $(STORE) stats
+	$(BIN)/memlib --store $(STORE) report run --all --as-of $(AS_OF)
 
-test: install
+# Headless Chromium proves in a test that the reports render offline (Debian's package).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "installing chromium (Debian package) for the report rendering test"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+test: install browser
 	$(BIN)/python -m pytest
 
 clean:
-	rm -rf $(VENV) data/store reports/*/
+	rm -rf $(VENV) data/store reports/2* reports/.runs

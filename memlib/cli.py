@@ -4,8 +4,10 @@ library function and prints. A user's mistake is one line on stderr and a non-ze
 from __future__ import annotations
 
 import json
+import os
 import sys
 from datetime import datetime, timezone
+from pathlib import Path
 
 import click
 
@@ -262,6 +264,61 @@ def sample(ctx, size, seed, anchor, vectors, embedder):
     summary = build_sample(store, size=size, seed=seed, anchor=_date(anchor, "--anchor"),
                            vectors=vectors, progress=True)
     _echo_json(summary | {"store": store.uri})
+
+
+@cli.group()
+def report():
+    """Run the analytics reports (papermill notebooks) and list their parameters."""
+
+
+@report.command("list")
+def report_list():
+    """Each report with its parameters and their defaults."""
+    from memlib import reports
+
+    for name in reports.REPORTS:
+        click.echo(name)
+        for key, spec in reports.parameters(name).items():
+            comment = f"  # {spec['help']}" if spec["help"] else ""
+            click.echo(f"  {key} = {spec['default']}{comment}")
+
+
+@report.command("run")
+@click.argument("names", nargs=-1)
+@click.option("--all", "run_all", is_flag=True, help="Run every report.")
+@click.option("--as-of", "as_of", required=True, help="The date the reports are as of (ISO).")
+@click.option("-p", "params", multiple=True, metavar="KEY=VALUE",
+              help="Override a notebook parameter (repeatable).")
+@click.option("--out", default="reports", show_default=True, help="Where reports/<as-of>/ goes.")
+@click.pass_context
+def report_run(ctx, names, run_all, as_of, params, out):
+    """Execute reports for one date into <out>/<as-of>/ (replaced atomically)."""
+    from datetime import date
+
+    from memlib import reports
+    from memlib.store import resolve_uri
+
+    if run_all and names:
+        raise InvalidInput("give report names or --all, not both")
+    if not run_all and not names:
+        raise InvalidInput(f"name the reports to run ({', '.join(reports.REPORTS)}) or pass --all")
+    for name in names:
+        reports.notebook(name)
+    try:
+        day = date.fromisoformat(as_of)
+    except ValueError:
+        raise InvalidInput(f"--as-of: {as_of!r} is not an ISO date such as 2026-11-01") from None
+    result = reports.run(list(names) if names else list(reports.REPORTS), day,
+                         resolve_uri(ctx.obj["store"]), reports.parse_overrides(list(params)),
+                         out_root=Path(out))
+    for outcome in result.outcomes:
+        if outcome.ok:
+            click.echo(f"{outcome.name}: ok")
+        else:
+            click.echo(f"memlib: error: report {outcome.error}", err=True)
+    click.echo(f"reports: {os.path.abspath(result.index)}")
+    if not result.ok:
+        sys.exit(1)
 
 
 def main(argv: list[str] | None = None) -> None:

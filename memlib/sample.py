@@ -14,7 +14,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -108,6 +108,15 @@ def _between(rng: random.Random, start: datetime, end: datetime, max_days: float
 
 def generate(size: int, seed: int, anchor: datetime) -> Generated:
     """The corpus as typed memories, parents before children."""
+    memories, topics = [], []
+    for memory, topic in iter_generate(size, seed, anchor):
+        memories.append(memory)
+        topics.append(topic)
+    return Generated(memories, topics)
+
+
+def iter_generate(size: int, seed: int, anchor: datetime) -> Iterator[tuple[Memory, str]]:
+    """(memory, topic) one at a time, parents before children, so a million fit in memory."""
     if not 20 <= size <= MAX_SIZE:
         raise InvalidInput(f"sample size must be between 20 and {MAX_SIZE:,}, not {size:,}")
     rng = random.Random(seed)
@@ -120,19 +129,12 @@ def generate(size: int, seed: int, anchor: datetime) -> Generated:
     counts[RootTask] = max(counts[RootTask], n_projects)
     counts[SubTask] = rest - sum(counts.values())
 
-    memories: list[Memory] = []
-    topics: list[str] = []
-
-    def emit(memory: Memory, topic: dict[str, str]) -> Memory:
-        memories.append(memory)
-        topics.append(f"{topic['component']} with {topic['tech']}")
-        return memory
-
     projects = []
     for name, description in _project_names(n_projects, rng):
         created = start + timedelta(days=rng.random() * 20)
-        projects.append(emit(Project(name=name, description=description,
-                                     **_common(rng, created, -1) | {"ttl_days": -1}), w.topic()))
+        project = Project(name=name, description=description, **_common(rng, created, -1) | {"ttl_days": -1})
+        projects.append(project)
+        yield project, _topic_text(w.topic())
     weights = [1.0 / (i + 1) ** 0.8 for i in range(n_projects)]  # some projects are much busier
     roots: list[tuple[RootTask, dict[str, str]]] = []
     for i in range(counts[RootTask]):
@@ -141,7 +143,8 @@ def generate(size: int, seed: int, anchor: datetime) -> Generated:
         created = _between(rng, project.created_at, end)
         root = RootTask(project_id=project.id, objective=w.fill(T.ROOT_TASK, topic),
                         **_common(rng, created, 90))
-        roots.append((emit(root, topic), topic))
+        roots.append((root, topic))
+        yield root, _topic_text(topic)
 
     def attach(cls) -> tuple[dict[str, Any], dict[str, str]]:
         root, topic = rng.choice(roots)
@@ -151,9 +154,9 @@ def generate(size: int, seed: int, anchor: datetime) -> Generated:
 
     for _ in range(counts[SubTask]):
         where, topic = attach(SubTask)
-        emit(SubTask(root_task_id=where["root"].id, project_id=where["root"].project_id,
-                     details=w.fill(T.SUB_TASK, topic),
-                     **_common(rng, where["created"], 30)), topic)
+        yield SubTask(root_task_id=where["root"].id, project_id=where["root"].project_id,
+                      details=w.fill(T.SUB_TASK, topic),
+                      **_common(rng, where["created"], 30)), _topic_text(topic)
 
     makers = {
         Decision: lambda t: {"title": w.fill(T.DECISION_TITLE, t), "context": w.fill(T.DECISION_CONTEXT, t),
@@ -177,29 +180,37 @@ def generate(size: int, seed: int, anchor: datetime) -> Generated:
             root = where["root"]
             on_root = rng.random() < 0.7
             default_ttl = cls.model_fields["ttl_days"].default
-            emit(cls(project_id=root.project_id, root_task_id=root.id if on_root else None,
-                     iteration_id=f"iter-{rng.randint(1, 20)}" if on_root else None,
-                     **make(topic), **_common(rng, where["created"], default_ttl)), topic)
-    return Generated(memories, topics)
+            yield cls(project_id=root.project_id, root_task_id=root.id if on_root else None,
+                      iteration_id=f"iter-{rng.randint(1, 20)}" if on_root else None,
+                      **make(topic), **_common(rng, where["created"], default_ttl)), _topic_text(topic)
 
 
-def generate_recalls(memories: list[Memory], seed: int, anchor: datetime,
+def _topic_text(topic: dict[str, str]) -> str:
+    return f"{topic['component']} with {topic['tech']}"
+
+
+def all_topics() -> list[str]:
+    return [_topic_text({"component": c, "tech": t}) for c in T.COMPONENTS for t in T.TECH]
+
+
+def generate_recalls(ids: list[str], created: np.ndarray, seed: int, anchor: datetime,
                      per_memory: float = 3.0) -> pa.Table:
-    """A skewed recall history: ~45% of memories are ever recalled, Zipf-distributed."""
+    """A skewed recall history: ~45% of memories are ever recalled, Zipf-distributed.
+
+    `created` holds each memory's created_at in microseconds since the epoch."""
     rng = np.random.default_rng(seed + 1)
     py = random.Random(seed + 2)
-    n = len(memories)
+    n = len(ids)
     n_events = int(n * per_memory)
     recallable = rng.permutation(n)[: max(1, int(n * 0.45))]
     weights = 1.0 / np.arange(1, len(recallable) + 1) ** 1.1
     picked = recallable[rng.choice(len(recallable), size=n_events, p=weights / weights.sum())]
-    created = np.array([int(m.created_at.timestamp() * 1e6) for m in memories], dtype=np.int64)
     end = int(anchor.timestamp() * 1e6)
     offsets = rng.beta(2.0, 1.0, size=n_events)
     recalled = created[picked] + (offsets * (end - created[picked])).astype(np.int64)
     w = _Writer(py)
     queries = [w.fill(T.QUERIES, w.topic()).lower() for _ in range(400)]
-    ids = np.array([m.id for m in memories], dtype=object)
+    ids = np.array(ids, dtype=object)
     unfolded_from = int((anchor - timedelta(days=UNFOLDED_DAYS)).timestamp() * 1e6)
     ts = pa.timestamp("us", tz="UTC")
     return pa.table({
@@ -218,41 +229,61 @@ def generate_recalls(memories: list[Memory], seed: int, anchor: datetime,
     }, schema=RECALL_SCHEMA)
 
 
-def approximate_vectors(embedder, topics: list[str], seed: int, noise: float = 0.6) -> np.ndarray:
+def approximate_vectors(centroids: dict[str, np.ndarray], topics: list[str], rng: np.random.Generator,
+                        noise: float = 0.6) -> np.ndarray:
     """Real embeddings of each memory's topic plus noise: topical structure at any scale."""
-    unique = sorted(set(topics))
-    centroids = embedder.embed(unique)
-    index = {t: i for i, t in enumerate(unique)}
-    rng = np.random.default_rng(seed + 3)
-    vectors = centroids[[index[t] for t in topics]]
+    vectors = np.stack([centroids[t] for t in topics])
     vectors = vectors + rng.standard_normal(vectors.shape, dtype=np.float32) * (noise / np.sqrt(vectors.shape[1]))
     return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
 
 
 def build_sample(store, size: int = DEFAULT_SIZE, seed: int = 7, anchor: datetime | None = None,
-                 vectors: str = "auto", progress: bool = False) -> dict[str, Any]:
-    """Write the sample corpus and its recall history into an empty store."""
+                 vectors: str = "auto", progress: bool = False, chunk: int = 50_000) -> dict[str, Any]:
+    """Write the sample corpus and its recall history into an empty store.
+
+    Memories go in chunks (one commit each) so a million never sit in memory at once."""
     from memlib.maintenance import ensure_vector_index, fold_usage
 
     if vectors not in ("auto", "model", "approx"):
         raise InvalidInput(f"vectors must be auto, model or approx, not {vectors!r}")
+    if not 20 <= size <= MAX_SIZE:
+        raise InvalidInput(f"sample size must be between 20 and {MAX_SIZE:,}, not {size:,}")
     if store.table.count_rows():
         raise InvalidInput(f"store {store.uri!r} already holds memories; sample needs an empty store")
     anchor = anchor or datetime.now(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
     if anchor.tzinfo is None:
         anchor = anchor.replace(tzinfo=timezone.utc)
     started = time.perf_counter()
-    corpus = generate(size, seed, anchor)
     if vectors == "auto":
         vectors = "model" if size <= MODEL_VECTORS_MAX else "approx"
-    given = approximate_vectors(store.embedder, corpus.topics, seed) if vectors == "approx" else None
-    store.add(corpus.memories, vectors=given, progress=progress)
-    events = generate_recalls(corpus.memories, seed, anchor)
+    centroids = None
+    if vectors == "approx":
+        topics = all_topics()
+        centroids = dict(zip(topics, store.embedder.embed(topics)))
+    noise = np.random.default_rng(seed + 3)
+    ids: list[str] = []
+    created: list[int] = []
+    batch: list[tuple[Memory, str]] = []
+
+    def flush() -> None:
+        given = approximate_vectors(centroids, [t for _, t in batch], noise) if centroids else None
+        store.add([m for m, _ in batch], vectors=given, progress=progress)
+        batch.clear()
+
+    for memory, topic in iter_generate(size, seed, anchor):
+        ids.append(memory.id)
+        created.append(int(memory.created_at.timestamp() * 1_000_000))
+        batch.append((memory, topic))
+        if len(batch) >= chunk:
+            flush()
+    if batch:
+        flush()
+    events = generate_recalls(ids, np.array(created, dtype=np.int64), seed, anchor)
     store.recalls.table.add(events.filter(pc.equal(events["flush_id"], "sample-old")))
     folded = fold_usage(store)
     store.recalls.table.add(events.filter(pc.equal(events["flush_id"], "sample-recent")))
     ensure_vector_index(store)
     store.table.optimize()
-    return {"memories": len(corpus.memories), "recall_events": events.num_rows,
+    return {"memories": len(ids), "recall_events": events.num_rows,
             "memories_with_folded_usage": folded, "vectors": vectors,
             "anchor": anchor.date().isoformat(), "seconds": round(time.perf_counter() - started, 1)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import collections
 from datetime import datetime, timedelta, timezone
 
+import numpy as np
 import pytest
 
 from memlib import InvalidInput, Kind, MemoryStore
@@ -40,7 +41,8 @@ def test_corpus_is_varied_and_spread_over_six_months():
 
 def test_recall_history_is_skewed():
     corpus = generate(2000, 5, ANCHOR).memories
-    events = generate_recalls(corpus, 5, ANCHOR)
+    created = np.array([int(m.created_at.timestamp() * 1e6) for m in corpus], dtype=np.int64)
+    events = generate_recalls([m.id for m in corpus], created, 5, ANCHOR)
     counts = collections.Counter(events.column("memory_id").to_pylist())
     never = 1 - len(counts) / len(corpus)
     assert never > 0.5
@@ -53,8 +55,10 @@ def test_recall_history_is_skewed():
 
 def test_build_sample_folds_old_events_and_leaves_recent_ones(tmp_path):
     store = MemoryStore.open(str(tmp_path / "s"), embedder=HashEmbedder())
-    summary = build_sample(store, size=400, seed=2, anchor=ANCHOR)
+    summary = build_sample(store, size=400, seed=2, anchor=ANCHOR, chunk=150)
     assert summary["memories"] == store.count(None) == 400
+    assert [m.id for m in generate(400, 2, ANCHOR).memories] == \
+        store.dataset().to_table(columns=["id"]).column("id").to_pylist()
     events = store.recalls.table.to_lance().to_table().to_pylist()
     cutoff = ANCHOR - timedelta(days=14)
     old = collections.Counter(e["memory_id"] for e in events if e["recalled_at"] < cutoff)

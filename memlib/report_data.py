@@ -1,0 +1,170 @@
+"""What each report shows, computed from the mart views: headline numbers, tables, charts.
+
+A notebook only sets parameters, calls one of these functions and displays the result, so
+everything a report shows is reachable from tests without a notebook.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import altair as alt
+import polars as pl
+
+from memlib import charts, transforms
+
+
+@dataclass
+class Report:
+    """Headline numbers (the three that matter most first), tables and charts, in order."""
+
+    title: str
+    headline: dict[str, float | int | None]
+    tables: dict[str, pl.DataFrame] = field(default_factory=dict)
+    charts: dict[str, alt.TopLevelMixin] = field(default_factory=dict)
+
+
+def _frame(con, sql: str, params: list[Any] | None = None) -> pl.DataFrame:
+    return con.execute(sql, params or []).pl()
+
+
+def _as_of(con):
+    return con.execute("select as_of from memlib_params").fetchone()[0]
+
+
+def usage(con, top: int = 20) -> Report:
+    summary = _frame(con, "select * from mart_usage_summary").row(0, named=True)
+    by_memory = _frame(con, "select id, created_at, n_recalls from mart_usage_by_memory")
+    total = by_memory["n_recalls"].sum()
+    hottest = by_memory["n_recalls"].top_k(max(1, by_memory.height // 100))
+    daily = _frame(con, "select * from mart_usage_daily")
+    headline = {
+        "recalls_in_window": summary["n_recalls_window"],
+        "never_recalled_share": summary["never_recalled_share"],
+        "top_1pct_share_of_recalls": (hottest.sum() / total) if total else None,
+        "memories": summary["n_memories"],
+        "queries_in_window": summary["n_queries_window"],
+    }
+    by = {c: daily.group_by(c).agg(pl.col("n_recalls").sum()).sort("n_recalls", descending=True)
+          for c in ("kind", "level", "project_name", "agent")}
+    cohorts = transforms.recall_cohorts(
+        by_memory.lazy(), _frame(con, "select memory_id, recalled_at from int_recall_events_as_of").lazy()
+    ).collect()
+    hot = _frame(con, "select id, kind, project_name, n_recalls, n_recalls_window, last_recalled_at, text "
+                      "from mart_usage_by_memory order by n_recalls_window desc, n_recalls desc, id limit ?",
+                 [top])
+    dead = _frame(con, "select id, kind, project_name, created_at, text from mart_usage_by_memory "
+                       "where is_never_recalled order by created_at, id limit ?", [top])
+    return Report(
+        "Usage", headline,
+        tables={
+            "Recalls by kind": by["kind"], "Recalls by level": by["level"],
+            "Recalls by project": by["project_name"].head(top), "Recalls by agent": by["agent"],
+            "Hot memories (most recalled in the window)": hot,
+            "Dead memories (never recalled, oldest first)": dead,
+        },
+        charts={
+            "Recalls per day by kind": charts.usage_over_time(daily, "kind"),
+            "Recalls by level": charts.bar_by(by["level"].with_columns(pl.col("level").cast(pl.Utf8)),
+                                              "level", "n_recalls", "Recalls by level"),
+            "Recalls by project": charts.bar_by(by["project_name"], "project_name", "n_recalls",
+                                                "Recalls by project (top 20)"),
+            "Hit rank": charts.hit_rank(_frame(con, "select * from mart_hit_rank")),
+            "Cohorts": charts.cohort_heatmap(cohorts),
+        },
+    )
+
+
+def ttl_decay(con, horizon_days: int = 30, top: int = 20) -> Report:
+    ttl = _frame(con, "select kind, expires_at, is_expired, days_left from mart_ttl")
+    decay = _frame(con, "select id, kind, level, project_id, last_touched_at, usage_as_of, "
+                        "half_life_days, decay_score from mart_decay")
+    as_of = _as_of(con)
+    upcoming = ttl.filter(~pl.col("is_expired") & pl.col("days_left").is_not_null()
+                          & (pl.col("days_left") <= horizon_days))
+    headline = {
+        "expired": ttl["is_expired"].sum(),
+        f"expiring_within_{horizon_days}_days": upcoming.height,
+        "median_decay_score": decay["decay_score"].median(),
+        "never_expire": ttl["expires_at"].is_null().sum(),
+    }
+    calendar = transforms.expiry_calendar(ttl.lazy(), as_of, days=90).collect()
+    expiry_by_kind = ttl.group_by("kind").agg(
+        pl.len().alias("n_memories"), pl.col("is_expired").sum().alias("n_expired"),
+        pl.col("expires_at").is_null().sum().alias("n_never_expire")).sort("kind")
+    return Report(
+        "TTL and decay", headline,
+        tables={
+            "Expiry by kind": expiry_by_kind,
+            "Most decayed memories": decay.sort("decay_score").head(top).select(
+                "id", "kind", "level", "project_id", "last_touched_at", "usage_as_of",
+                "half_life_days", "decay_score"),
+        },
+        charts={
+            "Expiry calendar": charts.expiry_calendar(calendar),
+            "Decay curves": charts.decay_curves(_frame(con, "select * from mart_decay_curve")),
+            "Decay histogram": charts.decay_histogram(decay),
+        },
+    )
+
+
+def confidence(con, top: int = 20) -> Report:
+    conf = _frame(con, "select * from mart_confidence")
+    memories = _frame(con, "select confidence from int_memory_as_of")
+    risky = _frame(con, "select * from mart_risky_recalls order by n_recalls_window desc")
+    threshold = con.execute("select low_confidence from memlib_params").fetchone()[0]
+    headline = {
+        "mean_confidence": memories["confidence"].mean(),
+        "low_confidence_share": (memories["confidence"] < threshold).mean() if memories.height else None,
+        "low_confidence_recalled_in_window": risky.height,
+        "low_confidence_threshold": threshold,
+    }
+
+    def by(column: str) -> pl.DataFrame:
+        return conf.group_by(column).agg(
+            pl.col("n_memories").sum(),
+            ((pl.col("avg_confidence") * pl.col("n_memories")).sum() / pl.col("n_memories").sum())
+            .alias("avg_confidence")).sort(column)
+
+    return Report(
+        "Confidence", headline,
+        tables={"By source": by("source"), "By kind": by("kind"),
+                "By project": by("project_id").sort("avg_confidence").head(top),
+                "Risky recalls (low confidence, recalled in the window)": risky.head(top)},
+        charts={"Confidence by source": charts.confidence_histogram(conf)},
+    )
+
+
+def retention(con, top: int = 20) -> Report:
+    candidates = _frame(con, "select * from mart_retention_candidates")
+    population = _frame(con, "select project_id, n_recalls_window from mart_usage_by_memory")
+    policies = _frame(con, "select * from memlib_policy order by rowid")  # as the user listed them
+    impact = transforms.policy_impact(candidates.lazy(), population.lazy()).collect()
+    totals = transforms.policy_totals(impact.lazy()).collect()
+    totals = policies.select("policy").join(totals, on="policy", how="left").fill_null(0)
+    first = totals.row(0, named=True) if totals.height else {}
+    headline = {
+        "policy": first.get("policy"),
+        "candidates": first.get("n_dropped"),
+        "bytes_freed": first.get("bytes_freed"),
+        "recently_recalled_lost": first.get("n_recently_recalled_lost"),
+    }
+    for row in totals.iter_rows(named=True):
+        headline[f"candidates[{row['policy']}]"] = row["n_dropped"]
+    return Report(
+        "Retention", headline,
+        tables={
+            "Policies": policies,
+            "Policies side by side": totals,
+            "Reasons": transforms.reason_counts(candidates.lazy()).collect(),
+            "By project": impact.head(top * max(1, policies.height)),
+            "Candidates (sample)": candidates.sort("decay_score").head(top).with_columns(
+                pl.col("reasons").list.join(", ")).select(
+                "policy", "id", "kind", "project_id", "reasons", "decay_score", "confidence"),
+        },
+        charts={"Policy comparison": charts.policy_comparison(totals)},
+    )
+
+
+REPORTS = {"usage": usage, "ttl_decay": ttl_decay, "confidence": confidence, "retention": retention}

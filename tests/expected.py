@@ -1,0 +1,99 @@
+"""Independent computations of report numbers in plain Python, from the raw Lance rows.
+
+Nothing here reads the SQL views; tests compare the views and reports against these."""
+
+from __future__ import annotations
+
+import collections
+import json
+import math
+from datetime import datetime, timedelta
+
+from memlib.analytics import DEFAULT_HALF_LIVES, DEFAULT_POLICIES
+
+
+def raw(store):
+    """Every memory row and every recall event (flushed or still spooled)."""
+    memories = store.dataset().to_table().to_pylist()
+    events = store.recalls.table.to_lance().to_table().to_pylist()
+    for path in store.recalls.segments():
+        for line in path.read_text().splitlines():
+            event = json.loads(line)
+            event["recalled_at"] = datetime.fromisoformat(event["recalled_at"])
+            events.append(event | {"flushed_at": None})
+    return memories, events
+
+
+def existing(memories, as_of):
+    return [m for m in memories if m["created_at"] <= as_of]
+
+
+def usage_as_of(memories, events, as_of):
+    counts = collections.Counter(e["memory_id"] for e in events if e["recalled_at"] <= as_of)
+    return {m["id"]: counts.get(m["id"], 0) for m in existing(memories, as_of)}
+
+
+def window_events(events, as_of, days):
+    return [e for e in events if as_of - timedelta(days=days) < e["recalled_at"] <= as_of]
+
+
+def last_used(memory_id, events, as_of):
+    used = [e["recalled_at"] for e in events if e["memory_id"] == memory_id and e["recalled_at"] <= as_of]
+    return max(used) if used else None
+
+
+def decay(m, usage, events, as_of, half_lives=DEFAULT_HALF_LIVES):
+    half_life = half_lives.get(m["kind"]) or half_lives.get(f"level:{m['level']}") or half_lives["default"]
+    touched = last_used(m["id"], events, as_of) or m["created_at"]
+    idle = (as_of - touched).total_seconds() / 86400
+    return 0.5 ** (max(idle, 0) / (half_life * (1 + math.log(1 + usage))))
+
+
+def is_expired(m, as_of):
+    return m["expires_at"] is not None and m["expires_at"] <= as_of
+
+
+def retention_candidates(memories, events, as_of, policy, half_lives=DEFAULT_HALF_LIVES):
+    usage = usage_as_of(memories, events, as_of)
+    out = {}
+    for m in existing(memories, as_of):
+        if m["manual_promote_flag"] or m["ttl_days"] == -1:
+            continue
+        touched = last_used(m["id"], events, as_of) or m["created_at"]
+        if touched > as_of - timedelta(days=policy.grace_days):
+            continue
+        reasons = []
+        if policy.drop_expired and is_expired(m, as_of):
+            reasons.append("expired")
+        if decay(m, usage[m["id"]], events, as_of, half_lives) < policy.min_decay_score:
+            reasons.append("decayed")
+        if m["confidence"] < policy.min_confidence:
+            reasons.append("low_confidence")
+        if reasons:
+            out[m["id"]] = sorted(reasons)
+    return out
+
+
+def headlines(memories, events, as_of, window=30, horizon=30, low_confidence=50):
+    """The headline numbers of the four reports, as the reports define them."""
+    alive = existing(memories, as_of)
+    usage = usage_as_of(memories, events, as_of)
+    recent = window_events(events, as_of, window)
+    recalled_recently = {e["memory_id"] for e in recent}
+    expired = [m for m in alive if is_expired(m, as_of)]
+    soon = [m for m in alive if m["expires_at"] is not None and not is_expired(m, as_of)
+            and (m["expires_at"].date() - as_of.date()).days <= horizon]
+    low = [m for m in alive if m["confidence"] < low_confidence]
+    first = DEFAULT_POLICIES[0]
+    return {
+        "usage": {"recalls_in_window": len(recent),
+                  "never_recalled_share": sum(v == 0 for v in usage.values()) / len(alive),
+                  "memories": len(alive)},
+        "ttl_decay": {"expired": len(expired), f"expiring_within_{horizon}_days": len(soon),
+                      "never_expire": sum(m["expires_at"] is None for m in alive)},
+        "confidence": {"mean_confidence": sum(m["confidence"] for m in alive) / len(alive),
+                       "low_confidence_share": len(low) / len(alive),
+                       "low_confidence_recalled_in_window": sum(m["id"] in recalled_recently for m in low)},
+        "retention": {f"candidates[{p.name}]": len(retention_candidates(memories, events, as_of, p))
+                      for p in DEFAULT_POLICIES} | {"policy": first.name},
+    }

@@ -1,0 +1,176 @@
+"""The DuckDB views against independent computations in plain Python on the same store."""
+
+from __future__ import annotations
+
+import collections
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from memlib import MemoryStore, Project, RootTask, analytics
+from memlib.embeddings import HashEmbedder
+from memlib.sample import build_sample
+
+import expected
+
+ANCHOR = datetime(2026, 11, 1, tzinfo=timezone.utc)
+AS_OF = datetime(2026, 10, 20, 23, 59, 59, 999999, tzinfo=timezone.utc)  # end of 2026-10-20
+WINDOW = 30
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory):
+    store = MemoryStore.open(str(tmp_path_factory.mktemp("a") / "store"), embedder=HashEmbedder())
+    build_sample(store, size=800, seed=3, anchor=ANCHOR)
+    store.recall("ledger writer timeouts", k=5, agent="tester")  # stays in the spool
+    return (store, *expected.raw(store))
+
+
+def _con(store, backend="auto", **kw):
+    return analytics.connect(store, backend=backend, **({"as_of": AS_OF, "window_days": WINDOW} | kw))
+
+
+def _rows(con, sql, params=None):
+    cur = con.execute(sql, params or [])
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, r)) for r in cur.fetchall()]
+
+
+@pytest.mark.parametrize("backend", ["lance", "arrow"])
+def test_time_filters_return_the_right_rows(sample, backend):
+    store, memories, events = sample
+    con = _con(store, backend)
+    for bound in (ANCHOR - timedelta(days=90), ANCHOR - timedelta(days=30, microseconds=1),
+                  datetime(2026, 9, 1, tzinfo=timezone.utc)):
+        want = sum(m["created_at"] >= bound for m in memories)
+        got = con.execute("select count(*) from stg_memories where created_at >= ?", [bound]).fetchone()[0]
+        assert got == want
+        want = sum(e["recalled_at"] < bound for e in events)
+        got = con.execute("select count(*) from stg_recall_events where recalled_at < ?", [bound]).fetchone()[0]
+        assert got == want
+    ids = {m["id"] for m in memories if m["expires_at"] is not None and m["expires_at"] <= AS_OF}
+    got = {r["id"] for r in _rows(con, "select id from stg_memories where expires_at <= ?", [AS_OF])}
+    assert got == ids
+
+
+def test_views_read_current_usage_including_unfolded_events(sample):
+    store, memories, events = sample
+    rows = {r["id"]: r for r in _rows(_con(store), "select id, usage_count from v_memory")}
+    by_id = {m["id"]: m for m in memories}
+    unfolded = collections.Counter(
+        e["memory_id"] for e in events
+        if e["flushed_at"] is None or by_id[e["memory_id"]]["recalls_folded_until"] is None
+        or e["flushed_at"] > by_id[e["memory_id"]]["recalls_folded_until"])
+    assert sum(unfolded.values()) > 5  # the fixture really has unfolded and spooled events
+    for memory_id, row in rows.items():
+        assert row["usage_count"] == by_id[memory_id]["usage_count"] + unfolded.get(memory_id, 0)
+    assert sum(r["usage_count"] for r in rows.values()) == len(events)
+
+
+def test_level_views_have_the_promised_columns(sample):
+    con = _con(sample[0])
+    promised = {
+        "v_project_memory": "id, name, description, source, created_at, ttl, usage_count, last_accessed_at, confidence",
+        "v_root_task_memory": "id, project_id, objective, source, created_at, ttl, usage_count, last_accessed_at, manual_promote_flag, confidence",
+        "v_sub_task_memory": "id, root_task_id, details, metadata, source, created_at, ttl, usage_count, last_accessed_at, manual_promote_flag, confidence",
+    }
+    kinds = {"v_project_memory": "project", "v_root_task_memory": "root_task", "v_sub_task_memory": "sub_task"}
+    for view, columns in promised.items():
+        rows = _rows(con, f"select {columns} from {view}")
+        assert len(rows) == sum(m["kind"] == kinds[view] for m in sample[1])
+
+
+def test_ttl_mart_and_the_as_of_boundary(tmp_path):
+    store = MemoryStore.open(str(tmp_path / "s"), embedder=HashEmbedder())
+    day_end = datetime(2026, 6, 30, 23, 59, 59, 999999, tzinfo=timezone.utc)
+    project = Project(name="p", created_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    at_boundary = RootTask(project_id=project.id, objective="expires at the last instant of the day",
+                           ttl_days=30, created_at=day_end - timedelta(days=30))
+    just_after = RootTask(project_id=project.id, objective="expires a microsecond later",
+                          ttl_days=30, created_at=day_end - timedelta(days=30) + timedelta(microseconds=1))
+    next_day = RootTask(project_id=project.id, objective="expires the next day", ttl_days=30,
+                        created_at=day_end - timedelta(days=29))
+    store.add([project, at_boundary, just_after, next_day])
+    con = analytics.connect(store, as_of="2026-06-30")
+    rows = {r["id"]: r for r in _rows(con, "select id, is_expired, days_left from mart_ttl")}
+    assert rows[at_boundary.id]["is_expired"] is True
+    assert rows[just_after.id]["is_expired"] is False
+    assert rows[next_day.id]["is_expired"] is False
+    assert rows[project.id]["is_expired"] is False and rows[project.id]["days_left"] is None
+    later = analytics.connect(store, as_of="2026-07-01")
+    assert all(r["is_expired"] for r in _rows(later, "select is_expired from mart_ttl where kind = 'root_task'"))
+
+
+@pytest.mark.parametrize("backend", ["lance", "arrow"])
+def test_usage_marts_match_python(sample, backend):
+    store, memories, events = sample
+    con = _con(store, backend)
+    usage = expected.usage_as_of(memories, events, AS_OF)
+    window = [e for e in events if AS_OF - timedelta(days=WINDOW) < e["recalled_at"] <= AS_OF]
+    summary = _rows(con, "select * from mart_usage_summary")[0]
+    assert summary["n_recalls_window"] == len(window)
+    assert summary["n_queries_window"] == len({e["query_id"] for e in window})
+    assert summary["n_memories"] == len(usage)
+    assert summary["n_never_recalled"] == sum(v == 0 for v in usage.values())
+    by_memory = {r["id"]: r for r in _rows(con, "select * from mart_usage_by_memory")}
+    assert {k: v["n_recalls"] for k, v in by_memory.items()} == usage
+    per_window = collections.Counter(e["memory_id"] for e in window)
+    assert {k: v["n_recalls_window"] for k, v in by_memory.items()} == \
+        {k: per_window.get(k, 0) for k in usage}
+    daily = _rows(con, "select kind, sum(n_recalls) as n from mart_usage_daily group by kind")
+    kind_of = {m["id"]: m["kind"] for m in memories}
+    want = collections.Counter(kind_of[e["memory_id"]] for e in events if e["recalled_at"] <= AS_OF)
+    assert {r["kind"]: r["n"] for r in daily} == dict(want)
+
+
+def test_project_filter_scopes_every_mart(sample):
+    store, memories, events = sample
+    project = collections.Counter(m["project_id"] for m in memories).most_common(1)[0][0]
+    con = _con(store, project_id=project)
+    in_project = {m["id"] for m in memories if m["project_id"] == project and m["created_at"] <= AS_OF}
+    assert {r["id"] for r in _rows(con, "select id from mart_ttl")} == in_project
+    n = con.execute("select sum(n_recalls) from mart_usage_daily").fetchone()[0]
+    assert n == sum(e["memory_id"] in in_project and e["recalled_at"] <= AS_OF for e in events)
+
+
+def test_decay_matches_python(sample):
+    store, memories, events = sample
+    half_lives = {"default": 45, "level:2": 20, "decision": 200}
+    con = _con(store, half_lives=half_lives)
+    usage = expected.usage_as_of(memories, events, AS_OF)
+    decay = {r["id"]: r["decay_score"] for r in _rows(con, "select id, decay_score from mart_decay")}
+    assert decay.keys() == usage.keys()
+    for m in memories:
+        if m["id"] in decay:
+            assert decay[m["id"]] == pytest.approx(
+                expected.decay(m, usage[m["id"]], events, AS_OF, half_lives), rel=1e-9)
+
+
+def test_retention_candidates_match_python(sample):
+    store, memories, events = sample
+    policies = analytics.policies([
+        {"name": "strict", "drop_expired": True, "min_decay_score": 0.3, "min_confidence": 60, "grace_days": 3},
+        {"name": "expired-only", "drop_expired": True, "min_decay_score": 0.0, "min_confidence": 0, "grace_days": 0},
+    ])
+    con = _con(store, policies=policies)
+    got = collections.defaultdict(dict)
+    for r in _rows(con, "select policy, id, reasons from mart_retention_candidates"):
+        got[r["policy"]][r["id"]] = sorted(r["reasons"])
+    for policy in policies:
+        want = expected.retention_candidates(memories, events, AS_OF, policy)
+        assert want and got[policy.name] == want
+
+
+def test_parameters_are_validated():
+    with pytest.raises(Exception, match="half-life"):
+        analytics.Params(as_of=AS_OF, half_lives={"default": -1})
+    with pytest.raises(Exception, match="unknown setting"):
+        analytics.policies([{"name": "x", "min_decay": 1}])
+    with pytest.raises(Exception, match="not a kind"):
+        analytics.Params(as_of=AS_OF, half_lives={"default": 3, "thoughts": 3})
+
+
+def test_views_load_in_dependency_order():
+    names = [name for name, _ in analytics.ordered_views()]
+    assert names.index("stg_memories") < names.index("v_memory") < names.index("mart_retention_candidates")
+    assert names.index("decay_score") < names.index("mart_decay")

@@ -1,0 +1,205 @@
+"""`memlib report`: papermill runs on a fixture store, checked against plain Python, and
+rendered in headless Chromium with the network cut off."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import expected
+from memlib import MemoryStore, reports
+from memlib.embeddings import HashEmbedder
+from memlib.sample import build_sample
+
+MEMLIB = str(Path(sys.executable).with_name("memlib"))
+AS_OF = "2026-10-25"
+AS_OF_END = datetime(2026, 10, 25, 23, 59, 59, 999999, tzinfo=timezone.utc)
+
+
+def run(*args, env=None, cwd=None):
+    return subprocess.run([MEMLIB, *map(str, args)], capture_output=True, text=True, timeout=600,
+                          env={**os.environ, **(env or {})}, cwd=cwd)
+
+
+@pytest.fixture(scope="module")
+def store_uri(tmp_path_factory):
+    uri = str(tmp_path_factory.mktemp("reports") / "store")
+    store = MemoryStore.open(uri, embedder=HashEmbedder())
+    build_sample(store, size=500, seed=4, anchor=datetime(2026, 11, 1, tzinfo=timezone.utc))
+    return uri
+
+
+@pytest.fixture(scope="module")
+def published(store_uri, tmp_path_factory):
+    out = tmp_path_factory.mktemp("out")
+    proc = run("--store", store_uri, "report", "run", "--all", "--as-of", AS_OF, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    return out, proc
+
+
+def test_report_list_shows_parameters_and_defaults():
+    proc = run("report", "list")
+    assert proc.returncode == 0
+    for name in reports.REPORTS:
+        assert re.search(rf"^{name}$", proc.stdout, re.M)
+    for line in ('store = "data/store"', "as_of = None", "window_days = 30", "top = 20",
+                 "horizon_days = 30", "low_confidence = 50", "policies = [", "half_lives = None"):
+        assert line in proc.stdout
+
+
+def test_run_all_writes_notebooks_html_index_and_summary(published):
+    out, proc = published
+    day = out / AS_OF
+    assert f"reports: {day / 'index.html'}" in proc.stdout
+    for name in reports.REPORTS:
+        nb = nbformat.read(day / f"{name}.ipynb", as_version=4)
+        assert nb.cells[1].metadata["tags"] == ["parameters"]
+        assert "window_days" in (day / f"{name}.html").read_text()
+        assert f'href="{name}.html"' in (day / "index.html").read_text()
+    summary = json.loads((day / "summary.json").read_text())
+    assert summary["as_of"] == AS_OF
+    assert all(r["ok"] and r["error"] is None for r in summary["reports"].values())
+    html = (day / "usage.html").read_text()
+    assert "from memlib import" not in html and "report_data.usage" not in html  # code is hidden
+
+
+def test_headline_numbers_equal_an_independent_computation(published, store_uri):
+    out, _ = published
+    summary = json.loads((out / AS_OF / "summary.json").read_text())["reports"]
+    memories, events = expected.raw(MemoryStore.open(store_uri))
+    want = expected.headlines(memories, events, AS_OF_END)
+    for report, numbers in want.items():
+        for key, value in numbers.items():
+            got = summary[report]["headline"][key]
+            assert got == (pytest.approx(value) if isinstance(value, float) else value), (report, key)
+    assert want["ttl_decay"]["expired"] > 0 and want["retention"]["candidates[conservative]"] > 0
+
+
+def _broken_notebooks(tmp_path) -> Path:
+    copy = tmp_path / "notebooks"
+    shutil.copytree(reports.NOTEBOOKS, copy)
+    nb = nbformat.read(copy / "usage.ipynb", as_version=4)
+    nb.cells.insert(3, nbformat.v4.new_code_cell("raise RuntimeError('boom in the usage report')"))
+    nbformat.write(nb, copy / "usage.ipynb")
+    return copy
+
+
+def test_a_failed_cell_names_notebook_cell_and_error_and_the_rest_still_run(store_uri, tmp_path):
+    env = {"MEMLIB_NOTEBOOKS": str(_broken_notebooks(tmp_path))}
+    proc = run("--store", store_uri, "report", "run", "--all", "--as-of", AS_OF, "--out",
+               tmp_path / "out", env=env)
+    assert proc.returncode == 1
+    # the cell counts as the output notebook shows it, after papermill's injected parameters
+    assert ("usage.ipynb cell 4 (raise RuntimeError('boom in the usage report')): "
+            "RuntimeError: boom in the usage report") in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    summary = json.loads((tmp_path / "out" / AS_OF / "summary.json").read_text())["reports"]
+    assert not summary["usage"]["ok"]
+    assert all(summary[n]["ok"] for n in ("ttl_decay", "confidence", "retention"))
+
+
+def test_rerun_replaces_the_date_atomically(store_uri, tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    first = reports.run(["confidence"], datetime(2026, 10, 25).date(), store_uri, out_root=out)
+    target = os.readlink(out / AS_OF)
+    second = reports.run(["confidence"], datetime(2026, 10, 25).date(), store_uri,
+                         {"low_confidence": "70"}, out_root=out)
+    assert first.ok and second.ok and os.readlink(out / AS_OF) != target
+    assert not (out / target).exists()  # the replaced run is gone
+    assert len(list((out / ".runs").iterdir())) == 1
+    done = json.loads((out / AS_OF / "summary.json").read_text())
+    assert done["reports"]["confidence"]["headline"]["low_confidence_threshold"] == 70
+
+    def crash(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(reports, "_write_index", crash)
+    with pytest.raises(KeyboardInterrupt):
+        reports.run(["confidence"], datetime(2026, 10, 25).date(), store_uri, out_root=out)
+    # the interrupted run left the published date untouched and complete
+    assert json.loads((out / AS_OF / "summary.json").read_text()) == done
+
+
+@pytest.mark.parametrize("args, message", [
+    (["report", "run", "nonsense", "--as-of", AS_OF], "unknown report"),
+    (["report", "run", "--as-of", AS_OF], "--all"),
+    (["report", "run", "--all", "--as-of", "2026-13-01"], "ISO date"),
+    (["report", "run", "--all", "--as-of", AS_OF, "-p", "nokey=1"], "parameter 'nokey'"),
+    (["report", "run", "--all", "--as-of", AS_OF, "-p", "window_days=soon"], "window_days"),
+    (["report", "run", "--all", "--as-of", AS_OF, "-p", "justakey"], "key=value"),
+    (["report", "run", "retention", "--as-of", AS_OF, "-p", "policies={\"a\": 1}"], "policies"),
+    (["report", "run", "retention", "--as-of", AS_OF, "-p", 'policies=[{"name": "x", "bogus": 1}]'],
+     "unknown setting 'bogus'"),
+    (["report", "run", "ttl_decay", "--as-of", AS_OF, "-p", 'half_lives={"default": -5}'], "half-life"),
+])
+def test_bad_input_is_one_line_and_writes_nothing(store_uri, tmp_path, args, message):
+    proc = run("--store", store_uri, *args, "--out", tmp_path / "out")
+    assert proc.returncode != 0
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("memlib: error:") and message in lines[0], proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_missing_store_is_one_line(tmp_path):
+    proc = run("--store", tmp_path / "none", "report", "run", "--all", "--as-of", AS_OF,
+               "--out", tmp_path / "out")
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1 and "no memlib store" in proc.stderr
+    assert not (tmp_path / "out").exists() and not (tmp_path / "none").exists()
+
+
+# -- offline rendering -------------------------------------------------------------------------
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def screenshot(page: Path, png: Path, size: str = "1000,800") -> None:
+    """Load a page in headless Chromium with every network request sent to a dead proxy."""
+    subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
+                    f"--user-data-dir={png.parent / 'chromium-profile'}", f"--window-size={size}",
+                    f"--screenshot={png}", page.as_uri()],
+                   capture_output=True, timeout=120, check=True)
+
+
+def colored_pixels(png: Path) -> int:
+    """Pixels with clear colour: chart marks are coloured, text and page are grey."""
+    import numpy as np
+    from PIL import Image
+
+    rgb = np.asarray(Image.open(png).convert("RGB")).astype(int)
+    return int(((rgb.max(axis=2) - rgb.min(axis=2)) > 60).sum())
+
+
+def test_reports_render_offline_in_chromium(published, tmp_path):
+    assert CHROMIUM, "chromium is needed for this test (make test installs it)"
+    out, _ = published
+    n_charts = 0
+    for name in reports.REPORTS:
+        page = (out / AS_OF / f"{name}.html")
+        text = page.read_text()
+        assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", text), f"{name} loads from the network"
+        assert "<script" not in text.lower() and "@import" not in text
+        charts = re.findall(r'<div class="memlib-chart">(.*?)</div>', text, re.S)
+        assert charts, f"{name} has no charts"
+        for i, svg in enumerate(charts):
+            assert svg.lstrip().startswith("<svg") and re.search(r"<(path|rect|line)\b", svg)
+            chart_page = tmp_path / f"{name}-{i}.html"
+            chart_page.write_text(f"<!DOCTYPE html><html><body style='margin:0;background:#fff'>{svg}</body></html>")
+            png = tmp_path / f"{name}-{i}.png"
+            screenshot(chart_page, png)
+            assert colored_pixels(png) > 200, f"chart {i} of {name} drew nothing"
+            n_charts += 1
+        whole = tmp_path / f"{name}.png"
+        screenshot(page, whole, "1200,2400")
+        assert colored_pixels(whole) > 1000
+    assert n_charts >= 10
