@@ -193,27 +193,27 @@ def _cache(store, params: Params, backend: str, cache_dir: Path) -> Path:
 
 
 def _attach(con, store, backend: str) -> None:
-    extension = lance_extension()
+    """raw_memories and raw_recall_events over the store's Lance tables, and the spool."""
     if backend == "auto":
         backend = "arrow"
     if backend == "lance":
+        extension = lance_extension()
         if not extension:
             raise StoreError("the duckdb lance extension is not installed (duckdb-extension-lance)")
         # ATTACH and LOAD take no bound parameters; the paths go through the one escaping helper.
         con.execute(f"load {sql_literal(extension)}")
         con.execute(f"attach {sql_literal(os.path.abspath(store.uri))} as memlib_lance (type lance)")
         memories, recalls = "memlib_lance.main.memories", "memlib_lance.main.recall_events"
-        names = lambda table: set(store.db.open_table(table).schema.names)  # noqa: E731
     elif backend == "arrow":
         con.register("lance_memories", store.table.to_lance())
         con.register("lance_recall_events", store.recalls.table.to_lance())
         memories, recalls = "lance_memories", "lance_recall_events"
-        names = lambda table: set(store.db.open_table(table).schema.names)  # noqa: E731
     else:
         raise InvalidInput(f"backend must be auto, lance or arrow, not {backend!r}")
-    store.recalls.table  # make sure the events table exists
-    con.execute(_raw_view("raw_memories", memories, arrow_schema(store.dims), names("memories")))
-    con.execute(_raw_view("raw_recall_events", recalls, RECALL_SCHEMA, names("recall_events")))
+    con.execute(_raw_view("raw_memories", memories, arrow_schema(store.dims),
+                          set(store.table.schema.names)))
+    con.execute(_raw_view("raw_recall_events", recalls, RECALL_SCHEMA,
+                          set(store.recalls.table.schema.names)))
     _spool_view(con, store)
 
 

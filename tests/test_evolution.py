@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from memlib import MemoryStore, Project, Scope
+from memlib import MemoryStore, Project, Scope, analytics
 
 FIXTURE = Path(__file__).parent / "fixtures" / "store_v1"
 
@@ -46,6 +46,11 @@ def test_column_missing_from_an_older_store_reads_as_its_default(tmp_path):
     memory = old.get("6f1c1b1e-8a43-4d5e-9a57-1b2f4c6d8e04")
     assert memory.manual_promote_flag is False and memory.agent is None
     assert old.search("schema", k=1, mode="fts", scope=Scope(include_expired=True))
+    con = analytics.connect(old, as_of="2027-06-01")  # the views read it too, with defaults
+    assert con.execute("select count(*), bool_or(manual_promote_flag) from v_memory").fetchone() == (4, False)
+    dropped = con.execute("select id from mart_retention_candidates where policy = 'conservative' "
+                          "order by id").fetchall()
+    assert dropped == [("6f1c1b1e-8a43-4d5e-9a57-1b2f4c6d8e02",), ("6f1c1b1e-8a43-4d5e-9a57-1b2f4c6d8e03",)]
     # the first write brings the table up to date, as nulls for the old rows
     old.add([Project(name="new", manual_promote_flag=True)])
     assert "manual_promote_flag" in old.table.schema.names
