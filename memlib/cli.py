@@ -290,8 +290,9 @@ def report_list():
 @click.option("-p", "params", multiple=True, metavar="KEY=VALUE",
               help="Override a notebook parameter (repeatable).")
 @click.option("--out", default="reports", show_default=True, help="Where reports/<as-of>/ goes.")
+@click.option("--show-code", is_flag=True, help="Keep the notebooks' code in the HTML (hidden by default).")
 @click.pass_context
-def report_run(ctx, names, run_all, as_of, params, out):
+def report_run(ctx, names, run_all, as_of, params, out, show_code):
     """Execute reports for one date into <out>/<as-of>/ (replaced atomically)."""
     from datetime import date
 
@@ -310,7 +311,7 @@ def report_run(ctx, names, run_all, as_of, params, out):
         raise InvalidInput(f"--as-of: {as_of!r} is not an ISO date such as 2026-11-01") from None
     result = reports.run(list(names) if names else list(reports.REPORTS), day,
                          resolve_uri(ctx.obj["store"]), reports.parse_overrides(list(params)),
-                         out_root=Path(out))
+                         out_root=Path(out), show_code=show_code)
     for outcome in result.outcomes:
         if outcome.ok:
             click.echo(f"{outcome.name}: ok")

@@ -119,7 +119,8 @@ def parse_overrides(pairs: list[str]) -> dict[str, str]:
 
 
 def run(names: list[str], as_of: date, store: str, overrides: dict[str, str] | None = None,
-        out_root: Path = Path("reports"), kernel: str = "python3", workers: int = 2) -> RunResult:
+        out_root: Path = Path("reports"), kernel: str = "python3", workers: int = 2,
+        show_code: bool = False) -> RunResult:
     """Run the named reports for one date; each report's failure is recorded, not raised."""
     from memlib.store import MemoryStore
 
@@ -143,7 +144,7 @@ def run(names: list[str], as_of: date, store: str, overrides: dict[str, str] | N
         shown = {key: spec["default"] for key, spec in specs[name].items() if key != "cache_dir"} | {
             key: json.dumps(value) if not isinstance(value, str) else repr(value)
             for key, value in values.items() if key != "cache_dir"}
-        return _execute(name, values, shown, run_dir, kernel)
+        return _execute(name, values, shown, run_dir, kernel, show_code)
 
     # Two kernels at a time: each report spends much of its time in one-threaded Python.
     with _kernel_stderr_to(run_dir / "kernels.log"), ThreadPoolExecutor(max_workers=workers) as pool:
@@ -190,7 +191,7 @@ def _values(name: str, spec: dict[str, dict], overrides: dict[str, str], store: 
 
 
 def _execute(name: str, values: dict[str, Any], shown: dict[str, str], run_dir: Path,
-             kernel: str) -> Outcome:
+             kernel: str, show_code: bool) -> Outcome:
     import nbformat
     import papermill
     from papermill.exceptions import PapermillExecutionError
@@ -210,7 +211,7 @@ def _execute(name: str, values: dict[str, Any], shown: dict[str, str], run_dir: 
     if not output.exists():
         return Outcome(name, False, error=error, seconds=time.perf_counter() - started)
     nb = nbformat.read(output, as_version=4)
-    (run_dir / f"{name}.html").write_text(_html(nb, name, shown), encoding="utf-8")
+    (run_dir / f"{name}.html").write_text(_html(nb, name, shown, show_code), encoding="utf-8")
     return Outcome(name, error is None, headline=_headline(nb), error=error,
                    seconds=time.perf_counter() - started)
 
@@ -239,12 +240,12 @@ def _headline(nb) -> dict[str, Any]:
     return {}
 
 
-def _html(nb, title: str, shown: dict[str, str]) -> str:
-    """The executed notebook as one self-contained page: outputs only, no script, no CDN,
-    and the parameters it ran with at the bottom."""
+def _html(nb, title: str, shown: dict[str, str], show_code: bool = False) -> str:
+    """The executed notebook as one self-contained page: outputs (and, if asked, the code),
+    no script, no CDN, and the parameters it ran with at the bottom."""
     from nbconvert import HTMLExporter
 
-    exporter = HTMLExporter(template_name="basic", exclude_input=True, exclude_input_prompt=True,
+    exporter = HTMLExporter(template_name="basic", exclude_input=not show_code, exclude_input_prompt=True,
                             exclude_output_prompt=True, anchor_link_text="")
     body, _ = exporter.from_notebook_node(nb)
     rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>" for k, v in shown.items())

@@ -85,11 +85,17 @@ def headlines(memories, events, as_of, window=30, horizon=30, low_confidence=50)
             and (m["expires_at"].date() - as_of.date()).days <= horizon]
     low = [m for m in alive if m["confidence"] < low_confidence]
     first = DEFAULT_POLICIES[0]
+    top = sorted(usage.values(), reverse=True)[:max(1, len(alive) // 100)]
+    decays = sorted(decay(m, usage[m["id"]], events, as_of) for m in alive)
+    middle = len(decays) // 2
+    median = decays[middle] if len(decays) % 2 else (decays[middle - 1] + decays[middle]) / 2
     return {
         "usage": {"recalls_in_window": len(recent),
                   "never_recalled_share": sum(v == 0 for v in usage.values()) / len(alive),
+                  "top_1pct_share_of_recalls": sum(top) / sum(usage.values()),
                   "memories": len(alive)},
         "ttl_decay": {"expired": len(expired), f"expiring_within_{horizon}_days": len(soon),
+                      "median_decay_score": median,
                       "never_expire": sum(m["expires_at"] is None for m in alive)},
         "confidence": {"mean_confidence": sum(m["confidence"] for m in alive) / len(alive),
                        "low_confidence_share": len(low) / len(alive),

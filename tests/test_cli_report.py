@@ -69,7 +69,7 @@ def test_run_all_writes_notebooks_html_index_and_summary(published):
     assert summary["as_of"] == AS_OF
     assert all(r["ok"] and r["error"] is None for r in summary["reports"].values())
     html = (day / "usage.html").read_text()
-    assert "from memlib import" not in html and "report_data.usage" not in html  # code is hidden
+    assert "show_headline" not in html and "report_data.usage" not in html  # code is hidden
 
 
 def test_headline_numbers_equal_an_independent_computation(published, store_uri):
@@ -113,7 +113,14 @@ def test_rerun_replaces_the_date_atomically(store_uri, tmp_path, monkeypatch):
     target = os.readlink(out / AS_OF)
     second = reports.run(["confidence"], datetime(2026, 10, 25).date(), store_uri,
                          {"low_confidence": "70"}, out_root=out)
+    shown = reports.run(["confidence"], datetime(2026, 10, 25).date(), store_uri,
+                        {"low_confidence": "70"}, out_root=out, show_code=True)
+    assert "show_headline" in (out / AS_OF / "confidence.html").read_text()  # the code is shown
+    second = reports.run(["confidence"], datetime(2026, 10, 25).date(), store_uri,
+                         {"low_confidence": "70"}, out_root=out)
+    assert shown.ok
     assert first.ok and second.ok and os.readlink(out / AS_OF) != target
+    assert "show_headline" not in (out / AS_OF / "confidence.html").read_text()
     assert not (out / target).exists()  # the replaced run is gone
     assert len(list((out / ".runs").iterdir())) == 1
     done = json.loads((out / AS_OF / "summary.json").read_text())
