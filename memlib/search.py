@@ -1,4 +1,4 @@
-"""Scoped search: vector, full-text, and hybrid (reciprocal-rank fusion of both lists)."""
+"""Scoped search: vector, full-text, and hybrid (score-aware fusion of both lists)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ MAX_K = 1_000
 class SearchConfig:
     """Knobs of the default search; chosen by measurement (see bench/README.md)."""
 
+    fusion: str = "convex"        # hybrid: "convex" (score-aware) or "rrf" (ranks only)
+    alpha: float = 0.4            # convex: weight of the vector list, 1 - alpha of full text
     rrf_k: int = 60
     candidates: int = 50          # per list in hybrid mode, at least k
     nprobes: int = 16             # IVF partitions probed when a vector index exists
@@ -107,6 +109,27 @@ def rrf(ranked_lists: dict[str, list[tuple[str, float]]], k: int,
     return [(memory_id, score, ranks) for memory_id, score, ranks in ordered[:k]]
 
 
+def convex(ranked_lists: dict[str, list[tuple[str, float]]], k: int,
+           weights: dict[str, float]) -> list[tuple[str, float, dict[str, int]]]:
+    """Score-aware fusion: each list's scores are min-max normalised to [0, 1] (a memory
+    missing from a list scores 0 there) and summed with the lists' weights.
+
+    Unlike reciprocal ranks, a strong keyword match keeps its lead over weak semantic
+    neighbours: on LoCoMo (conversations 0-4) R@10 rose from 57.9 (RRF) to 67.6."""
+    fused: dict[str, list] = {}
+    for name, candidates in ranked_lists.items():
+        if not candidates:
+            continue
+        scores = [score for _, score in candidates]
+        low, high = min(scores), max(scores)
+        for rank, (memory_id, score) in enumerate(candidates, start=1):
+            entry = fused.setdefault(memory_id, [memory_id, 0.0, {}])
+            entry[1] += weights[name] * ((score - low) / (high - low) if high > low else 1.0)
+            entry[2][f"{name}_rank"] = rank
+    ordered = sorted(fused.values(), key=lambda e: (-e[1], e[0]))
+    return [(memory_id, score, ranks) for memory_id, score, ranks in ordered[:k]]
+
+
 def search(store, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | None = None,
            config: SearchConfig | None = None) -> list[Hit]:
     if not isinstance(text, str) or not text.strip():
@@ -131,7 +154,10 @@ def search(store, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | N
             vector = store.embedder.embed([text])[0]
             lists = {"vector": vector_candidates(store, vector, n, where, config),
                      "fts": fts.result()}
-        ranked = rrf(lists, k, config.rrf_k)
+        if config.fusion == "rrf":
+            ranked = rrf(lists, k, config.rrf_k)
+        else:
+            ranked = convex(lists, k, {"vector": config.alpha, "fts": 1.0 - config.alpha})
     memories = materialize(store, [memory_id for memory_id, _, _ in ranked])
     return [Hit(memories[memory_id], score, rank, sources)
             for rank, (memory_id, score, sources) in enumerate(ranked, start=1)

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memlib import Decision, InvalidInput, Issue, Learning, Project, RootTask, Scope, SubTask
-from memlib.search import rrf
+from memlib.search import convex, rrf
 
 NOW = datetime.now(timezone.utc)
 
@@ -115,3 +115,14 @@ def test_rrf_orders_by_summed_reciprocal_ranks():
     fused = rrf({"vector": [("a", .9), ("b", .8)], "fts": [("b", 3.0), ("c", 2.0)]}, k=3, rrf_k=60)
     assert [memory_id for memory_id, _, _ in fused] == ["b", "a", "c"]
     assert fused[0][1] == pytest.approx(1 / 62 + 1 / 61)
+
+
+def test_convex_fusion_weighs_normalised_scores():
+    lists = {"vector": [("a", 0.9), ("b", 0.5), ("c", 0.1)], "fts": [("c", 8.0), ("d", 4.0), ("a", 0.0)]}
+    fused = convex(lists, k=4, weights={"vector": 0.4, "fts": 0.6})
+    scores = {memory_id: score for memory_id, score, _ in fused}
+    assert scores == pytest.approx({"a": 0.4, "b": 0.2, "c": 0.6, "d": 0.3})
+    assert [memory_id for memory_id, _, _ in fused] == ["c", "a", "d", "b"]
+    assert fused[0][2] == {"vector_rank": 3, "fts_rank": 1}
+    assert convex({"vector": [("x", 0.3)], "fts": []}, k=1, weights={"vector": 0.4, "fts": 0.6}) == \
+        [("x", 0.4, {"vector_rank": 1})]
