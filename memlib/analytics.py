@@ -205,7 +205,7 @@ def _attach(con, store, backend: str) -> None:
         con.execute(f"attach {sql_literal(os.path.abspath(store.uri))} as memlib_lance (type lance)")
         memories, recalls = "memlib_lance.main.memories", "memlib_lance.main.recall_events"
     elif backend == "arrow":
-        con.register("lance_memories", store.table.to_lance())
+        con.register("lance_memories", store.dataset())
         con.register("lance_recall_events", store.recalls.table.to_lance())
         memories, recalls = "lance_memories", "lance_recall_events"
     else:

@@ -41,7 +41,7 @@ def fold_usage(store) -> int:
     events = store.recalls.table.to_lance().to_table(columns=["memory_id", "recalled_at", "flushed_at"])
     if events.num_rows == 0:
         return 0
-    current = store.table.to_lance().to_table(columns=USAGE_COLUMNS)
+    current = store.dataset().to_table(columns=USAGE_COLUMNS)
     con = duckdb.connect()
     con.execute("set TimeZone = 'UTC'")
     con.register("events", events)

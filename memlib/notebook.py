@@ -10,8 +10,8 @@ import polars as pl
 
 from memlib import charts
 from memlib.report_data import Report
+from memlib.reports import HEADLINE_MIME
 
-HEADLINE_MIME = "application/vnd.memlib.headline+json"
 
 
 def _fmt(value: Any) -> str:

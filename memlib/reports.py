@@ -26,6 +26,7 @@ from memlib.errors import InvalidInput, MemlibError
 
 NOTEBOOKS = Path(os.environ.get("MEMLIB_NOTEBOOKS", Path(__file__).resolve().parent.parent / "notebooks"))
 REPORTS = ("usage", "ttl_decay", "confidence", "retention")
+# The notebooks display their headline under this type; the runner collects it.
 HEADLINE_MIME = "application/vnd.memlib.headline+json"
 
 CSS = """

@@ -115,10 +115,14 @@ def generate(size: int, seed: int, anchor: datetime) -> Generated:
     return Generated(memories, topics)
 
 
-def iter_generate(size: int, seed: int, anchor: datetime) -> Iterator[tuple[Memory, str]]:
-    """(memory, topic) one at a time, parents before children, so a million fit in memory."""
+def _check_size(size: int) -> None:
     if not 20 <= size <= MAX_SIZE:
         raise InvalidInput(f"sample size must be between 20 and {MAX_SIZE:,}, not {size:,}")
+
+
+def iter_generate(size: int, seed: int, anchor: datetime) -> Iterator[tuple[Memory, str]]:
+    """(memory, topic) one at a time, parents before children, so a million fit in memory."""
+    _check_size(size)
     rng = random.Random(seed)
     w = _Writer(rng)
     end = anchor - timedelta(hours=1)
@@ -246,8 +250,7 @@ def build_sample(store, size: int = DEFAULT_SIZE, seed: int = 7, anchor: datetim
 
     if vectors not in ("auto", "model", "approx"):
         raise InvalidInput(f"vectors must be auto, model or approx, not {vectors!r}")
-    if not 20 <= size <= MAX_SIZE:
-        raise InvalidInput(f"sample size must be between 20 and {MAX_SIZE:,}, not {size:,}")
+    _check_size(size)
     if store.table.count_rows():
         raise InvalidInput(f"store {store.uri!r} already holds memories; sample needs an empty store")
     anchor = anchor or datetime.now(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)

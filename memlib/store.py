@@ -181,12 +181,12 @@ class MemoryStore:
 
     def iter_rows(self, batch_size: int = 4096) -> Iterator[dict[str, Any]]:
         """Every row, embeddings included, in stable order (for export)."""
-        for batch in self.table.to_lance().to_batches(batch_size=batch_size):
+        for batch in self.dataset().to_batches(batch_size=batch_size):
             yield from batch.to_pylist()
 
     def stats(self) -> dict[str, Any]:
-        data = self.table.to_lance().to_table(columns=["level", "kind", "project_id"])
-        projects = self.table.to_lance().to_table(columns=["id", "name"], filter="kind = 'project'")
+        data = self.dataset().to_table(columns=["level", "kind", "project_id"])
+        projects = self.dataset().to_table(columns=["id", "name"], filter="kind = 'project'")
         names = dict(zip(projects.column("id").to_pylist(), projects.column("name").to_pylist()))
 
         def counts(column: str) -> dict:
