@@ -74,8 +74,8 @@ def maintain(store) -> dict[str, Any]:
         flushed = store.recalls._flush_locked()
         folded = fold_usage(store)
     created = store.ensure_indexes() if store.table.count_rows() else []
+    store.table.optimize()  # compact first: an index built before would be remapped at once
     vector = ensure_vector_index(store)
-    store.table.optimize()
     store.recalls.table.optimize()
     return {"events_flushed": flushed, "memories_folded": folded, "indexes_created": created,
             "vector_index_built": vector, "seconds": round(time.perf_counter() - started, 2)}

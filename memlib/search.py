@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
@@ -43,8 +44,12 @@ class Hit:
 
 
 def vector_candidates(store, vector: np.ndarray, n: int, where: str | None,
-                      config: SearchConfig) -> list[tuple[str, float]]:
-    """(id, cosine similarity) of the n nearest memories in scope, best first."""
+                      config: SearchConfig, scope: Scope | None = None,
+                      now: datetime | None = None, cache=None) -> list[tuple[str, float]]:
+    """(id, cosine similarity) of the n nearest memories in scope, best first: from the
+    store's in-memory vectors (`cache`, exact) when given, else from Lance."""
+    if cache is not None:
+        return cache.search(vector, n, scope or Scope(), now)
     in_scope = store.table.count_rows(where) if where else store.table.count_rows()
     if in_scope <= config.exact_below:
         # A small scope is scanned exactly: faster than an index probe here, and an IVF
@@ -72,9 +77,9 @@ def _exact(store, vector: np.ndarray, n: int, where: str | None, in_scope: int) 
     matrix = rows.column("embedding").combine_chunks().flatten().to_numpy().reshape(-1, store.dims)
     norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(vector) or 1.0)
     scores = (matrix @ vector) / np.where(norms == 0, 1.0, norms)
-    top = np.argsort(-scores, kind="stable")[:n]
-    ids = rows.column("id")
-    return [(ids[int(i)].as_py(), float(scores[i])) for i in top]
+    ids = rows.column("id").to_numpy(zero_copy_only=False)
+    top = np.lexsort((ids, -scores))[:n]  # equal scores in id order, as the vector cache does
+    return [(ids[i], float(scores[i])) for i in top]
 
 
 def fts_candidates(store, text: str, n: int, where: str | None) -> list[tuple[str, float]]:
@@ -87,12 +92,15 @@ def fts_candidates(store, text: str, n: int, where: str | None) -> list[tuple[st
     return list(zip(rows.column("id").to_pylist(), rows.column("_score").to_pylist()))
 
 
-def materialize(store, ids: list[str]) -> dict[str, Memory]:
-    """The typed memories of the final hits, fetched in one query."""
+def materialize(store, ids: list[str], cache=None) -> dict[str, Memory]:
+    """The typed memories of the final hits, fetched in one query (or from memory)."""
     if not ids:
         return {}
-    columns = [c for c in store.table.schema.names if c != "embedding"]
-    rows = store.dataset().to_table(columns=columns, filter=sql_in("id", ids)).to_pylist()
+    if cache is not None:
+        rows = cache.take(ids)
+    else:
+        columns = [c for c in store.table.schema.names if c != "embedding"]
+        rows = store.dataset().to_table(columns=columns, filter=sql_in("id", ids)).to_pylist()
     return {row["id"]: from_row(row) for row in rows}
 
 
@@ -131,34 +139,44 @@ def convex(ranked_lists: dict[str, list[tuple[str, float]]], k: int,
 
 
 def search(store, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | None = None,
-           config: SearchConfig | None = None) -> list[Hit]:
+           config: SearchConfig | None = None, vector: np.ndarray | None = None) -> list[Hit]:
     if not isinstance(text, str) or not text.strip():
         raise InvalidInput("the query text must not be empty")
     if mode not in MODES:
         raise InvalidInput(f"unknown search mode {mode!r}; use one of {', '.join(MODES)}")
     if not isinstance(k, int) or not 1 <= k <= MAX_K:
         raise InvalidInput(f"k must be between 1 and {MAX_K}, not {k!r}")
+    if vector is not None:
+        vector = np.asarray(vector, dtype=np.float32)
+        if vector.shape != (store.dims,):
+            raise InvalidInput(f"the query vector must have {store.dims} dimensions, not shape {vector.shape}")
     config = config or SearchConfig()
-    where = (scope or Scope()).where()
-    if store.table.count_rows() == 0:
+    scope = scope or Scope()
+    now = datetime.now(timezone.utc)
+    where = scope.where(now)
+    cache = store.vectors.get(store)  # in memory for this version, or None (and maybe loading)
+    if (len(cache) if cache is not None else store.table.count_rows()) == 0:
         return []
     if mode == "fts":
         ranked = [(i, s, {"fts": s}) for i, s in fts_candidates(store, text, k, where)]
     elif mode == "vector":
-        vector = store.embedder.embed([text])[0]
-        ranked = [(i, s, {"vector": s}) for i, s in vector_candidates(store, vector, k, where, config)]
+        if vector is None:
+            vector = store.embedder.embed([text])[0]
+        ranked = [(i, s, {"vector": s})
+                  for i, s in vector_candidates(store, vector, k, where, config, scope, now, cache)]
     else:
         n = max(k, config.candidates)
         with ThreadPoolExecutor(max_workers=1) as pool:  # full-text runs while we embed
             fts = pool.submit(fts_candidates, store, text, n, where)
-            vector = store.embedder.embed([text])[0]
-            lists = {"vector": vector_candidates(store, vector, n, where, config),
+            if vector is None:
+                vector = store.embedder.embed([text])[0]
+            lists = {"vector": vector_candidates(store, vector, n, where, config, scope, now, cache),
                      "fts": fts.result()}
         if config.fusion == "rrf":
             ranked = rrf(lists, k, config.rrf_k)
         else:
             ranked = convex(lists, k, {"vector": config.alpha, "fts": 1.0 - config.alpha})
-    memories = materialize(store, [memory_id for memory_id, _, _ in ranked])
+    memories = materialize(store, [memory_id for memory_id, _, _ in ranked], cache)
     return [Hit(memories[memory_id], score, rank, sources)
             for rank, (memory_id, score, sources) in enumerate(ranked, start=1)
             if memory_id in memories]

@@ -29,6 +29,7 @@ from memlib.models import (
 )
 from memlib.recall_log import RecallLog, spool_dir_for
 from memlib.scope import Scope, sql_in, sql_literal
+from memlib.vector_cache import CacheSlot
 
 DEFAULT_URI = os.path.join("data", "store")
 MEMORIES = "memories"
@@ -56,18 +57,22 @@ def _open_table(db, name: str):
 class MemoryStore:
     """The write/recall half of memlib over any LanceDB URI."""
 
-    def __init__(self, uri: str, db, table, embedder: Embedder):
+    def __init__(self, uri: str, db, table, embedder: Embedder, vector_cache: str | None = None):
         self.uri, self.db, self.table, self.embedder = uri, db, table, embedder
         self.recalls = RecallLog(db, spool_dir_for(uri))
+        self.vectors = CacheSlot(vector_cache)
         self._indexed = False
         self._vector_index: bool | None = None
         self._dataset = None
+        self._dims: int | None = None
 
     # -- opening ---------------------------------------------------------------------------
 
     @classmethod
     def open(cls, uri: str | None = None, embedder: Embedder | None = None,
-             create: bool = True) -> "MemoryStore":
+             create: bool = True, vector_cache: str | None = None) -> "MemoryStore":
+        """`vector_cache`: "auto" (default, or $MEMLIB_VECTOR_CACHE) keeps the vectors in memory
+        once a version of the table is searched twice, "on" at the first search, "off" never."""
         uri = resolve_uri(uri)
         local = "://" not in uri or uri.startswith("file://")
         if local and not create and not os.path.isdir(os.path.join(uri.removeprefix("file://"), f"{MEMORIES}.lance")):
@@ -84,7 +89,7 @@ class MemoryStore:
             meta = {META_MODEL: embedder.name, META_DIMS: str(embedder.dims),
                     META_SCHEMA: str(SCHEMA_VERSION)}
             table = db.create_table(MEMORIES, schema=arrow_schema(embedder.dims, meta), exist_ok=True)
-            return cls(uri, db, table, embedder)
+            return cls(uri, db, table, embedder, vector_cache)
         meta = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
         if META_MODEL not in meta:
             raise StoreError(f"{uri!r} holds a '{MEMORIES}' table that memlib did not write")
@@ -95,11 +100,13 @@ class MemoryStore:
             raise EmbedderMismatch(
                 f"store {uri!r} was written with {model} ({dims} dims), "
                 f"not {embedder.name} ({embedder.dims} dims)")
-        return cls(uri, db, table, embedder)
+        return cls(uri, db, table, embedder, vector_cache)
 
     @property
     def dims(self) -> int:
-        return self.table.schema.field("embedding").type.list_size
+        if self._dims is None:  # fixed when the table is created; a schema read costs 0.3 ms
+            self._dims = self.table.schema.field("embedding").type.list_size
+        return self._dims
 
     @property
     def model_name(self) -> str:
@@ -207,10 +214,19 @@ class MemoryStore:
 
     # -- search and recall -----------------------------------------------------------------
 
-    def search(self, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | None = None):
+    def search(self, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | None = None,
+               vector: np.ndarray | None = None):
+        """`vector`: the query's embedding if the caller already has it (skips embedding)."""
         from memlib.search import search
 
-        return search(self, text, k=k, mode=mode, scope=scope or Scope())
+        return search(self, text, k=k, mode=mode, scope=scope or Scope(), vector=vector)
+
+    def warm(self) -> dict[str, Any]:
+        """Load the vectors into memory now, for a process about to search many times."""
+        cache = self.vectors.build(self)
+        return {"rows": len(cache), "megabytes": round(cache.nbytes / 2**20, 1),
+                "partitions": 0 if cache.offsets is None else len(cache.offsets) - 1,
+                "seconds": round(self.vectors.build_seconds, 2)}
 
     def recall(self, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | None = None,
                agent: str | None = None):

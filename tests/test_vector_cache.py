@@ -1,0 +1,174 @@
+"""The in-memory vectors answer exactly as the Lance path does, scope for scope."""
+
+from __future__ import annotations
+
+import random
+import time
+from datetime import timedelta
+
+import numpy as np
+import pytest
+
+from memlib import MemoryStore, Scope
+from memlib.embeddings import HashEmbedder
+from memlib.errors import InvalidInput
+from memlib.sample import generate
+from memlib.search import SearchConfig, vector_candidates
+from memlib.vector_cache import CacheSlot, VectorCache
+
+from conftest import T0
+
+
+@pytest.fixture(scope="module")
+def sample_store(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cache") / "store"
+    store = MemoryStore.open(str(path), embedder=HashEmbedder(), vector_cache="off")
+    sample = generate(1500, seed=5, anchor=T0 + timedelta(days=200))
+    store.add(sample.memories)
+    return store
+
+
+def random_scopes(store, count: int, seed: int = 1):
+    rows = store.dataset().to_table(columns=["project_id", "root_task_id", "tags", "source",
+                                             "created_at"]).to_pylist()
+    rng = random.Random(seed)
+    tags = sorted({t for r in rows for t in (r["tags"] or [])})
+    for _ in range(count):
+        row = rng.choice(rows)
+        fields = {}
+        if rng.random() < 0.5:
+            fields["project_id"] = row["project_id"] or "no-such-project"
+        if rng.random() < 0.2:
+            fields["root_task_id"] = row["root_task_id"] or "o'brien"
+        if rng.random() < 0.3:
+            fields["level"] = rng.choice([0, 1, 2])
+        if rng.random() < 0.3:
+            fields["kinds"] = tuple(rng.sample(["decision", "insight", "sub_task", "root_task",
+                                                "learning", "manual", "conversation"], 2))
+        if rng.random() < 0.3 and tags:
+            fields["tags"] = tuple(rng.sample(tags, min(2, len(tags)))) + ("missing-tag",)
+        if rng.random() < 0.2:
+            fields["source"] = row["source"]
+        if rng.random() < 0.3:
+            fields["created_after"] = row["created_at"]
+        if rng.random() < 0.3:
+            fields["created_before"] = row["created_at"] + timedelta(days=rng.randint(0, 30))
+        if rng.random() < 0.3:
+            fields["min_confidence"] = rng.randint(0, 100)
+        if rng.random() < 0.3:
+            fields["include_expired"] = True
+        else:
+            fields["as_of"] = row["created_at"] + timedelta(days=rng.randint(0, 200))
+        yield Scope(**fields)
+
+
+def test_mask_selects_what_the_lance_filter_selects(sample_store):
+    cache = VectorCache.load(sample_store.dataset(), sample_store.table.version, sample_store.dims)
+    checked = nonempty = 0
+    for scope in random_scopes(sample_store, 150):
+        expected = set(sample_store.dataset().to_table(columns=["id"], filter=scope.where())
+                       .column("id").to_pylist())
+        mask = cache.mask(scope)
+        got = set(cache.ids) if mask is None else set(cache.ids[mask])
+        assert got == expected, scope
+        checked += 1
+        nonempty += bool(expected) and len(expected) < len(cache)
+    assert checked == 150 and nonempty > 50  # the scopes really filtered
+
+
+def test_cached_search_equals_the_lance_search(sample_store):
+    cache = VectorCache.load(sample_store.dataset(), sample_store.table.version, sample_store.dims)
+    embedder = sample_store.embedder
+    queries = ["ledger retries", "payment rollout plan", "flaky test in CI", "index the vectors"]
+    for scope, text in zip(random_scopes(sample_store, 40, seed=9), queries * 10):
+        vector = embedder.embed([text])[0]
+        expected = vector_candidates(sample_store, vector, 10, scope.where(), SearchConfig())
+        got = cache.search(vector, 10, scope)
+        assert np.allclose([s for _, s in got], [s for _, s in expected], atol=1e-5)
+        # the same memories, up to the order of float near-ties
+        last = expected[-1][1] if expected else 0.0
+        assert {i for i, s in got if s > last + 1e-5} == {i for i, s in expected if s > last + 1e-5}
+        assert len(got) == len(expected)
+
+
+def test_partitioned_search_finds_the_exact_neighbours():
+    rng = np.random.default_rng(3)
+    topics = rng.normal(size=(40, 32)).astype(np.float32)
+    points = topics[rng.integers(0, 40, 6000)] + rng.normal(0, 0.35, (6000, 32)).astype(np.float32)
+    import pyarrow as pa
+    table = pa.table({
+        "id": [f"m{i:05d}" for i in range(len(points))],
+        "embedding": pa.FixedSizeListArray.from_arrays(pa.array(points.ravel()), 32),
+        "level": pa.array([1] * len(points), pa.int64()), "confidence": pa.array([100] * len(points)),
+        "created_at": pa.array([0] * len(points), pa.timestamp("us", tz="UTC")),
+        "expires_at": pa.nulls(len(points), pa.timestamp("us", tz="UTC")),
+        "tags": pa.array([[]] * len(points), pa.list_(pa.string())),
+        **{c: pa.array(["p"] * len(points)) for c in ("project_id", "root_task_id", "kind", "source")},
+    })
+    flat = VectorCache(1, table, 32, ivf_above=10**9)
+    split = VectorCache(1, table, 32, ivf_above=1000)
+    assert split.offsets is not None and len(split.offsets) - 1 >= 4
+    assert sorted(split.ids) == sorted(flat.ids)
+    recalls = []
+    for q in rng.normal(size=(50, 32)).astype(np.float32) + topics[rng.integers(0, 40, 50)]:
+        exact = {i for i, _ in flat.search(q, 10, Scope(include_expired=True))}
+        probed = {i for i, _ in split.search(q, 10, Scope(include_expired=True), nprobe=3)}
+        recalls.append(len(exact & probed) / 10)
+    assert np.mean(recalls) >= 0.9
+    # probing every partition is exact
+    q = points[0]
+    assert split.search(q, 10, Scope(include_expired=True), nprobe=10**6) == \
+        flat.search(q, 10, Scope(include_expired=True))
+
+
+def test_store_search_uses_the_cache_and_sees_new_writes(tmp_path, tree):
+    store = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder(), vector_cache="on")
+    first = store.search("ledger idempotent retries", mode="vector")
+    assert store.vectors.cache is not None and store.vectors.cache.version == store.table.version
+    uncached = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder(), vector_cache="off")
+    assert [h.memory.id for h in first] == [h.memory.id for h in uncached.search(
+        "ledger idempotent retries", mode="vector")]
+    assert uncached.vectors.cache is None
+    new = store.add([{"kind": "manual", "content": "ledger idempotent retries explained",
+                      "project_id": tree["project"].id,
+                      "created_at": T0}])[0]
+    hits = store.search("ledger idempotent retries explained", mode="vector", k=1)
+    assert hits[0].memory.id == new
+    assert store.vectors.cache.version == store.table.version
+
+
+def test_auto_builds_in_the_background_after_a_second_search(tmp_path, tree):
+    store = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder(), vector_cache="auto")
+    store.search("ledger", mode="vector")
+    assert store.vectors.cache is None
+    store.search("ledger", mode="vector")
+    deadline = time.monotonic() + 30
+    while store.vectors.cache is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert store.vectors.cache is not None and store.vectors.cache.version == store.table.version
+
+
+def test_cache_respects_its_memory_limit(tree, store):
+    assert CacheSlot("on", limit_mb=1).get(store) is not None
+    tiny = CacheSlot("on", limit_mb=1)
+    tiny.limit_mb = 1e-6
+    assert tiny.get(store) is None
+
+
+def test_bad_cache_mode_and_bad_query_vector_are_refused(tmp_path, tree, store):
+    with pytest.raises(InvalidInput, match="vector cache"):
+        MemoryStore.open(str(tmp_path / "x"), embedder=HashEmbedder(), vector_cache="sometimes")
+    with pytest.raises(InvalidInput, match="384 dimensions"):
+        store.search("ledger", vector=np.zeros(3))
+
+
+def test_a_given_query_vector_replaces_embedding_the_text(tree, store):
+    text = "ledger idempotent retries"
+    vector = store.embedder.embed([text])[0]
+    for mode in ("vector", "hybrid"):
+        by_text = [(h.memory.id, round(h.score, 6)) for h in store.search(text, mode=mode)]
+        by_vector = [(h.memory.id, round(h.score, 6)) for h in
+                     store.search(text, mode=mode, vector=vector)]
+        assert by_vector == by_text and by_text
+    other = store.embedder.embed(["Postgres 16 stores the ledger"])[0]
+    assert store.search(text, mode="vector", vector=other, k=1)[0].memory.id == tree["decision"].id
