@@ -379,9 +379,12 @@ def arrow_schema(dims: int, metadata: dict[str, str] | None = None) -> pa.Schema
 def to_row(memory: Memory) -> dict[str, Any]:
     """Flatten a memory into one Lance row with every column of the table."""
     row: dict[str, Any] = {}
-    fields = memory.__dict__  # a plain dict: getattr on a field a kind lacks is slow in pydantic
+    fields, cls = memory.__dict__, type(memory)  # getattr on a field a kind lacks is slow in pydantic
     for name in COLUMN_TYPES:
-        value = fields.get(name) if name not in DERIVED_COLUMNS else getattr(memory, name)
+        if name in fields:
+            value = fields[name]
+        else:  # a derived column, or a property such as a project's own project_id
+            value = getattr(memory, name) if hasattr(cls, name) else None
         if isinstance(value, Enum):
             value = value.value
         if name in JSON_COLUMNS:
