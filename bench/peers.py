@@ -33,7 +33,6 @@ import json
 import re
 import resource
 import shutil
-import statistics
 import sys
 import time
 from datetime import datetime, timezone
@@ -292,7 +291,6 @@ def run(size: int, systems: list[str], queries: int, embedder) -> dict:
     for name in systems:
         system = candidates[name]()
         gc.collect()
-        started = time.perf_counter()
         figures = system.ingest(data)
         figures["rate"] = size / figures["ingest_s"]
         figures["disk_mb"] = disk_mb(system.path)

@@ -59,13 +59,14 @@ def main() -> None:
     in_project = np.array([i for i, m in enumerate(ids)
                            if projects and store_project(store, m, project)])
     config = SearchConfig()
-    for label, where, rows_idx in (("none", None, np.arange(len(ids))),
-                                   ("project (~1%)", f"project_id = '{project}'", in_project)):
+    for label, scope, rows_idx in (("none", Scope(include_expired=True), np.arange(len(ids))),
+                                   ("project (~1%)", Scope(project_id=project, include_expired=True),
+                                    in_project)):
         sub = vectors[rows_idx]
         recalls = []
         for q in qv:
             exact = {ids[rows_idx[j]] for j in np.argsort(-(sub @ q))[:10]}
-            got = {i for i, _ in vector_candidates(store, q, 10, where, config)}
+            got = {i for i, _ in vector_candidates(store, q, 10, scope, config)}
             recalls.append(len(got & exact) / 10)
         print(f"recall@10 of the default vector search vs exact, scope {label}: {np.mean(recalls):.3f}")
 

@@ -43,13 +43,13 @@ class Hit:
         return {"rank": self.rank, "score": self.score, "sources": self.sources, "memory": data}
 
 
-def vector_candidates(store, vector: np.ndarray, n: int, where: str | None,
-                      config: SearchConfig, scope: Scope | None = None,
+def vector_candidates(store, vector: np.ndarray, n: int, scope: Scope, config: SearchConfig,
                       now: datetime | None = None, cache=None) -> list[tuple[str, float]]:
     """(id, cosine similarity) of the n nearest memories in scope, best first: from the
     store's in-memory vectors (`cache`, exact) when given, else from Lance."""
     if cache is not None:
-        return cache.search(vector, n, scope or Scope(), now)
+        return cache.search(vector, n, scope, now)
+    where = scope.where(now)
     in_scope = store.table.count_rows(where) if where else store.table.count_rows()
     if in_scope <= config.exact_below:
         # A small scope is scanned exactly: faster than an index probe here, and an IVF
@@ -163,14 +163,14 @@ def search(store, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | N
         if vector is None:
             vector = store.embedder.embed([text])[0]
         ranked = [(i, s, {"vector": s})
-                  for i, s in vector_candidates(store, vector, k, where, config, scope, now, cache)]
+                  for i, s in vector_candidates(store, vector, k, scope, config, now, cache)]
     else:
         n = max(k, config.candidates)
         with ThreadPoolExecutor(max_workers=1) as pool:  # full-text runs while we embed
             fts = pool.submit(fts_candidates, store, text, n, where)
             if vector is None:
                 vector = store.embedder.embed([text])[0]
-            lists = {"vector": vector_candidates(store, vector, n, where, config, scope, now, cache),
+            lists = {"vector": vector_candidates(store, vector, n, scope, config, now, cache),
                      "fts": fts.result()}
         if config.fusion == "rrf":
             ranked = rrf(lists, k, config.rrf_k)

@@ -24,6 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from memlib.errors import InvalidInput
 from memlib.scope import Scope
 
 IVF_ABOVE = 250_000       # rows; at or below this, unscoped queries are exact products
@@ -74,7 +75,6 @@ class VectorCache:
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         matrix = matrix / np.where(norms == 0, 1.0, norms)  # a writable copy, Arrow's is not
         self.centroids = self.offsets = None
-        order = None
         if len(matrix) > ivf_above:
             order, self.centroids, self.offsets = _partition(matrix, seed)
             matrix = matrix[order]
@@ -90,7 +90,6 @@ class VectorCache:
         self.created = _micros(table.column("created_at"), NEVER)
         self.expires = _micros(table.column("expires_at"), NEVER)
         self.first_expiry = int(self.expires.min()) if len(self.expires) else NEVER
-        self._tags = table.column("tags")
         self._tag_index: dict[str, np.ndarray] | None = None
 
     @classmethod
@@ -152,8 +151,9 @@ class VectorCache:
 
     def _any_tag(self, tags) -> np.ndarray:
         if self._tag_index is None:
-            flat = pc.list_flatten(self._tags)
-            parents = pc.list_parent_indices(self._tags).to_numpy()
+            column = self.rows.column("tags")
+            flat = pc.list_flatten(column)
+            parents = pc.list_parent_indices(column).to_numpy()
             coded = flat.combine_chunks().dictionary_encode() if len(flat) else None
             index: dict[str, np.ndarray] = {}
             if coded is not None:
@@ -228,7 +228,7 @@ def _kmeans(points: np.ndarray, k: int, rng: np.random.Generator, iterations: in
     for _ in range(iterations):
         assign = np.argmax(points @ centroids.T, axis=1)
         sums = np.zeros_like(centroids)
-        np.add.at(sums, assign, points) if len(points) < 50_000 else _add_rows(sums, assign, points)
+        _add_rows(sums, assign, points)
         norms = np.linalg.norm(sums, axis=1, keepdims=True)
         empty = norms[:, 0] == 0
         centroids = np.where(empty[:, None], centroids, sums / np.where(norms == 0, 1.0, norms))
@@ -236,6 +236,7 @@ def _kmeans(points: np.ndarray, k: int, rng: np.random.Generator, iterations: in
 
 
 def _add_rows(sums: np.ndarray, assign: np.ndarray, points: np.ndarray) -> None:
+    """sums[c] += every point assigned to c (a sort and one reduceat; np.add.at is slow)."""
     order = np.argsort(assign, kind="stable")
     starts = np.searchsorted(assign[order], np.arange(len(sums)))
     nonempty = np.flatnonzero(np.diff(np.append(starts, len(order))) > 0)
@@ -277,21 +278,21 @@ def _partition(matrix: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray, n
 
 class CacheSlot:
     """The store's cache, built in the background once a table version is searched twice
-    ("auto"), at the first search ("on"), or never ("off"); over `limit_mb` it is never built."""
+    ("auto"), at the first search ("on"), or never ("off"); when the vectors alone would take
+    more than `limit_mb`, it is not built."""
 
     def __init__(self, mode: str | None = None, limit_mb: int | None = None):
         mode = mode or os.environ.get("MEMLIB_VECTOR_CACHE", "auto")
         if mode not in MODES:
-            from memlib.errors import InvalidInput
-
             raise InvalidInput(f"vector cache must be one of {', '.join(MODES)}, not {mode!r}")
         self.mode = mode
         self.limit_mb = limit_mb or int(os.environ.get("MEMLIB_VECTOR_CACHE_MB", DEFAULT_LIMIT_MB))
         self.cache: VectorCache | None = None
         self.build_seconds: float | None = None
-        self._seen: dict[int, int] = {}
+        self._seen = (-1, 0)  # (table version, searches of it so far)
         self._lock = threading.Lock()
         self._building: int | None = None
+        self._declined: int | None = None  # a version too large (or empty) to hold
 
     def get(self, store) -> VectorCache | None:
         """The cache for the store's current version if it is ready, else None."""
@@ -301,29 +302,34 @@ class CacheSlot:
             return cache
         if self.mode == "off":
             return None
-        rows = store.table.count_rows()
-        if rows == 0 or rows * store.dims * 4 > self.limit_mb * 2**20:
-            return None
-        if self.mode == "on":
-            return self.build(store, version)
         with self._lock:
-            self._seen[version] = self._seen.get(version, 0) + 1
-            if self._seen[version] < 2 or self._building == version:
+            searches = self._seen[1] + 1 if self._seen[0] == version else 1
+            self._seen = (version, searches)
+            if (self.mode == "auto" and searches < 2) or version in (self._building, self._declined):
+                return None
+            rows = store.table.count_rows()  # only when about to build, not on every search
+            if rows == 0 or rows * store.dims * 4 > self.limit_mb * 2**20:
+                self._declined = version
                 return None
             self._building = version
+        if self.mode == "on":
+            return self.build(store, version)
         threading.Thread(target=self.build, args=(store, version), daemon=True).start()
         return None
 
     def build(self, store, version: int | None = None) -> VectorCache:
         version = store.table.version if version is None else version
         started = time.perf_counter()
-        dataset = store.table.to_lance()
-        if dataset.version != version:
-            dataset = dataset.checkout_version(version)
-        cache = VectorCache.load(dataset, version, store.dims)
+        try:
+            dataset = store.table.to_lance()
+            if dataset.version != version:
+                dataset = dataset.checkout_version(version)
+            cache = VectorCache.load(dataset, version, store.dims)
+        finally:  # a failed build may be tried again at a later search
+            with self._lock:
+                self._building = None
         self.build_seconds = time.perf_counter() - started
         with self._lock:
             if self.cache is None or self.cache.version <= version:
                 self.cache = cache
-            self._building = None
         return cache

@@ -82,7 +82,7 @@ def test_cached_search_equals_the_lance_search(sample_store):
     queries = ["ledger retries", "payment rollout plan", "flaky test in CI", "index the vectors"]
     for scope, text in zip(random_scopes(sample_store, 40, seed=9), queries * 10):
         vector = embedder.embed([text])[0]
-        expected = vector_candidates(sample_store, vector, 10, scope.where(), SearchConfig())
+        expected = vector_candidates(sample_store, vector, 10, scope, SearchConfig())
         got = cache.search(vector, 10, scope)
         assert np.allclose([s for _, s in got], [s for _, s in expected], atol=1e-5)
         # the same memories, up to the order of float near-ties
