@@ -282,11 +282,18 @@ class CacheSlot:
     more than `limit_mb`, it is not built."""
 
     def __init__(self, mode: str | None = None, limit_mb: int | None = None):
+        source = "vector cache" if mode else "$MEMLIB_VECTOR_CACHE"
         mode = mode or os.environ.get("MEMLIB_VECTOR_CACHE", "auto")
         if mode not in MODES:
-            raise InvalidInput(f"vector cache must be one of {', '.join(MODES)}, not {mode!r}")
+            raise InvalidInput(f"{source} must be one of {', '.join(MODES)}, not {mode!r}")
         self.mode = mode
-        self.limit_mb = limit_mb or int(os.environ.get("MEMLIB_VECTOR_CACHE_MB", DEFAULT_LIMIT_MB))
+        if limit_mb is None:
+            text = os.environ.get("MEMLIB_VECTOR_CACHE_MB", str(DEFAULT_LIMIT_MB))
+            limit_mb = int(text) if text.strip().isdigit() else 0
+            if limit_mb <= 0:
+                raise InvalidInput(f"$MEMLIB_VECTOR_CACHE_MB must be a whole number of megabytes "
+                                   f"above 0, not {text!r}")
+        self.limit_mb = limit_mb
         self.cache: VectorCache | None = None
         self.build_seconds: float | None = None
         self._seen = (-1, 0)  # (table version, searches of it so far)

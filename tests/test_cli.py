@@ -127,3 +127,17 @@ def test_user_mistakes_are_one_line_and_write_nothing(cli_store, tmp_path):
     fails("sample", "--size", "50", "--embedder", "hash", store=s)  # not empty
     assert count(s) == before
     assert not (tmp_path / "no-store-here").exists() and not (tmp_path / "fresh").exists()
+
+
+@pytest.mark.parametrize("name, value", [("MEMLIB_VECTOR_CACHE", "sometimes"),
+                                         ("MEMLIB_VECTOR_CACHE_MB", "lots"),
+                                         ("MEMLIB_VECTOR_CACHE_MB", "0")])
+def test_a_bad_vector_cache_setting_is_one_line(cli_store, monkeypatch, name, value):
+    cli_store = cli_store["store"]
+    before = json.loads(run("stats", "--json", store=cli_store).stdout)["memories"]
+    monkeypatch.setenv(name, value)
+    for command in (["search", "shop"], ["add", "--kind", "project", "--name", "x", "--description", "y"]):
+        line = fails(*command, store=cli_store)
+        assert f"${name}" in line and repr(value) in line
+    monkeypatch.delenv(name)
+    assert json.loads(run("stats", "--json", store=cli_store).stdout)["memories"] == before
