@@ -154,7 +154,7 @@ def _print_hits(hits, as_json: bool) -> None:
     if not hits:
         click.echo("no matching memories")
     for hit in hits:
-        text = hit.memory.text.replace("\n", " | ")
+        text = hit.memory.own_text.replace("\n", " | ")
         click.echo(f"{hit.rank:>3}  {hit.score:8.4f}  {hit.memory.kind.value:<12} {hit.memory.id}  "
                    f"{text[:90]}")
 

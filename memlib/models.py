@@ -82,6 +82,7 @@ class Memory(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True, use_enum_values=False)
 
     TEXT_FIELDS: ClassVar[tuple[str, ...]] = ()
+    CONTEXT_FIELDS: ClassVar[tuple[str, ...]] = ()  # indexed with the memory, not its own words
 
     id: str = Field(default_factory=lambda: str(uuid.uuid4()))
     kind: Kind
@@ -146,9 +147,18 @@ class Memory(BaseModel):
 
     @property
     def text(self) -> str:
-        """The text that is embedded and full-text indexed."""
+        """The text that is embedded and full-text indexed: the memory's own words, then its
+        context (its own words first, so an embedding model that truncates keeps them)."""
+        return self._join(self.TEXT_FIELDS + self.CONTEXT_FIELDS)
+
+    @property
+    def own_text(self) -> str:
+        """The memory's own words, as shown to a reader."""
+        return self._join(self.TEXT_FIELDS)
+
+    def _join(self, names: tuple[str, ...]) -> str:
         parts = []
-        for name in self.TEXT_FIELDS:
+        for name in names:
             value = getattr(self, name)
             if isinstance(value, list):
                 parts.extend(value)
@@ -276,9 +286,17 @@ class Learning(_Note):
 
 
 class Conversation(_Note):
+    """One turn of a conversation. Its thread is its project and iteration; `context` holds
+    the turn before it in that thread, indexed and embedded with it but not part of its
+    content: a reply such as "Yes, last Tuesday!" is then found by what it answers. When
+    left out, the store fills it (see `MemoryStore.add`)."""
+
     kind: Literal[Kind.CONVERSATION] = Kind.CONVERSATION
+    CONTEXT_FIELDS: ClassVar[tuple[str, ...]] = ("context",)
     speaker: str | None = None
+    context: Text | None = None
     ttl_days: int = Field(default=30, ge=-1)
+    check_context = _text_validator("context")
 
 
 class Summary(_Note):

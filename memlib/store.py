@@ -16,6 +16,7 @@ from memlib.embeddings import Embedder, default_embedder, embedder_for
 from memlib.errors import EmbedderMismatch, InvalidInput, InvalidMemory, NotFound, StoreError
 from memlib.models import (
     SCHEMA_VERSION,
+    Conversation,
     Kind,
     Knowledge,
     Memory,
@@ -40,6 +41,7 @@ SCALAR_INDEXES = {
 }
 EMBED_CHUNK = 256
 LOOKUP_CHUNK = 2_000
+CONTEXT_CHARS = 1_000  # of the turn before a conversation turn, indexed with it
 
 
 def resolve_uri(uri: str | None) -> str:
@@ -58,7 +60,8 @@ class MemoryStore:
     """The write/recall half of memlib over any LanceDB URI."""
 
     def __init__(self, uri: str, db, table, embedder: Embedder, vector_cache: str | None = None):
-        self.uri, self.db, self.table, self.embedder = uri, db, table, embedder
+        self.uri, self.db, self._table, self.embedder = uri, db, table, embedder
+        self._version: int | None = None
         self.recalls = RecallLog(db, spool_dir_for(uri))
         self.vectors = CacheSlot(vector_cache)
         self._indexed = False
@@ -101,6 +104,22 @@ class MemoryStore:
                 f"store {uri!r} was written with {model} ({dims} dims), "
                 f"not {embedder.name} ({embedder.dims} dims)")
         return cls(uri, db, table, embedder, vector_cache)
+
+    @property
+    def table(self):
+        """The LanceDB table. Whoever takes it may write to it, so the version is read again
+        after; the search path reads `version` alone and never pays that round trip."""
+        self._version = None
+        return self._table
+
+    @property
+    def version(self) -> int:
+        """The table version this handle reads. LanceDB's handle sees other processes' commits
+        only when reopened, so it changes only through `table`, and asking Lance every time
+        (a hop to its event loop, 0.1-0.5 ms) is needless on the hot path."""
+        if self._version is None:
+            self._version = self._table.version
+        return self._version
 
     @property
     def dims(self) -> int:
@@ -250,9 +269,9 @@ class MemoryStore:
     def dataset(self):
         """The Lance dataset behind the memories table, kept while the table's version holds:
         a warm handle keeps its caches, a fresh one per query is several times slower."""
-        version = self.table.version
+        version = self.version
         if self._dataset is None or self._dataset[0] != version:
-            self._dataset = (version, self.table.to_lance())
+            self._dataset = (version, self._table.to_lance())
         return self._dataset[1]
 
     def has_vector_index(self) -> bool:
@@ -325,6 +344,7 @@ class MemoryStore:
                 raise InvalidMemory(label, "kind", f"cannot change an existing {old['kind']} "
                                                    f"into a {memory.kind.value}")
         self._check_parents(batch, labels)
+        self._fill_context(batch)
         if vectors is None:
             vectors = self._vectors(batch, labels, existing, progress)
         elif vectors.shape != (len(batch), self.dims):
@@ -371,6 +391,42 @@ class MemoryStore:
                     if root["project_id"] != m.project_id:
                         raise InvalidMemory(label, "root_task_id",
                                             f"root task {m.root_task_id!r} belongs to another project")
+
+    def _fill_context(self, batch: list[Memory]) -> None:
+        """A conversation turn given no `context` gets the content of the turn before it in its
+        thread (same project and iteration): the one before it in this batch, which is taken
+        in thread order, else the latest stored turn of that thread created before it."""
+        last: dict[tuple, Conversation] = {}
+        first: list[Conversation] = []  # their turn before is in the store, if anywhere
+        for memory in batch:
+            if not isinstance(memory, Conversation):
+                continue
+            thread = (memory.project_id, memory.iteration_id)
+            if memory.context is None:
+                if thread in last:
+                    memory.context = last[thread].content[-CONTEXT_CHARS:]
+                else:
+                    first.append(memory)
+            last[thread] = memory
+        if not first or self._table.count_rows() == 0:
+            return
+        iterations = sorted({m.iteration_id for m in first if m.iteration_id is not None})
+        same_iteration = ["iteration_id IS NULL"] if any(m.iteration_id is None for m in first) else []
+        if iterations:
+            same_iteration.append(sql_in("iteration_id", iterations))
+        where = (f"kind = 'conversation' AND {sql_in('project_id', sorted({m.project_id for m in first}))} "
+                 f"AND ({' OR '.join(same_iteration)})")
+        stored = self.dataset().to_table(
+            columns=["id", "project_id", "iteration_id", "created_at", "content"], filter=where)
+        threads: dict[tuple, list[dict]] = {}
+        for row in stored.to_pylist():
+            threads.setdefault((row["project_id"], row["iteration_id"]), []).append(row)
+        for memory in first:
+            earlier = [row for row in threads.get((memory.project_id, memory.iteration_id), [])
+                       if row["created_at"] < memory.created_at and row["id"] != memory.id]
+            if earlier:
+                latest = max(earlier, key=lambda row: (row["created_at"], row["id"]))
+                memory.context = latest["content"][-CONTEXT_CHARS:]
 
     def _vectors(self, batch: list[Memory], labels: list[str], existing: dict[str, dict],
                  progress: bool) -> np.ndarray:

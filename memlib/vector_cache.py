@@ -48,6 +48,8 @@ class _Coded:
 
     codes: np.ndarray
     lookup: dict[str, int]
+    _order: np.ndarray | None = None
+    _bounds: np.ndarray | None = None
 
     @classmethod
     def of(cls, column: pa.ChunkedArray) -> "_Coded":
@@ -55,13 +57,16 @@ class _Coded:
         codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
         return cls(codes, {v: i for i, v in enumerate(encoded.dictionary.to_pylist())})
 
-    def equals(self, value: str) -> np.ndarray:
+    def positions(self, value: str) -> np.ndarray:
+        """The rows holding `value`, ascending: a slice of one argsort built at first use,
+        so a project's thousand rows are found without a pass over all of them."""
+        if self._order is None:
+            self._order = np.argsort(self.codes, kind="stable")
+            self._bounds = np.searchsorted(self.codes[self._order], np.arange(len(self.lookup) + 1))
         code = self.lookup.get(value)
-        return self.codes == code if code is not None else np.zeros(len(self.codes), bool)
-
-    def isin(self, values) -> np.ndarray:
-        codes = [self.lookup[v] for v in values if v in self.lookup]
-        return np.isin(self.codes, codes)
+        if code is None:
+            return np.zeros(0, np.int64)
+        return self._order[self._bounds[code]:self._bounds[code + 1]]
 
 
 class VectorCache:
@@ -119,35 +124,55 @@ class VectorCache:
 
     # -- scope -----------------------------------------------------------------------------
 
-    def mask(self, scope: Scope, now: datetime | None = None) -> np.ndarray | None:
-        """Rows in scope, as `Scope.where()` selects them; None when every row is."""
+    def mask(self, scope: Scope, now: datetime | None = None,
+             rows: np.ndarray | None = None) -> np.ndarray | None:
+        """Which rows are in scope, as `Scope.where()` selects them: over every row, or over
+        the given `rows` only; None when all of them are."""
+        def at(values: np.ndarray) -> np.ndarray:
+            return values if rows is None else values[rows]
+
         parts = []
         for column, value in (("project_id", scope.project_id), ("root_task_id", scope.root_task_id),
                               ("source", scope.source)):
             if value is not None:
-                parts.append(self.coded[column].equals(value))
+                code = self.coded[column].lookup.get(value, -2)  # -2: no row holds it
+                parts.append(at(self.coded[column].codes) == code)
         if scope.level is not None:
-            parts.append(self.level == int(scope.level))
+            parts.append(at(self.level) == int(scope.level))
         if scope.kinds:
-            parts.append(self.coded["kind"].isin(scope.kinds))
+            codes = [self.coded["kind"].lookup[v] for v in scope.kinds if v in self.coded["kind"].lookup]
+            parts.append(np.isin(at(self.coded["kind"].codes), codes))
         if scope.tags:
-            parts.append(self._any_tag(scope.tags))
+            parts.append(at(self._any_tag(scope.tags)))
         if scope.created_after is not None:
-            parts.append(self.created >= _us(scope.created_after))
+            parts.append(at(self.created) >= _us(scope.created_after))
         if scope.created_before is not None:
-            parts.append(self.created < _us(scope.created_before))
+            parts.append(at(self.created) < _us(scope.created_before))
         if scope.min_confidence is not None:
-            parts.append(self.confidence >= int(scope.min_confidence))
+            parts.append(at(self.confidence) >= int(scope.min_confidence))
         if not scope.include_expired:
             as_of = _us(scope.as_of or now or datetime.now(timezone.utc))
             if self.first_expiry <= as_of:
-                parts.append(self.expires > as_of)
+                parts.append(at(self.expires) > as_of)
         if not parts:
             return None
         mask = parts[0]
         for part in parts[1:]:
             mask = mask & part
         return mask
+
+    def select(self, scope: Scope, now: datetime | None = None) -> np.ndarray | None:
+        """Positions of the rows in scope, ascending; None when every row is. A root task or
+        project scope starts from that node's rows, so the cost follows the scope's size."""
+        base = None
+        if scope.root_task_id is not None:
+            base = self.coded["root_task_id"].positions(scope.root_task_id)
+        elif scope.project_id is not None:
+            base = self.coded["project_id"].positions(scope.project_id)
+        mask = self.mask(scope, now, base)
+        if base is None:
+            return None if mask is None else np.flatnonzero(mask)
+        return base if mask is None else base[mask]
 
     def _any_tag(self, tags) -> np.ndarray:
         if self._tag_index is None:
@@ -176,17 +201,16 @@ class VectorCache:
         """(id, cosine similarity) of the n nearest rows in scope, best first."""
         query = np.asarray(vector, dtype=np.float32)
         query = query / (np.linalg.norm(query) or 1.0)
-        mask = self.mask(scope, now)
-        if self.centroids is not None and (mask is None or mask.sum() > IVF_ABOVE):
-            return self._probe(query, n, mask, nprobe)
-        if mask is None:
+        rows = self.select(scope, now)
+        if self.centroids is not None and (rows is None or len(rows) > IVF_ABOVE):
+            return self._probe(query, n, rows, nprobe)
+        if rows is None:
             return self._top(np.arange(len(self)), self.matrix @ query, n)
-        rows = np.flatnonzero(mask)
         if len(rows) > len(self) // 4:  # a wide scope: one product over all, then select
             return self._top(rows, (self.matrix @ query)[rows], n)
         return self._top(rows, self.matrix[rows] @ query, n)
 
-    def _probe(self, query: np.ndarray, n: int, mask: np.ndarray | None,
+    def _probe(self, query: np.ndarray, n: int, selected: np.ndarray | None,
                nprobe: int) -> list[tuple[str, float]]:
         nearest = np.argsort(-(self.centroids @ query))
         picked = np.sort(nearest[:nprobe])
@@ -194,11 +218,13 @@ class VectorCache:
         rows = np.concatenate([np.arange(start, end) for start, end in spans])
         # each partition is a contiguous slice: a product over views, no copy of the rows
         scores = np.concatenate([self.matrix[start:end] @ query for start, end in spans])
-        if mask is not None:
-            keep = mask[rows]
+        if selected is not None:
+            inside = np.zeros(len(self), bool)
+            inside[selected] = True
+            keep = inside[rows]
             rows, scores = rows[keep], scores[keep]
         if len(rows) < n:  # a wide but unusual scope: scan it exactly
-            rows = np.flatnonzero(mask) if mask is not None else np.arange(len(self))
+            rows = selected if selected is not None else np.arange(len(self))
             scores = self.matrix[rows] @ query
         return self._top(rows, scores, n)
 
@@ -303,7 +329,7 @@ class CacheSlot:
 
     def get(self, store) -> VectorCache | None:
         """The cache for the store's current version if it is ready, else None."""
-        version = store.table.version
+        version = store.version
         cache = self.cache
         if cache is not None and cache.version == version:
             return cache
@@ -325,10 +351,10 @@ class CacheSlot:
         return None
 
     def build(self, store, version: int | None = None) -> VectorCache:
-        version = store.table.version if version is None else version
+        version = store.version if version is None else version
         started = time.perf_counter()
         try:
-            dataset = store.table.to_lance()
+            dataset = store.dataset()
             if dataset.version != version:
                 dataset = dataset.checkout_version(version)
             cache = VectorCache.load(dataset, version, store.dims)

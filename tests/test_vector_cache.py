@@ -62,15 +62,17 @@ def random_scopes(store, count: int, seed: int = 1):
         yield Scope(**fields)
 
 
-def test_mask_selects_what_the_lance_filter_selects(sample_store):
+def test_selection_equals_the_lance_filter(sample_store):
     cache = VectorCache.load(sample_store.dataset(), sample_store.table.version, sample_store.dims)
     checked = nonempty = 0
     for scope in random_scopes(sample_store, 150):
         expected = set(sample_store.dataset().to_table(columns=["id"], filter=scope.where())
                        .column("id").to_pylist())
         mask = cache.mask(scope)
-        got = set(cache.ids) if mask is None else set(cache.ids[mask])
-        assert got == expected, scope
+        assert (set(cache.ids) if mask is None else set(cache.ids[mask])) == expected, scope
+        rows = cache.select(scope)  # from a project's or root task's rows, as search does
+        assert (set(cache.ids) if rows is None else set(cache.ids[rows])) == expected, scope
+        assert rows is None or (np.diff(rows) > 0).all()
         checked += 1
         nonempty += bool(expected) and len(expected) < len(cache)
     assert checked == 150 and nonempty > 50  # the scopes really filtered
@@ -135,6 +137,12 @@ def test_store_search_uses_the_cache_and_sees_new_writes(tmp_path, tree):
     hits = store.search("ledger idempotent retries explained", mode="vector", k=1)
     assert hits[0].memory.id == new
     assert store.vectors.cache.version == store.table.version
+    # a write straight through the LanceDB table is seen too: the search path keeps the
+    # version it read, and taking the table drops it
+    store.table.delete(f"id = '{new}'")
+    hits = store.search("ledger idempotent retries explained", mode="vector", k=3)
+    assert new not in [h.memory.id for h in hits]
+    assert store.vectors.cache.version == store.version == store.table.version
 
 
 def test_auto_builds_in_the_background_after_a_second_search(tmp_path, tree):
