@@ -8,7 +8,7 @@ that is about twice as fast as DuckDB's `lance` extension (bench/reports.py), wh
 available as backend="lance". A view file marked `-- materialize: table` is built as a table
 once per connection (its parameters are fixed for the connection), so the marts that share
 it do not recompute it. Report parameters live in small tables
-(`memlib_params`, `memlib_half_life`, `memlib_policy`) filled with bound values, never
+(`memlib_params`, `memlib_half_life`, `memlib_policy`, `memlib_policy_rule`) filled with bound values, never
 spliced into SQL text, so the views stay plain views an analyst can query.
 """
 
@@ -28,8 +28,11 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from memlib import policy as policy_module
 from memlib.errors import InvalidInput, StoreError
 from memlib.models import Kind, arrow_schema
+from memlib.policy import DEFAULT_HALF_LIVES, Policy
+from memlib.audit import SCHEMA as AUDIT_SCHEMA
 from memlib.recall_log import SCHEMA as RECALL_SCHEMA
 from memlib.scope import sql_literal
 
@@ -37,51 +40,17 @@ SQL_DIR = Path(os.environ.get("MEMLIB_SQL_DIR", Path(__file__).resolve().parent.
 _VIEW = re.compile(r"create\s+or\s+replace\s+(?:view|macro)\s+(\w+)", re.IGNORECASE)
 MATERIALIZE = re.compile(r"^--\s*materialize:\s*table\s*$", re.MULTILINE)
 
-DEFAULT_HALF_LIVES: dict[str, float] = {  # days; "level:N" keys apply to a level, "default" to all
-    "default": 60, "level:0": 365, "level:1": 90, "level:2": 30,
-    "decision": 180, "pattern": 365, "summary": 180, "conversation": 14,
+DEFAULT_POLICIES = ("default", "conservative", "aggressive")  # the retention report's
+# How much each source is trusted, for effective confidence (sql/effective_confidence.sql);
+# "default" weighs the sources not listed.
+DEFAULT_SOURCE_WEIGHTS: dict[str, float] = {
+    "default": 0.8, "manual": 1.0, "user": 0.9, "summarizer": 0.85, "import": 0.8, "agent": 0.75,
 }
 
 
-@dataclass(frozen=True)
-class Policy:
-    """The knobs of a retention policy as the retention views read them."""
-
-    name: str
-    drop_expired: bool = True
-    min_decay_score: float = 0.05
-    min_confidence: int = 0
-    grace_days: int = 14
-
-    def __post_init__(self):
-        if not self.name:
-            raise InvalidInput("a policy needs a name")
-        if not 0 <= self.min_decay_score <= 1:
-            raise InvalidInput(f"policy {self.name}: min_decay_score must be between 0 and 1")
-        if not 0 <= self.min_confidence <= 100:
-            raise InvalidInput(f"policy {self.name}: min_confidence must be between 0 and 100")
-        if self.grace_days < 0:
-            raise InvalidInput(f"policy {self.name}: grace_days must not be negative")
-
-
-def policies(specs: list[dict[str, Any]]) -> tuple[Policy, ...]:
-    """Policies from plain dicts (a report parameter); unknown keys are an error."""
-    known = set(Policy.__dataclass_fields__)
-    out = []
-    for spec in specs:
-        unknown = set(spec) - known
-        if unknown:
-            raise InvalidInput(f"policy {spec.get('name', '?')}: unknown setting {sorted(unknown)[0]!r}")
-        out.append(Policy(**spec))
-    if len({p.name for p in out}) != len(out):
-        raise InvalidInput("policy names must be unique")
-    return tuple(out)
-
-
-DEFAULT_POLICIES = (
-    Policy("conservative", drop_expired=True, min_decay_score=0.01, min_confidence=0, grace_days=30),
-    Policy("aggressive", drop_expired=True, min_decay_score=0.2, min_confidence=40, grace_days=7),
-)
+def policies(specs: list) -> tuple[Policy, ...]:
+    """Policies by name, path or inline dict (a report parameter); see memlib.policy."""
+    return policy_module.load_all(list(specs))
 
 
 @dataclass(frozen=True)
@@ -93,7 +62,8 @@ class Params:
     project_id: str | None = None
     low_confidence: int = 50
     half_lives: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_HALF_LIVES))
-    policies: tuple[Policy, ...] = DEFAULT_POLICIES
+    policies: tuple[Policy, ...] = field(default_factory=lambda: policy_module.load_all(list(DEFAULT_POLICIES)))
+    source_weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_SOURCE_WEIGHTS))
 
     def __post_init__(self):
         if self.window_days < 1:
@@ -108,6 +78,11 @@ class Params:
                 raise InvalidInput(f"half-life of {key} must be positive, not {days}")
         if "default" not in self.half_lives:
             raise InvalidInput("half-lives need a 'default' entry")
+        for source, weight in self.source_weights.items():
+            if not 0 <= weight <= 2:
+                raise InvalidInput(f"source weight of {source} must be between 0 and 2, not {weight}")
+        if "default" not in self.source_weights:
+            raise InvalidInput("source weights need a 'default' entry")
 
 
 def as_of_end(value: date | datetime | str | None) -> datetime:
@@ -215,6 +190,10 @@ def _attach(con, store, backend: str) -> None:
     con.execute(_raw_view("raw_recall_events", recalls, RECALL_SCHEMA,
                           set(store.recalls.table.schema.names)))
     _spool_view(con, store)
+    # the audit log through Arrow on either backend: a store may not have one yet
+    con.register("lance_audit_log", store.audit.table.to_lance() if store.audit.exists()
+                 else AUDIT_SCHEMA.empty_table())
+    con.execute("create or replace view raw_audit_log as select * from lance_audit_log")
 
 
 def _raw_view(name: str, source: str, schema: pa.Schema, present: set[str]) -> str:
@@ -268,11 +247,29 @@ def bind_params(con, params: Params, dims: int) -> None:
         kind = None if key == "default" or key.startswith("level:") else key
         level = int(key.split(":")[1]) if key.startswith("level:") else None
         con.execute("insert into memlib_half_life values (?, ?, ?)", [kind, level, float(days)])
-    con.execute("create or replace table memlib_policy (policy varchar, drop_expired boolean, "
-                "min_decay_score double, min_confidence integer, grace_days integer)")
+    con.execute("create or replace table memlib_source_weight (source varchar, weight double)")
+    for source, weight in params.source_weights.items():
+        con.execute("insert into memlib_source_weight values (?, ?)",
+                    [None if source == "default" else source, float(weight)])
+    con.execute("create or replace table memlib_policy (policy varchar, version integer, "
+                "digest varchar, project_id varchar, drop_expired boolean, min_decay_score double, "
+                "min_confidence integer, grace_days integer, keep_iterations integer, "
+                "protected_kinds varchar[], protected_tags varchar[])")
+    con.execute("create or replace table memlib_policy_rule (policy varchar, project_id varchar, "
+                "kind varchar, level integer, ttl_days integer, half_life_days double)")
     for p in params.policies:
-        con.execute("insert into memlib_policy values (?, ?, ?, ?, ?)",
-                    [p.name, p.drop_expired, p.min_decay_score, p.min_confidence, p.grace_days])
+        for project_id in (None, *p.projects):
+            s = p.for_project(project_id)
+            con.execute("insert into memlib_policy values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        [p.name, p.version, p.digest, project_id, s.drop_expired, s.min_decay_score,
+                         s.min_confidence, s.grace_days, s.keep_iterations, list(s.protected_kinds),
+                         list(s.protected_tags)])
+            for key in sorted(set(s.ttl_days) | set(s.half_life_days)):
+                kind = None if key == "default" or key.startswith("level:") else key
+                level = int(key.split(":")[1]) if key.startswith("level:") else None
+                con.execute("insert into memlib_policy_rule values (?, ?, ?, ?, ?, ?)",
+                            [p.name, project_id, kind, level, s.ttl_days.get(key),
+                             s.half_life_days.get(key)])
 
 
 def ordered_views(sql_dir: Path = SQL_DIR) -> list[tuple[str, str]]:

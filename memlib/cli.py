@@ -16,7 +16,8 @@ from memlib.scope import Scope
 from memlib.search import MAX_K, MODES
 
 
-def _open(ctx: click.Context, create: bool = False, embedder: str | None = None):
+def _open(ctx: click.Context, create: bool = False, embedder: str | None = None,
+          as_of: str | None = None):
     from memlib.embeddings import HashEmbedder, SentenceTransformerEmbedder, default_embedder
     from memlib.store import MemoryStore
 
@@ -27,7 +28,7 @@ def _open(ctx: click.Context, create: bool = False, embedder: str | None = None)
         chosen = default_embedder()
     elif embedder:
         chosen = SentenceTransformerEmbedder(embedder)
-    return MemoryStore.open(ctx.obj["store"], embedder=chosen, create=create)
+    return MemoryStore.open(ctx.obj["store"], embedder=chosen, create=create, as_of=as_of)
 
 
 def _echo_json(data) -> None:
@@ -320,6 +321,261 @@ def report_run(ctx, names, run_all, as_of, params, out, show_code):
     click.echo(f"reports: {os.path.abspath(result.index)}")
     if not result.ok:
         sys.exit(1)
+
+
+# -- lifecycle ---------------------------------------------------------------------------------
+
+policy_option = click.option("--policy", default="default", show_default=True, metavar="NAME|PATH",
+                             help="A policy name (memlib policy list) or a .toml/.yaml file.")
+as_of_option = click.option("--as-of", "as_of", default=None, metavar="DATE",
+                            help="Judge as of the end of this day (UTC); default now.")
+
+
+@cli.group()
+def retention():
+    """Plan, apply, undo and purge retention runs (see memlib/policies/)."""
+
+
+@retention.command("plan")
+@policy_option
+@as_of_option
+@click.option("--json", "as_json", is_flag=True, help="Every candidate with its reasons, as JSON.")
+@click.option("--limit", type=click.IntRange(min=0), default=20, show_default=True,
+              help="Candidates listed in the text output.")
+@click.pass_context
+def retention_plan(ctx, policy, as_of, as_json, limit):
+    """What a policy would remove, and why: the retention report's candidates (a dry run)."""
+    from memlib import lifecycle
+
+    plan = lifecycle.plan(_open(ctx), policy, as_of)
+    rows = plan.candidates.select(["id", "kind", "project_id", "reasons", "decay_score", "confidence"]).to_pylist()
+    if as_json:
+        _echo_json({**plan.summary(), "memories": rows})
+        return
+    summary = plan.summary()
+    click.echo(f"policy {summary['policy']} v{summary['version']} ({summary['digest']}) as of "
+               f"{summary['as_of']}: {summary['candidates']:,} memories would be removed")
+    for title, key in (("by reason", "by_reason"), ("by kind", "by_kind")):
+        click.echo(f"{title}: " + ", ".join(f"{k} {v:,}" for k, v in summary[key].items()))
+    for row in rows[:limit]:
+        click.echo(f"  {row['id']}  {row['kind']:<12} {','.join(row['reasons']):<30} "
+                   f"decay {row['decay_score']:.3f}  confidence {row['confidence']}")
+
+
+@retention.command("apply")
+@policy_option
+@as_of_option
+@click.pass_context
+def retention_apply(ctx, policy, as_of):
+    """Remove exactly the plan's memories: tagged and archived first, so undo restores them."""
+    from memlib import lifecycle
+
+    out = lifecycle.apply(_open(ctx), policy, as_of)
+    for run_id in out.resumed:
+        click.echo(f"finished the interrupted run {run_id}")
+    if out.run_id is None:
+        click.echo("nothing to remove")
+        return
+    click.echo(f"run {out.run_id}: removed {out.removed:,} memories (archived; version before "
+               f"tagged {out.tag}); undo with: memlib retention undo {out.run_id}")
+
+
+@retention.command("undo")
+@click.argument("run_id")
+@click.pass_context
+def retention_undo(ctx, run_id):
+    """Restore every memory a run removed, unchanged."""
+    from memlib import lifecycle
+
+    click.echo(f"restored {lifecycle.undo(_open(ctx), run_id):,} memories of run {run_id}")
+
+
+@retention.command("runs")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def retention_runs(ctx, as_json):
+    """Every retention run: when, which policy, how many removed, its status."""
+    from memlib import lifecycle
+
+    runs = lifecycle.runs(_open(ctx))
+    if as_json:
+        _echo_json(runs)
+        return
+    if not runs:
+        click.echo("no retention runs")
+    for run in runs:
+        click.echo(f"{run['run_id']}  {run['started_at']:%Y-%m-%d %H:%M}  {run.get('policy')} "
+                   f"v{run.get('version')}  as of {run.get('as_of', '')[:10]}  "
+                   f"{run.get('candidates', 0):,} memories  {run['status']}")
+
+
+@retention.command("purge")
+@click.argument("run_id")
+@click.option("--yes", is_flag=True, help="Confirm: the run's archived memories are gone for good.")
+@click.pass_context
+def retention_purge(ctx, run_id, yes):
+    """Delete a run's archived memories for good (and old versions no tag holds)."""
+    from memlib import lifecycle
+
+    if not yes:
+        raise InvalidInput("purge deletes archived memories for good; confirm with --yes")
+    out = lifecycle.purge(_open(ctx), run_id)
+    click.echo(f"purged run {run_id}: {out['archived_rows_deleted']:,} archived memories deleted")
+    if out["tags_still_held"]:
+        click.echo(f"{len(out['tags_still_held'])} older retention tags still hold versions with them; "
+                   f"purge those runs too to remove them from disk")
+
+
+@cli.command()
+@click.argument("memory_id", required=False)
+@click.option("--as-of", "as_of", default=None, metavar="VERSION|TAG|DATE",
+              help="Open the store as it was: a version (12 or v12), a tag, or a date.")
+@click.option("--export", "export_path", default=None, metavar="PATH",
+              help="With --as-of: write every memory as it was, as JSONL.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def history(ctx, memory_id, as_of, export_path, as_json):
+    """One memory's whole life (its audit events), or the store as of a version or date."""
+    if export_path and not as_of:
+        raise InvalidInput("--export needs --as-of (use 'memlib export' for the store as it is)")
+    store = _open(ctx, as_of=as_of)
+    if memory_id:
+        from memlib.scope import sql_literal
+
+        events = _open(ctx).audit.events(f"subject_id = {sql_literal(memory_id)} OR "
+                                         f"details LIKE {sql_literal('%' + memory_id + '%')}")
+        events = [e for e in events if e["subject_id"] == memory_id or memory_id in str(e["details"])]
+        if as_of:
+            events = [e for e in events if e["at"] <= _version_time(store)]
+        try:
+            state = store.get(memory_id).model_dump(mode="json", exclude={"embedding"})
+        except MemlibError:
+            state = None
+        if not events and state is None:
+            raise InvalidInput(f"no memory or event with id {memory_id!r}")
+        if as_json:
+            _echo_json({"memory": state, "events": events})
+            return
+        click.echo(f"memory {memory_id}" + (f" as of version {store.version}" if as_of else "")
+                   + (": not in the store" if state is None else f": {state['kind']}"))
+        for e in events:
+            details = json.dumps(e["details"], default=str) if e["details"] else ""
+            click.echo(f"  {e['at']:%Y-%m-%d %H:%M:%S}  {e['action']:<16} {e['status']:<9} "
+                       f"{e['actor'] or '':<12} {details[:100]}")
+        return
+    if not as_of:
+        versions = store.table.list_versions()
+        tags = store.table.tags.list()
+        if as_json:
+            _echo_json({"versions": versions, "tags": tags})
+            return
+        click.echo(f"{len(versions)} versions kept, {len(tags)} tags; open one with --as-of")
+        for name, tag in sorted(tags.items(), key=lambda kv: kv[1]["version"]):
+            click.echo(f"  tag {name} -> version {tag['version']}")
+        return
+    if export_path:
+        from memlib.transfer import export_jsonl
+
+        count = export_jsonl(store, export_path)
+        if export_path != "-":
+            click.echo(f"exported {count} memories as of version {store.version} to {export_path}")
+        return
+    data = store.stats()
+    if as_json:
+        _echo_json(data)
+        return
+    click.echo(f"store {data['store']} as of version {data['version']} "
+               f"({_version_time(store):%Y-%m-%d %H:%M:%S} UTC): {data['memories']:,} memories")
+    for name, count in data["by_kind"].items():
+        click.echo(f"  {name:<20} {count:>10,}")
+
+
+def _version_time(store) -> datetime:
+    from memlib.store import _utc
+
+    return next(_utc(v["timestamp"]) for v in store.table.list_versions() if v["version"] == store.version)
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.option("--title", default=None, help="The decision's title or pattern's name "
+                                           "(default: the source's title or first line).")
+@click.pass_context
+def promote(ctx, memory_id, title):
+    """Promote an insight to a project decision, or a learning to a reusable pattern."""
+    from memlib import lifecycle
+
+    new = lifecycle.promote(_open(ctx), memory_id, title=title)
+    click.echo(f"promoted {memory_id} to {new.kind.value} {new.id}: {getattr(new, new.TITLE)}")
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.option("--set/--clear", "value", default=True, help="Set or clear manual_promote_flag.")
+@click.pass_context
+def flag(ctx, memory_id, value):
+    """Set or clear a memory's manual_promote_flag (a flagged memory is never dropped)."""
+    from memlib import lifecycle
+
+    lifecycle.set_flag(_open(ctx), memory_id, value)
+    click.echo(f"manual_promote_flag of {memory_id} {'set' if value else 'cleared'}")
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.option("--by", "delta", type=int, required=True, help="Points to add (negative lowers).")
+@click.option("--reason", required=True, help="Why (kept in the audit log).")
+@click.pass_context
+def confidence(ctx, memory_id, delta, reason):
+    """Raise or lower a memory's confidence (0-100) with a reason."""
+    from memlib import lifecycle
+
+    memory = lifecycle.adjust_confidence(_open(ctx), memory_id, delta, reason)
+    click.echo(f"confidence of {memory_id} is now {memory.confidence}")
+
+
+@cli.group()
+def iteration():
+    """Iterations of a project."""
+
+
+@iteration.command("finalize")
+@click.argument("project_id")
+@click.argument("iteration_id")
+@click.pass_context
+def iteration_finalize(ctx, project_id, iteration_id):
+    """Close an iteration: its critical insights are promoted to decisions."""
+    from memlib import lifecycle
+
+    promoted = lifecycle.finalize_iteration(_open(ctx), project_id, iteration_id)
+    click.echo(f"iteration {iteration_id} finalized; {len(promoted)} critical insights promoted")
+    for memory in promoted:
+        click.echo(f"  decision {memory.id}: {memory.title}")
+
+
+@cli.group("policy")
+def policy_group():
+    """Retention policies: list, show, check."""
+
+
+@policy_group.command("list")
+def policy_list():
+    """The policies known by name."""
+    from memlib import policy
+
+    for name in policy.names():
+        p = policy.load(name)
+        click.echo(f"{p.name:<16} v{p.version}  {p.digest}  {p.description}")
+
+
+@policy_group.command("show")
+@click.argument("spec")
+def policy_show(spec):
+    """A policy's settings, validated, as JSON."""
+    from memlib import policy
+
+    p = policy.load(spec)
+    _echo_json({**p.model_dump(mode="json"), "digest": p.digest})
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -235,9 +235,19 @@ class Knowledge(Memory):
         return Level.SUB_TASK if self.root_task_id else Level.ROOT_TASK
 
 
+def title_key(title: str) -> str:
+    """Decision titles and pattern names are unique per project, compared this way."""
+    return " ".join(title.split()).casefold()
+
+
 class Decision(Knowledge):
+    """A project decision; its title is unique in its project. `promoted_from`: the insight
+    it was promoted from, if any."""
+
     kind: Literal[Kind.DECISION] = Kind.DECISION
     TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("title", "context", "decision", "consequences")
+    TITLE: ClassVar[str] = "title"
+    promoted_from: str | None = None
     title: Text
     context: Text | None = None
     decision: Text
@@ -246,8 +256,13 @@ class Decision(Knowledge):
 
 
 class Pattern(Knowledge):
+    """A reusable pattern; its name is unique in its project. `promoted_from`: the learning
+    it was promoted from, if any."""
+
     kind: Literal[Kind.PATTERN] = Kind.PATTERN
     TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("name", "description", "usage_examples", "code_example")
+    TITLE: ClassVar[str] = "name"
+    promoted_from: str | None = None
     name: Text
     description: Text
     usage_examples: list[Text] = Field(default_factory=list)
@@ -286,14 +301,15 @@ class Learning(_Note):
 
 
 class Conversation(_Note):
-    """One turn of a conversation. Its thread is its project and iteration; `context` holds
-    the turn before it in that thread, indexed and embedded with it but not part of its
-    content: a reply such as "Yes, last Tuesday!" is then found by what it answers. When
-    left out, the store fills it (see `MemoryStore.add`)."""
+    """One turn of a conversation. Its thread is its project and iteration. `previous_id` is
+    the turn before it in that thread and `context` that turn's words, indexed and embedded
+    with it but not part of its content: a reply such as "Yes, last Tuesday!" is then found
+    by what it answers. When left out, the store fills both (see `MemoryStore.add`)."""
 
     kind: Literal[Kind.CONVERSATION] = Kind.CONVERSATION
     CONTEXT_FIELDS: ClassVar[tuple[str, ...]] = ("context",)
     speaker: str | None = None
+    previous_id: str | None = None
     context: Text | None = None
     ttl_days: int = Field(default=30, ge=-1)
     check_context = _text_validator("context")

@@ -42,6 +42,14 @@ SCHEMA = pa.schema([
 ])
 
 
+def open_or_create(db, name: str, schema: pa.Schema):
+    """A table of the store's database, created empty with `schema` on first use."""
+    try:
+        return db.open_table(name)
+    except (ValueError, FileNotFoundError):
+        return db.create_table(name, schema=schema, exist_ok=True)
+
+
 def spool_dir_for(uri: str) -> Path:
     """Local stores keep their spool inside the store; remote ones in the user's cache."""
     if "://" not in uri or uri.startswith("file://"):
@@ -60,10 +68,7 @@ class RecallLog:
     @property
     def table(self):
         if self._table is None:
-            try:
-                self._table = self.db.open_table(TABLE)
-            except (ValueError, FileNotFoundError):
-                self._table = self.db.create_table(TABLE, schema=SCHEMA, exist_ok=True)
+            self._table = open_or_create(self.db, TABLE, SCHEMA)
         return self._table
 
     def append(self, events: list[dict]) -> None:

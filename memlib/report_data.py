@@ -114,8 +114,12 @@ def confidence(con, top: int = 20) -> Report:
     memories = _frame(con, "select confidence from int_memory_as_of")
     risky = _frame(con, "select * from mart_risky_recalls order by n_recalls_window desc")
     threshold = con.execute("select low_confidence from memlib_params").fetchone()[0]
+    effective = _frame(con, "select id, kind, project_id, source, confidence, n_recalls, n_agents, "
+                            "age_days, source_weight, effective_confidence "
+                            "from mart_effective_confidence order by effective_confidence, id")
     headline = {
         "mean_confidence": memories["confidence"].mean(),
+        "mean_effective_confidence": effective["effective_confidence"].mean(),
         "low_confidence_share": (memories["confidence"] < threshold).mean() if memories.height else None,
         "low_confidence_recalled_in_window": risky.height,
         "low_confidence_threshold": threshold,
@@ -131,7 +135,8 @@ def confidence(con, top: int = 20) -> Report:
         "Confidence", headline,
         tables={"By source": by("source"), "By kind": by("kind"),
                 "By project": by("project_id").sort("avg_confidence").head(top),
-                "Risky recalls (low confidence, recalled in the window)": risky.head(top)},
+                "Risky recalls (low confidence, recalled in the window)": risky.head(top),
+                "Lowest effective confidence (sql/effective_confidence.sql)": effective.head(top)},
         charts={"Confidence by source": charts.confidence_histogram(conf)},
     )
 
@@ -139,7 +144,9 @@ def confidence(con, top: int = 20) -> Report:
 def retention(con, top: int = 20) -> Report:
     candidates = _frame(con, "select * from mart_retention_candidates")
     population = _frame(con, "select project_id, n_recalls_window from mart_usage_by_memory")
-    policies = _frame(con, "select * from memlib_policy order by rowid")  # as the user listed them
+    policies = _frame(con, "select policy, version, digest, drop_expired, min_decay_score, min_confidence, "
+                           "grace_days, keep_iterations, protected_kinds, protected_tags from memlib_policy "
+                           "where project_id is null order by rowid")  # as the user listed them
     impact = transforms.policy_impact(candidates.lazy(), population.lazy()).collect()
     totals = transforms.policy_totals(impact.lazy()).collect()
     totals = policies.select("policy").join(totals, on="policy", how="left").fill_null(0)

@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 from memlib import sample_text as T
 from memlib.errors import InvalidInput
 from memlib.models import (
+    title_key,
     Conversation, Decision, Insight, Issue, Learning, Manual, Memory, Pattern, Project, RootTask,
     SubTask, Summary,
 )
@@ -178,15 +179,23 @@ def iter_generate(size: int, seed: int, anchor: datetime) -> Iterator[tuple[Memo
         Summary: lambda t: {"content": w.fill(T.SUMMARY, t)},
         Manual: lambda t: {"content": w.fill(T.MANUAL, t)},
     }
+    titles: dict[tuple[str, str], int] = {}  # decision and pattern titles are unique per project
     for cls, make in makers.items():
         for _ in range(counts[cls]):
             where, topic = attach(cls)
             root = where["root"]
             on_root = rng.random() < 0.7
             default_ttl = cls.model_fields["ttl_days"].default
+            fields = make(topic)
+            title = "title" if cls is Decision else "name" if cls is Pattern else None
+            if title:
+                key = (root.project_id, title_key(fields[title]))
+                titles[key] = titles.get(key, 0) + 1
+                if titles[key] > 1:
+                    fields[title] = f"{fields[title]} ({titles[key]})"
             yield cls(project_id=root.project_id, root_task_id=root.id if on_root else None,
                       iteration_id=f"iter-{rng.randint(1, 20)}" if on_root else None,
-                      **make(topic), **_common(rng, where["created"], default_ttl)), _topic_text(topic)
+                      **fields, **_common(rng, where["created"], default_ttl)), _topic_text(topic)
 
 
 def _topic_text(topic: dict[str, str]) -> str:

@@ -12,20 +12,24 @@ import numpy as np
 import pyarrow as pa
 from lancedb.index import FTS, Bitmap, BTree, LabelList
 
+from memlib.audit import AuditLog
 from memlib.embeddings import Embedder, default_embedder, embedder_for
 from memlib.errors import EmbedderMismatch, InvalidInput, InvalidMemory, NotFound, StoreError
 from memlib.models import (
     SCHEMA_VERSION,
     Conversation,
+    Decision,
     Kind,
     Knowledge,
     Memory,
+    Pattern,
     RootTask,
     SubTask,
     arrow_schema,
     from_row,
     parse_memory,
     record_label,
+    title_key,
     to_row,
 )
 from memlib.recall_log import RecallLog, spool_dir_for
@@ -37,7 +41,7 @@ MEMORIES = "memories"
 META_MODEL, META_DIMS, META_SCHEMA = "memlib.embedding_model", "memlib.embedding_dims", "memlib.schema_version"
 SCALAR_INDEXES = {
     "id": BTree(), "source": Bitmap(), "created_at": BTree(), "level": Bitmap(), "kind": Bitmap(),
-    "project_id": BTree(), "root_task_id": BTree(), "tags": LabelList(),
+    "project_id": BTree(), "root_task_id": BTree(), "tags": LabelList(), "previous_id": BTree(),
 }
 EMBED_CHUNK = 256
 LOOKUP_CHUNK = 2_000
@@ -63,19 +67,30 @@ class MemoryStore:
         self.uri, self.db, self._table, self.embedder = uri, db, table, embedder
         self._version: int | None = None
         self.recalls = RecallLog(db, spool_dir_for(uri))
+        self.audit = AuditLog(db)
         self.vectors = CacheSlot(vector_cache)
         self._indexed = False
         self._vector_index: bool | None = None
         self._dataset = None
         self._dims: int | None = None
+        self.read_only = False
 
     # -- opening ---------------------------------------------------------------------------
 
     @classmethod
     def open(cls, uri: str | None = None, embedder: Embedder | None = None,
-             create: bool = True, vector_cache: str | None = None) -> "MemoryStore":
+             create: bool = True, vector_cache: str | None = None,
+             as_of: str | int | datetime | None = None) -> "MemoryStore":
         """`vector_cache`: "auto" (default, or $MEMLIB_VECTOR_CACHE) keeps the vectors in memory
-        once a version of the table is searched twice, "on" at the first search, "off" never."""
+        once a version of the table is searched twice, "on" at the first search, "off" never.
+        `as_of`: open the store as it was (time travel, read-only): a table version ("12" or
+        "v12"), a tag (such as a retention run's), or a date or time (the last version then)."""
+        if as_of is not None:
+            store = cls.open(uri, embedder, create=False, vector_cache=vector_cache)
+            version = store.resolve_version(as_of)
+            store._table.checkout(version)
+            store._version, store._dataset, store.read_only = None, None, True
+            return store
         uri = resolve_uri(uri)
         local = "://" not in uri or uri.startswith("file://")
         if local and not create and not os.path.isdir(os.path.join(uri.removeprefix("file://"), f"{MEMORIES}.lance")):
@@ -121,6 +136,36 @@ class MemoryStore:
             self._version = self._table.version
         return self._version
 
+    def resolve_version(self, spec: str | int | datetime) -> int:
+        """A table version from a number ("12", "v12"), a tag, or a date/time."""
+        from memlib.analytics import as_of_end
+
+        versions = self._table.list_versions()
+        numbers = {v["version"] for v in versions}
+        text = str(spec).strip()
+        if isinstance(spec, int) or (text.lstrip("v").isdigit() and not text.startswith("0")):
+            number = int(text.lstrip("v"))
+            if number not in numbers:
+                raise InvalidInput(f"the store has no version {number} (versions {min(numbers)} "
+                                   f"to {max(numbers)} are kept)")
+            return number
+        tags = self._table.tags.list()
+        if text in tags:
+            return tags[text]["version"]
+        try:
+            when = as_of_end(spec)
+        except InvalidInput:
+            raise InvalidInput(f"--as-of {text!r} is not a version number, a tag or an ISO date") from None
+        then = [v["version"] for v in versions if _utc(v["timestamp"]) <= when]
+        if not then:
+            raise InvalidInput(f"the store has no version as old as {text} (the oldest kept is "
+                               f"from {_utc(versions[0]['timestamp']):%Y-%m-%d %H:%M:%S} UTC)")
+        return max(then)
+
+    def _writable(self) -> None:
+        if self.read_only:
+            raise StoreError(f"the store is opened as of version {self.version}: it is read-only")
+
     @property
     def dims(self) -> int:
         if self._dims is None:  # fixed when the table is created; a schema read costs 0.3 ms
@@ -134,64 +179,81 @@ class MemoryStore:
     # -- writing ---------------------------------------------------------------------------
 
     def add(self, memories: Iterable[Memory | dict], vectors: np.ndarray | None = None,
-            progress: bool = False, labels: Sequence[str] | None = None) -> list[str]:
+            progress: bool = False, labels: Sequence[str] | None = None,
+            actor: str | None = None) -> list[str]:
         """Insert new memories in one commit; the whole batch is refused if one is invalid.
 
         `vectors` (n, dims) may carry precomputed embeddings, one row per memory."""
         batch = self._prepare(memories, upsert=False, progress=progress, vectors=vectors,
                               labels=labels)
+        ids = batch.column("id").to_pylist()
         if batch.num_rows:
             self._migrate()
             self.table.add(batch)
             self.ensure_indexes()
-        return batch.column("id").to_pylist()
+            self.audit.record("write", ids, actor=actor)
+        return ids
 
     def upsert(self, memories: Iterable[Memory | dict], vectors: np.ndarray | None = None,
-               progress: bool = False, labels: Sequence[str] | None = None) -> list[str]:
+               progress: bool = False, labels: Sequence[str] | None = None,
+               actor: str | None = None, action: str = "upsert",
+               details: dict | None = None) -> list[str]:
         """Insert or replace by id in one commit, so re-running an import adds no duplicates."""
         batch = self._prepare(memories, upsert=True, progress=progress, vectors=vectors,
                               labels=labels)
+        ids = batch.column("id").to_pylist()
         if batch.num_rows:
             self._migrate()
             (self.table.merge_insert("id").when_matched_update_all()
              .when_not_matched_insert_all().execute(batch))
             self.ensure_indexes()
-        return batch.column("id").to_pylist()
+            self.audit.record(action, ids, actor=actor, details=details)
+        return ids
 
-    def update(self, memory_id: str, **changes: Any) -> Memory:
-        """Change fields of one memory; re-embeds if its text changed, keeps its id."""
+    def update(self, memory_id: str, action: str = "update", actor: str | None = None,
+               reason: str | None = None, **changes: Any) -> Memory:
+        """Change fields of one memory; re-embeds if its text changed, keeps its id. The audit
+        event records `action`, the changed fields' old and new values and the reason."""
         for frozen in ("id", "kind", "created_at"):
             if frozen in changes:
                 raise InvalidInput(f"{frozen} of a memory cannot be changed")
         data = self.get(memory_id).model_dump()
+        before = {k: data.get(k) for k in changes if k != "embedding"}
         data.update(changes)
         data["updated_at"] = datetime.now(timezone.utc)
         data.setdefault("embedding", None)
         if "embedding" not in changes:
             data["embedding"] = None
-        self.upsert([parse_memory(data, record=f"memory {memory_id}")])
+        details = {"before": before, "after": {k: v for k, v in changes.items() if k != "embedding"}}
+        if reason:
+            details["reason"] = reason
+        self.upsert([parse_memory(data, record=f"memory {memory_id}")], actor=actor, action=action,
+                    details=details)
         return self.get(memory_id)
 
     def delete(self, ids: Sequence[str], cascade: bool = False) -> int:
         """Delete memories (and, with cascade, what hangs off them) in one commit."""
+        self._writable()
         ids = list(dict.fromkeys(ids))
+        if not ids:
+            return 0
         found = self._lookup(ids, ["id"])
         missing = [i for i in ids if i not in found]
         if missing:
             raise NotFound(f"no memory with id {missing[0]!r}")
         children = (f"({sql_in('root_task_id', ids)} OR {sql_in('project_id', ids)}) "
                     f"AND NOT {sql_in('id', ids)}")
-        n_children = self.table.count_rows(children) if ids else 0
+        n_children = self.table.count_rows(children)
         if n_children and not cascade:
             raise InvalidInput(f"{n_children} memories hang off these; delete with cascade "
                                f"(--cascade) to remove them too")
         where = sql_in("id", ids)
         if cascade:
             where = f"{where} OR {sql_in('root_task_id', ids)} OR {sql_in('project_id', ids)}"
-        before = self.table.count_rows()
-        if ids:
-            self.table.delete(where)
-        return before - self.table.count_rows()
+        removed = self.dataset().to_table(columns=["id"], filter=where).column("id").to_pylist()
+        self.table.delete(where)
+        self.audit.record("delete", removed, details={"cascade": cascade})
+        return len(removed)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -250,6 +312,7 @@ class MemoryStore:
     def recall(self, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | None = None,
                agent: str | None = None):
         """Search on an agent's behalf and log one recall event per hit."""
+        self._writable()
         hits = self.search(text, k=k, mode=mode, scope=scope)
         now, query_id = datetime.now(timezone.utc), str(uuid.uuid4())
         self.recalls.append([{
@@ -262,6 +325,7 @@ class MemoryStore:
     def maintain(self) -> dict[str, Any]:
         from memlib.maintenance import maintain
 
+        self._writable()
         return maintain(self)
 
     # -- indexes ---------------------------------------------------------------------------
@@ -325,6 +389,7 @@ class MemoryStore:
     def _prepare(self, memories: Iterable[Memory | dict], upsert: bool, progress: bool,
                  vectors: np.ndarray | None = None,
                  labels: Sequence[str] | None = None) -> pa.Table:
+        self._writable()
         items = list(memories)
         labels = list(labels) if labels is not None else [record_label(i, m) for i, m in enumerate(items)]
         batch = [m if isinstance(m, Memory) else parse_memory(m, label) for m, label in zip(items, labels)]
@@ -344,6 +409,7 @@ class MemoryStore:
                 raise InvalidMemory(label, "kind", f"cannot change an existing {old['kind']} "
                                                    f"into a {memory.kind.value}")
         self._check_parents(batch, labels)
+        self._check_titles(batch, labels)
         self._fill_context(batch)
         if vectors is None:
             vectors = self._vectors(batch, labels, existing, progress)
@@ -392,19 +458,46 @@ class MemoryStore:
                         raise InvalidMemory(label, "root_task_id",
                                             f"root task {m.root_task_id!r} belongs to another project")
 
+    def _check_titles(self, batch: list[Memory], labels: list[str]) -> None:
+        """Decision titles and pattern names are unique per project (see models.title_key)."""
+        titled = [(m, label) for m, label in zip(batch, labels) if isinstance(m, (Decision, Pattern))]
+        if not titled:
+            return
+        taken: dict[tuple, str] = {}
+        if self._table.count_rows():
+            projects = sorted({m.project_id for m, _ in titled})
+            rows = self.dataset().to_table(
+                columns=["id", "kind", "project_id", "title", "name"],
+                filter=f"kind IN ('decision', 'pattern') AND {sql_in('project_id', projects)}").to_pylist()
+            for row in rows:
+                text = row["title"] if row["kind"] == "decision" else row["name"]
+                taken[(row["kind"], row["project_id"], title_key(text))] = row["id"]
+        ids = {m.id for m, _ in titled}
+        taken = {key: owner for key, owner in taken.items() if owner not in ids}  # replaced by the batch
+        for memory, label in titled:
+            title = getattr(memory, memory.TITLE)
+            key = (memory.kind.value, memory.project_id, title_key(title))
+            owner = taken.get(key)
+            if owner is not None and owner != memory.id:
+                raise InvalidMemory(label, memory.TITLE,
+                                    f"a {memory.kind.value} named {title!r} already exists in project "
+                                    f"{memory.project_id} ({owner}); titles are unique per project")
+            taken[key] = memory.id
+
     def _fill_context(self, batch: list[Memory]) -> None:
-        """A conversation turn given no `context` gets the content of the turn before it in its
-        thread (same project and iteration): the one before it in this batch, which is taken
-        in thread order, else the latest stored turn of that thread created before it."""
+        """A conversation turn given neither `previous_id` nor `context` gets both from the turn
+        before it in its thread (same project and iteration): the one before it in this batch,
+        which is taken in thread order, else the latest stored turn of the thread created
+        before it. A turn given either keeps what it was given."""
         last: dict[tuple, Conversation] = {}
         first: list[Conversation] = []  # their turn before is in the store, if anywhere
         for memory in batch:
             if not isinstance(memory, Conversation):
                 continue
             thread = (memory.project_id, memory.iteration_id)
-            if memory.context is None:
+            if memory.previous_id is None and memory.context is None:
                 if thread in last:
-                    memory.context = last[thread].content[-CONTEXT_CHARS:]
+                    _follow(memory, last[thread].id, last[thread].content)
                 else:
                     first.append(memory)
             last[thread] = memory
@@ -426,7 +519,7 @@ class MemoryStore:
                        if row["created_at"] < memory.created_at and row["id"] != memory.id]
             if earlier:
                 latest = max(earlier, key=lambda row: (row["created_at"], row["id"]))
-                memory.context = latest["content"][-CONTEXT_CHARS:]
+                _follow(memory, latest["id"], latest["content"])
 
     def _vectors(self, batch: list[Memory], labels: list[str], existing: dict[str, dict],
                  progress: bool) -> np.ndarray:
@@ -452,3 +545,13 @@ class MemoryStore:
             idx = todo[start:start + EMBED_CHUNK]
             vectors[idx] = self.embedder.embed([batch[i].text for i in idx])
         return vectors
+
+
+def _follow(turn: Conversation, previous_id: str, previous_content: str) -> None:
+    turn.previous_id = previous_id
+    turn.context = previous_content[-CONTEXT_CHARS:]
+
+
+def _utc(value: datetime) -> datetime:
+    """Lance lists version times as naive local times."""
+    return value.astimezone(timezone.utc) if value.tzinfo is None else value

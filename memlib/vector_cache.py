@@ -31,7 +31,7 @@ IVF_ABOVE = 250_000       # rows; at or below this, unscoped queries are exact p
 ROWS_PER_PARTITION = 1_000
 NPROBE = 48               # partitions scanned per query; bench/search.py measures recall
 COARSE = 32               # first level of the two-level k-means
-CODED = ("project_id", "root_task_id", "kind", "source")
+CODED = ("project_id", "root_task_id", "kind", "source", "previous_id")
 NEVER = np.iinfo(np.int64).max
 MODES = ("auto", "on", "off")
 DEFAULT_LIMIT_MB = 4096
@@ -48,6 +48,7 @@ class _Coded:
 
     codes: np.ndarray
     lookup: dict[str, int]
+    values: list[str]
     _order: np.ndarray | None = None
     _bounds: np.ndarray | None = None
 
@@ -55,7 +56,8 @@ class _Coded:
     def of(cls, column: pa.ChunkedArray) -> "_Coded":
         encoded = column.combine_chunks().dictionary_encode()
         codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
-        return cls(codes, {v: i for i, v in enumerate(encoded.dictionary.to_pylist())})
+        values = encoded.dictionary.to_pylist()
+        return cls(codes, {v: i for i, v in enumerate(values)}, values)
 
     def positions(self, value: str) -> np.ndarray:
         """The rows holding `value`, ascending: a slice of one argsort built at first use,
@@ -108,10 +110,28 @@ class VectorCache:
                 table = table.append_column(field.name, pa.nulls(table.num_rows, field.type))
         return cls(version, table, dims, **kwargs)
 
-    def take(self, ids: list[str]) -> list[dict]:
-        """The full rows (embedding excluded) of these ids, those that exist, in that order."""
-        positions = [self.position[i] for i in ids if i in self.position]
-        return self.rows.take(pa.array(positions, pa.int64())).to_pylist()
+    def take(self, ids: list[str], columns: list[str] | None = None) -> list[dict]:
+        """The rows (every column but the embedding, or `columns`) of these ids, those that
+        exist, in that order."""
+        positions = pa.array([self.position[i] for i in ids if i in self.position], pa.int64())
+        rows = self.rows if columns is None else self.rows.select(columns)
+        return rows.take(positions).to_pylist()
+
+    def links(self, ids: list[str], scope: Scope, now: datetime | None = None) -> list[tuple[str, str]]:
+        """(before, after) pairs of adjacent conversation turns where one of the two is among
+        `ids` and the other is in scope (see search.neighbour_links)."""
+        positions = np.array([self.position[i] for i in ids if i in self.position], np.int64)
+        previous = self.coded["previous_id"]
+        before = [(self.position[previous.values[c]], self.ids[p]) for p, c in
+                  zip(positions, previous.codes[positions]) if c >= 0 and previous.values[c] in self.position]
+        after = [(after, memory_id) for memory_id in ids for after in previous.positions(memory_id)]
+        found = np.array([p for p, _ in before] + [p for p, _ in after], np.int64)
+        inside = self.mask(scope, now, found)
+        pairs = set()
+        for i, (p, other) in enumerate(before + after):
+            if inside is None or inside[i]:
+                pairs.add((self.ids[p], other) if i < len(before) else (other, self.ids[p]))
+        return sorted(pairs)
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -9,7 +9,10 @@ import json
 import math
 from datetime import datetime, timedelta
 
+from memlib import policy as policies
 from memlib.analytics import DEFAULT_HALF_LIVES, DEFAULT_POLICIES
+
+DEFAULT_POLICIES = [policies.load(name) for name in DEFAULT_POLICIES]
 
 
 def raw(store):
@@ -53,22 +56,45 @@ def is_expired(m, as_of):
     return m["expires_at"] is not None and m["expires_at"] <= as_of
 
 
-def retention_candidates(memories, events, as_of, policy, half_lives=DEFAULT_HALF_LIVES):
+def iteration_recency(memories, as_of):
+    """(project, iteration) -> 1 for a project's latest iteration, 2 for the one before, ..."""
+    started = {}
+    for m in existing(memories, as_of):
+        if m["iteration_id"] is not None:
+            key = (m["project_id"], m["iteration_id"])
+            started[key] = max(started.get(key, m["created_at"]), m["created_at"])  # latest activity
+    ranks = {}
+    for project in {p for p, _ in started}:
+        mine = sorted(((at, it) for (p, it), at in started.items() if p == project), reverse=True)
+        ranks.update({(project, it): n for n, (_, it) in enumerate(mine, start=1)})
+    return ranks
+
+
+def retention_candidates(memories, events, as_of, policy):
+    """What `policy` drops as of `as_of`: {id: sorted reasons}, judged as the policy file says."""
     usage = usage_as_of(memories, events, as_of)
+    recency = iteration_recency(memories, as_of)
     out = {}
     for m in existing(memories, as_of):
+        rules = policy.for_project(m["project_id"])
         if m["manual_promote_flag"] or m["ttl_days"] == -1:
             continue
+        if m["kind"] in rules.protected_kinds or set(m["tags"] or []) & set(rules.protected_tags):
+            continue
         touched = last_used(m["id"], events, as_of) or m["created_at"]
-        if touched > as_of - timedelta(days=policy.grace_days):
+        if touched > as_of - timedelta(days=rules.grace_days):
             continue
         reasons = []
-        if policy.drop_expired and is_expired(m, as_of):
+        ttl = rules.ttl_days.get(m["kind"]) or rules.ttl_days.get(f"level:{m['level']}")
+        if rules.drop_expired and (is_expired(m, as_of) or
+                                   (ttl is not None and m["created_at"] + timedelta(days=ttl) <= as_of)):
             reasons.append("expired")
-        if decay(m, usage[m["id"]], events, as_of, half_lives) < policy.min_decay_score:
+        if decay(m, usage[m["id"]], events, as_of, rules.half_life_days) < rules.min_decay_score:
             reasons.append("decayed")
-        if m["confidence"] < policy.min_confidence:
+        if m["confidence"] < rules.min_confidence:
             reasons.append("low_confidence")
+        if m["kind"] != "summary" and recency.get((m["project_id"], m["iteration_id"]), 0) > rules.keep_iterations:
+            reasons.append("old_iteration")
         if reasons:
             out[m["id"]] = sorted(reasons)
     return out
@@ -103,3 +129,19 @@ def headlines(memories, events, as_of, window=30, horizon=30, low_confidence=50)
         "retention": {f"candidates[{p.name}]": len(retention_candidates(memories, events, as_of, p))
                       for p in DEFAULT_POLICIES} | {"policy": first.name},
     }
+
+
+def effective_confidence(memories, events, as_of, weights):
+    """{id: effective confidence}: the formula of sql/effective_confidence.sql, restated."""
+    usage = usage_as_of(memories, events, as_of)
+    agents = collections.defaultdict(set)
+    for e in events:
+        if e["recalled_at"] <= as_of and e["agent"] is not None:
+            agents[e["memory_id"]].add(e["agent"])
+    out = {}
+    for m in existing(memories, as_of):
+        weight = weights.get(m["source"], weights["default"])
+        age = max((as_of - m["created_at"]).total_seconds() / 86400, 0)
+        boost = 1 + 0.05 * math.log(1 + usage[m["id"]]) + 0.05 * math.log(1 + len(agents[m["id"]]))
+        out[m["id"]] = min(100.0, m["confidence"] * weight * boost * (0.5 + 0.5 * 0.5 ** (age / 365)))
+    return out

@@ -148,23 +148,34 @@ def test_decay_matches_python(sample):
 
 def test_retention_candidates_match_python(sample):
     store, memories, events = sample
+    project = collections.Counter(m["project_id"] for m in memories).most_common(1)[0][0]
+    tag = collections.Counter(t for m in memories for t in (m["tags"] or [])).most_common(1)[0][0]
     policies = analytics.policies([
         {"name": "strict", "drop_expired": True, "min_decay_score": 0.3, "min_confidence": 60, "grace_days": 3},
         {"name": "expired-only", "drop_expired": True, "min_decay_score": 0.0, "min_confidence": 0, "grace_days": 0},
+        {"name": "shaped", "min_decay_score": 0.1, "grace_days": 5, "keep_iterations": 2,
+         "protected_kinds": ["decision"], "protected_tags": [tag],
+         "ttl_days": {"insight": 20, "level:2": 40},
+         "half_life_days": {"default": 30, "level:1": 50, "learning": 10},
+         "projects": {project: {"min_confidence": 70, "keep_iterations": 1, "ttl_days": {"issue": 5}}}},
+        "default", "conservative", "aggressive",
     ])
     con = _con(store, policies=policies)
     got = collections.defaultdict(dict)
     for r in _rows(con, "select policy, id, reasons from mart_retention_candidates"):
         got[r["policy"]][r["id"]] = sorted(r["reasons"])
+    reasons = collections.Counter()
     for policy in policies:
         want = expected.retention_candidates(memories, events, AS_OF, policy)
-        assert want and got[policy.name] == want
+        assert want and got[policy.name] == want, policy.name
+        reasons.update(r for rs in want.values() for r in rs)
+    assert set(reasons) == {"expired", "decayed", "low_confidence", "old_iteration"}  # all exercised
 
 
 def test_parameters_are_validated():
     with pytest.raises(Exception, match="half-life"):
         analytics.Params(as_of=AS_OF, half_lives={"default": -1})
-    with pytest.raises(Exception, match="unknown setting"):
+    with pytest.raises(Exception, match="min_decay: is not a policy setting"):
         analytics.policies([{"name": "x", "min_decay": 1}])
     with pytest.raises(Exception, match="not a kind"):
         analytics.Params(as_of=AS_OF, half_lives={"default": 3, "thoughts": 3})
@@ -174,3 +185,22 @@ def test_views_load_in_dependency_order():
     names = [name for name, _ in analytics.ordered_views()]
     assert names.index("stg_memories") < names.index("v_memory") < names.index("mart_retention_candidates")
     assert names.index("decay_score") < names.index("mart_decay")
+
+
+def test_effective_confidence_matches_python(sample):
+    store, memories, events = sample
+    weights = {"default": 0.7, "manual": 1.0, "agent": 0.5}
+    con = _con(store, source_weights=weights)
+    got = {r["id"]: r["effective_confidence"] for r in
+           _rows(con, "select id, effective_confidence from mart_effective_confidence")}
+    want = expected.effective_confidence(memories, events, AS_OF, weights)
+    assert got.keys() == want.keys() and len(set(round(v, 3) for v in want.values())) > 50
+    for memory_id, value in want.items():
+        assert got[memory_id] == pytest.approx(value, rel=1e-9)
+
+
+def test_the_audit_log_is_a_view(sample):
+    store, memories, _ = sample
+    con = _con(store)
+    writes = con.execute("select count(*) from stg_audit_log where action = 'write'").fetchone()[0]
+    assert writes == len(memories)  # build_sample adds every memory once

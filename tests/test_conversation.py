@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from memlib import Conversation, Scope
+from memlib.search import with_neighbours
 from memlib.store import CONTEXT_CHARS
 
 from conftest import T0
@@ -29,6 +32,7 @@ def test_a_batch_is_taken_in_thread_order(store, tree):
     ids = store.add(batch)
     assert contexts(store, ids) == [None, "Did you go to the support group?", None,
                                     "Yes, last Tuesday!", "what the caller said it answers"]
+    assert [store.get(i).previous_id for i in ids] == [None, ids[0], None, ids[1], None]
     reply = store.get(ids[1])
     assert reply.text == "Yes, last Tuesday!\nDid you go to the support group?"
     assert reply.own_text == "Yes, last Tuesday!"
@@ -37,11 +41,12 @@ def test_a_batch_is_taken_in_thread_order(store, tree):
 def test_the_turn_before_may_already_be_stored(store, tree):
     project = tree["project"].id
     store.add([turn(project, "first", minutes=1), turn(project, "second", minutes=2)])
-    store.add([turn(project, "elsewhere", minutes=3, iteration=None)])  # a thread of its own
+    (elsewhere,) = store.add([turn(project, "elsewhere", minutes=3, iteration=None)])  # its own thread
     later, earliest, loose = store.add([turn(project, "third", minutes=3),
                                         turn(project, "zeroth", minutes=0, iteration="s0"),
                                         turn(project, "after elsewhere", minutes=4, iteration=None)])
     assert contexts(store, [later, earliest, loose]) == ["second", None, "elsewhere"]
+    assert store.get(loose).previous_id == elsewhere
     # a turn that is earlier than every stored one has nothing before it
     (early,) = store.add([turn(project, "before all", minutes=-5)])
     assert store.get(early).context is None
@@ -61,3 +66,37 @@ def test_a_reply_is_found_by_what_it_answers(store, tree):
     hits = store.search("lighthouse festival", k=5, mode="fts",
                         scope=Scope(project_id=project, kinds=("conversation",)))
     assert {h.memory.id for h in hits} == set(ids)
+
+
+def test_a_turn_gains_a_share_of_its_best_neighbour():
+    ranked = [("a", 1.0, {"fts": 1.0}), ("b", 0.5, {}), ("c", 0.45, {}), ("x", 0.6, {}), ("y", 0.1, {})]
+    links = [("a", "b"), ("b", "c"), ("w", "y"), ("c", "d")]  # a -> b -> c -> d; w and d found by neither list
+    out = with_neighbours(ranked, links, 0.5)
+    scores = {memory_id: score for memory_id, score, _ in out}
+    assert scores == pytest.approx({"a": 1.0 + 0.5 * 0.5, "b": 0.5 + 0.5 * 1.0, "c": 0.45 + 0.5 * 0.5,
+                                    "x": 0.6, "y": 0.1, "d": 0.5 * 0.45, "w": 0.5 * 0.1})
+    assert [memory_id for memory_id, _, _ in out] == ["a", "b", "c", "x", "d", "y", "w"]
+    assert dict((m, src) for m, _, src in out)["a"] == {"fts": 1.0, "neighbour": 0.5}
+
+
+def test_hybrid_search_counts_the_neighbours_on_both_paths(tmp_path, tree):
+    from memlib import MemoryStore
+    from memlib.embeddings import HashEmbedder
+
+    path = str(tmp_path / "turns")
+    store = MemoryStore.open(path, embedder=HashEmbedder(), vector_cache="off")
+    store.add([tree["project"]])
+    project = tree["project"].id
+    ids = store.add([turn(project, text, minutes=i, ttl_days=-1) for i, text in enumerate(
+        ["We should plan the lighthouse festival trip", "Which weekend suits you?",
+         "The second one in July", "Unrelated: the ledger migration is done"])]
+        + [turn(project, "An old turn about the lighthouse festival trip", minutes=-9, iteration="s0"),
+           turn(project, "Its reply, expired long ago", minutes=-8, iteration="s0", ttl_days=1)])
+    scope = Scope(project_id=project, kinds=("conversation",))
+    hits = store.search("lighthouse festival trip", k=6, scope=scope)
+    reply = next(h for h in hits if h.memory.id == ids[1])
+    assert reply.sources["neighbour"] > 0
+    assert ids[5] not in [h.memory.id for h in hits]  # a neighbour out of scope stays out
+    cached = MemoryStore.open(path, vector_cache="on")
+    assert [(h.memory.id, round(h.score, 6)) for h in cached.search("lighthouse festival trip", k=6, scope=scope)] \
+        == [(h.memory.id, round(h.score, 6)) for h in hits]

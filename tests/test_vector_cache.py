@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pytest
@@ -13,7 +13,7 @@ from memlib import MemoryStore, Scope
 from memlib.embeddings import HashEmbedder
 from memlib.errors import InvalidInput
 from memlib.sample import generate
-from memlib.search import SearchConfig, vector_candidates
+from memlib.search import SearchConfig, neighbour_links, vector_candidates
 from memlib.vector_cache import CacheSlot, VectorCache
 
 from conftest import T0
@@ -82,6 +82,9 @@ def test_cached_search_equals_the_lance_search(sample_store):
     cache = VectorCache.load(sample_store.dataset(), sample_store.table.version, sample_store.dims)
     embedder = sample_store.embedder
     queries = ["ledger retries", "payment rollout plan", "flaky test in CI", "index the vectors"]
+    linked = 0
+    turns = sample_store.dataset().to_table(columns=["id"], filter="previous_id IS NOT NULL") \
+        .column("id").to_pylist()[:30]
     for scope, text in zip(random_scopes(sample_store, 40, seed=9), queries * 10):
         vector = embedder.embed([text])[0]
         expected = vector_candidates(sample_store, vector, 10, scope, SearchConfig())
@@ -91,6 +94,13 @@ def test_cached_search_equals_the_lance_search(sample_store):
         last = expected[-1][1] if expected else 0.0
         assert {i for i, s in got if s > last + 1e-5} == {i for i, s in expected if s > last + 1e-5}
         assert len(got) == len(expected)
+        # the conversation turns adjacent to the hits, in scope, are the same on both paths
+        now = datetime.now(timezone.utc)
+        ids = [i for i, _ in expected] + turns  # hits, and turns that surely have neighbours
+        pairs = sorted(cache.links(ids, scope, now))
+        assert pairs == sorted(neighbour_links(sample_store, ids, scope, now)), scope
+        linked += len(pairs)
+    assert linked > 10
 
 
 def test_partitioned_search_finds_the_exact_neighbours():
@@ -106,6 +116,7 @@ def test_partitioned_search_finds_the_exact_neighbours():
         "expires_at": pa.nulls(len(points), pa.timestamp("us", tz="UTC")),
         "tags": pa.array([[]] * len(points), pa.list_(pa.string())),
         **{c: pa.array(["p"] * len(points)) for c in ("project_id", "root_task_id", "kind", "source")},
+        "previous_id": pa.nulls(len(points), pa.string()),
     })
     flat = VectorCache(1, table, 32, ivf_above=10**9)
     split = VectorCache(1, table, 32, ivf_above=1000)

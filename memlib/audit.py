@@ -1,0 +1,99 @@
+"""The append-only audit log: every write, update, delete, promotion, retention run, undo and
+purge appends events to the `audit_log` table, one commit per call (a batch of memories is
+one commit, never one per row). Events are never updated or deleted; a run's progress is a
+sequence of events with the same run_id (started, then done or abandoned).
+
+    subject_id  the memory, or the run (a retention run, a purge) the event is about
+    action      write, upsert, update, delete, promote, promoted, flag, confidence,
+                finalize, retention_apply, retention_remove, retention_undo, restore, purge
+    status      done, started, abandoned, nothing
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import uuid
+from datetime import datetime, timezone
+from typing import Any, Sequence
+
+import pyarrow as pa
+
+from memlib.recall_log import open_or_create
+
+TABLE = "audit_log"
+SCHEMA = pa.schema([
+    pa.field("event_id", pa.string(), nullable=False),
+    pa.field("subject_id", pa.string()),
+    pa.field("action", pa.string()),
+    pa.field("status", pa.string()),
+    pa.field("actor", pa.string()),
+    pa.field("at", pa.timestamp("us", tz="UTC")),
+    pa.field("run_id", pa.string()),
+    pa.field("details", pa.string()),  # a JSON object, or null
+])
+
+
+def default_actor() -> str:
+    """Who acts: $MEMLIB_ACTOR, else the user running memlib."""
+    actor = os.environ.get("MEMLIB_ACTOR")
+    if actor:
+        return actor
+    try:
+        return getpass.getuser()
+    except Exception:  # no user name (some containers): still an event, with a plain actor
+        return "unknown"
+
+
+class AuditLog:
+    def __init__(self, db):
+        self.db = db
+        self._table = None
+
+    @property
+    def table(self):
+        if self._table is None:
+            self._table = open_or_create(self.db, TABLE, SCHEMA)
+        return self._table
+
+    def exists(self) -> bool:
+        try:
+            self.db.open_table(TABLE)
+            return True
+        except (ValueError, FileNotFoundError):
+            return False
+
+    def record(self, action: str, subjects: Sequence[str | None], status: str = "done",
+               actor: str | None = None, run_id: str | None = None,
+               details: dict[str, Any] | Sequence[dict[str, Any] | None] | None = None) -> None:
+        """One event per subject, all in one commit. `details` is shared, or one per subject."""
+        n = len(subjects)
+        if n == 0:
+            return
+        if details is None or isinstance(details, dict):
+            shared = None if details is None else json.dumps(details, sort_keys=True, default=str)
+            texts = [shared] * n
+        else:
+            texts = [None if d is None else json.dumps(d, sort_keys=True, default=str) for d in details]
+        now = datetime.now(timezone.utc)
+        batch = pa.table({
+            "event_id": pa.array([str(uuid.uuid4()) for _ in range(n)], pa.string()),
+            "subject_id": pa.array(list(subjects), pa.string()),
+            "action": pa.array([action] * n, pa.string()),
+            "status": pa.array([status] * n, pa.string()),
+            "actor": pa.array([actor or default_actor()] * n, pa.string()),
+            "at": pa.array([now] * n, pa.timestamp("us", tz="UTC")),
+            "run_id": pa.array([run_id] * n, pa.string()),
+            "details": pa.array(texts, pa.string()),
+        }, schema=SCHEMA)
+        self.table.add(batch)
+
+    def events(self, where: str | None = None) -> list[dict[str, Any]]:
+        """Events (oldest first) matching a SQL filter over the columns above."""
+        if not self.exists():
+            return []
+        rows = self.table.to_lance().to_table(filter=where).to_pylist()
+        for row in rows:
+            row["details"] = json.loads(row["details"]) if row["details"] else None
+        return sorted(rows, key=lambda r: (r["at"], r["event_id"]))

@@ -1,0 +1,220 @@
+"""Retention policies: small, versioned, validated TOML or YAML documents.
+
+A policy is loaded by name (a file of `memlib/policies/`, or of `$MEMLIB_POLICY_DIR`, which
+wins) or by path. It says what `memlib retention` may drop and the retention report shows:
+
+    name = "default"
+    version = 3                 # bump on every change; runs record name, version and digest
+    drop_expired = true         # drop memories past their TTL
+    min_decay_score = 0.05      # drop memories whose decay score (sql/decay_score.sql) is below
+    min_confidence = 0          # drop memories whose confidence is below
+    grace_days = 14             # keep anything created or recalled this recently
+    keep_iterations = 10        # a project's latest iterations keep their detail; summaries stay
+    protected_kinds = ["project", "decision"]
+    protected_tags = ["keep"]
+
+    [ttl_days]                  # maximum age by kind or level ("level:2"); the earlier of this
+    conversation = 90           # and a memory's own TTL
+
+    [half_life_days]            # decay half-life: a kind's entry, else its level's, else default
+    default = 60
+    "level:2" = 30
+
+    [projects."<project id>"]   # a project's override of any setting above
+    min_decay_score = 0.2
+
+Never dropped, whatever the policy: `manual_promote_flag`, TTL -1, protected kinds and tags,
+anything created or recalled within the grace window.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from memlib.errors import InvalidInput
+from memlib.models import Kind
+
+PACKAGED = Path(__file__).resolve().parent / "policies"
+KINDS = tuple(k.value for k in Kind)
+LEVEL_KEY = re.compile(r"level:[012]")
+DEFAULT_HALF_LIVES: dict[str, float] = {  # days
+    "default": 60, "level:0": 365, "level:1": 90, "level:2": 30,
+    "decision": 180, "pattern": 365, "summary": 180, "conversation": 14,
+}
+
+
+def _check_keys(mapping: dict[str, Any], what: str, allow_default: bool) -> None:
+    for key in mapping:
+        if key in KINDS or LEVEL_KEY.fullmatch(key) or (allow_default and key == "default"):
+            continue
+        raise ValueError(f"{what} key {key!r} is not a kind ({', '.join(KINDS)}), level:0-2"
+                         + (" or default" if allow_default else ""))
+
+
+class Settings(BaseModel):
+    """What a policy sets; a project's override sets any part of it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    drop_expired: bool = True
+    min_decay_score: float = Field(default=0.05, ge=0, le=1)
+    min_confidence: int = Field(default=0, ge=0, le=100)
+    grace_days: int = Field(default=14, ge=0)
+    keep_iterations: int = Field(default=10, ge=1)
+    protected_kinds: tuple[str, ...] = ()
+    protected_tags: tuple[str, ...] = ()
+    ttl_days: dict[str, int] = Field(default_factory=dict)
+    half_life_days: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_HALF_LIVES))
+
+    @field_validator("protected_kinds")
+    @classmethod
+    def _kinds(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for kind in value:
+            if kind not in KINDS:
+                raise ValueError(f"unknown kind {kind!r} (kinds: {', '.join(KINDS)})")
+        return value
+
+    @field_validator("ttl_days")
+    @classmethod
+    def _ttls(cls, value: dict[str, int]) -> dict[str, int]:
+        _check_keys(value, "ttl_days", allow_default=False)
+        for key, days in value.items():
+            if days < 1:
+                raise ValueError(f"ttl_days of {key} must be at least 1 day, not {days}")
+        return value
+
+    @field_validator("half_life_days")
+    @classmethod
+    def _half_lives(cls, value: dict[str, float]) -> dict[str, float]:
+        _check_keys(value, "half_life_days", allow_default=True)
+        for key, days in value.items():
+            if not days > 0:
+                raise ValueError(f"half_life_days of {key} must be positive, not {days}")
+        if "default" not in value:
+            raise ValueError("half_life_days needs a 'default' entry")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Settings":
+        both = [k for k in self.protected_kinds if k in self.ttl_days]
+        if both:
+            raise ValueError(f"kind {both[0]!r} is both protected and dropped (it has a ttl_days)")
+        return self
+
+
+class Policy(Settings):
+    """A named, versioned policy with its projects' overrides."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+    version: int = Field(default=1, ge=1)
+    description: str = ""
+    projects: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _overrides(self) -> "Policy":
+        for project_id in self.projects:
+            self.for_project(project_id)  # each merged override must itself be valid
+        return self
+
+    @property
+    def settings(self) -> Settings:
+        return Settings(**{name: getattr(self, name) for name in Settings.model_fields})
+
+    def for_project(self, project_id: str | None) -> Settings:
+        """The settings in force for one project: its override merged over the policy's."""
+        override = self.projects.get(project_id) if project_id else None
+        if not override:
+            return self.settings
+        unknown = set(override) - set(Settings.model_fields)
+        if unknown:
+            raise ValueError(f"project {project_id}: unknown setting {sorted(unknown)[0]!r}")
+        return Settings(**{**self.settings.model_dump(), **override})
+
+    @property
+    def digest(self) -> str:
+        """A short hash of the whole policy, recorded with every retention run."""
+        text = json.dumps(self.model_dump(mode="json"), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _error(where: str, exc: ValidationError) -> InvalidInput:
+    err = exc.errors()[0]
+    field = ".".join(str(p) for p in err["loc"]) or "(policy)"
+    message = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "extra_forbidden":
+        message = "is not a policy setting"
+    return InvalidInput(f"policy {where}: {field}: {message}")
+
+
+def parse(data: Any, where: str) -> Policy:
+    if not isinstance(data, dict):
+        raise InvalidInput(f"policy {where}: must be a table of settings")
+    try:
+        return Policy.model_validate(data)
+    except ValidationError as exc:
+        raise _error(where, exc) from None
+    except ValueError as exc:  # raised by a project's override
+        raise InvalidInput(f"policy {where}: {exc}") from None
+
+
+def _read(path: Path) -> Any:
+    text = path.read_text(encoding="utf-8")
+    try:
+        if path.suffix in (".yaml", ".yml"):
+            import yaml
+
+            return yaml.safe_load(text)
+        return tomllib.loads(text)
+    except Exception as exc:  # a syntax error in the user's file: one line, no traceback
+        raise InvalidInput(f"policy {path}: cannot be parsed: {str(exc).splitlines()[0]}") from None
+
+
+def search_dirs() -> list[Path]:
+    extra = os.environ.get("MEMLIB_POLICY_DIR")
+    return ([Path(extra)] if extra else []) + [PACKAGED]
+
+
+def names() -> list[str]:
+    found = {p.stem for d in search_dirs() if d.is_dir()
+             for p in d.iterdir() if p.suffix in (".toml", ".yaml", ".yml")}
+    return sorted(found)
+
+
+def load(spec: str | Path | dict | Policy) -> Policy:
+    """A policy from a name, a path to a .toml/.yaml file, or an inline dict."""
+    if isinstance(spec, Policy):
+        return spec
+    if isinstance(spec, dict):
+        return parse(spec, repr(spec.get("name", "(inline)")))
+    path = Path(spec)
+    if path.suffix in (".toml", ".yaml", ".yml") or os.sep in str(spec):
+        if not path.is_file():
+            raise InvalidInput(f"policy file {str(spec)!r} does not exist")
+        return parse(_read(path), str(path))
+    for directory in search_dirs():
+        for suffix in (".toml", ".yaml", ".yml"):
+            candidate = directory / f"{spec}{suffix}"
+            if candidate.is_file():
+                policy = parse(_read(candidate), str(candidate))
+                if policy.name != spec:
+                    raise InvalidInput(f"policy {candidate}: its name is {policy.name!r}, not {spec!r}")
+                return policy
+    raise InvalidInput(f"no policy named {str(spec)!r} (known: {', '.join(names())}); "
+                       f"give a name or a path to a .toml or .yaml file")
+
+
+def load_all(specs: list) -> tuple[Policy, ...]:
+    out = tuple(load(s) for s in specs)
+    if not out:
+        raise InvalidInput("give at least one policy")
+    if len({p.name for p in out}) != len(out):
+        raise InvalidInput("policy names must be unique")
+    return out

@@ -1,0 +1,244 @@
+"""Retention runs, time travel, the audit log, promotion, flags and confidence."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import datetime, timedelta, timezone
+
+import pyarrow as pa
+import pytest
+
+from memlib import Insight, Learning, MemoryStore, analytics, lifecycle
+from memlib.embeddings import HashEmbedder
+from memlib.errors import InvalidInput, InvalidMemory, NotFound, StoreError
+from memlib.sample import build_sample
+
+import expected
+from conftest import T0
+
+ANCHOR = datetime(2026, 11, 1, tzinfo=timezone.utc)
+AS_OF = "2026-10-20"
+END = datetime(2026, 10, 20, 23, 59, 59, 999999, tzinfo=timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    path = tmp_path_factory.mktemp("life") / "store"
+    store = MemoryStore.open(str(path), embedder=HashEmbedder())
+    build_sample(store, size=1200, seed=11, anchor=ANCHOR)
+    return path
+
+
+@pytest.fixture
+def sample(built, tmp_path):
+    """A fresh copy of the built sample store for each test."""
+    path = tmp_path / "store"
+    shutil.copytree(built, path)
+    return MemoryStore.open(str(path))
+
+
+def everything(store) -> pa.Table:
+    """Every column of every memory, embeddings included, in id order."""
+    return store.dataset().to_table().sort_by("id")
+
+
+def test_the_plan_is_the_retention_reports_candidate_list(sample):
+    memories, events = expected.raw(sample)
+    con = analytics.connect(sample, as_of=END, policies=analytics.policies(analytics.DEFAULT_POLICIES))
+    for name in analytics.DEFAULT_POLICIES:
+        plan = lifecycle.plan(sample, name, AS_OF)
+        report = [r[0] for r in con.execute("select id from mart_retention_candidates where policy = ? "
+                                            "order by id", [name]).fetchall()]
+        assert plan.ids == report and plan.ids, name
+        want = expected.retention_candidates(memories, events, END, plan.policy)
+        assert dict(zip(plan.ids, map(sorted, plan.candidates.column("reasons").to_pylist()))) == want
+
+
+def test_apply_removes_the_plan_and_undo_restores_every_row_unchanged(sample):
+    before, version = everything(sample), sample.version
+    plan = lifecycle.plan(sample, "default", AS_OF)
+    out = lifecycle.apply(sample, "default", AS_OF)
+    assert out.removed == len(plan.ids) > 100
+    after = everything(sample)
+    assert set(after.column("id").to_pylist()) == set(before.column("id").to_pylist()) - set(plan.ids)
+    assert lifecycle.plan(sample, "default", AS_OF).ids == []  # a second run finds nothing more
+    # time travel: the run's tag, the version number and the time all open the store as it was
+    for as_of in (out.tag, str(version), f"v{version}"):
+        old = MemoryStore.open(sample.uri, as_of=as_of)
+        assert old.read_only and everything(old).equals(before)
+    with pytest.raises(StoreError, match="read-only"):
+        MemoryStore.open(sample.uri, as_of=out.tag).delete([plan.ids[0]])
+    assert lifecycle.undo(sample, out.run_id) == len(plan.ids)
+    restored = everything(sample)
+    assert restored.schema == before.schema
+    for name in before.schema.names:  # column by column, embeddings included
+        assert restored.column(name).equals(before.column(name)), name
+    with pytest.raises(InvalidInput, match="already undone"):
+        lifecycle.undo(sample, out.run_id)
+    statuses = {r["run_id"]: r["status"] for r in lifecycle.runs(sample)}
+    assert statuses == {out.run_id: "undone"}
+
+
+def test_history_of_one_memory_and_of_a_date(sample):
+    out = lifecycle.apply(sample, "default", AS_OF)
+    memory_id = sample.audit.events(f"action = 'retention_remove' AND run_id = '{out.run_id}'")[0]["subject_id"]
+    lifecycle.undo(sample, out.run_id)
+    actions = [e["action"] for e in sample.audit.events(f"subject_id = '{memory_id}'")]
+    assert actions == ["write", "retention_remove", "restore"]
+    first = sample.table.list_versions()[0]["timestamp"]
+    with pytest.raises(InvalidInput, match="no version as old as"):
+        MemoryStore.open(sample.uri, as_of="2000-01-01")
+    with pytest.raises(InvalidInput, match="no version 999"):
+        MemoryStore.open(sample.uri, as_of="999")
+    assert MemoryStore.open(sample.uri, as_of=first.isoformat()).version == 1
+
+
+def test_purge_deletes_the_archive_of_a_run_for_good(sample):
+    out = lifecycle.apply(sample, "default", AS_OF)
+    result = lifecycle.purge(sample, out.run_id)
+    assert result["archived_rows_deleted"] == out.removed
+    assert f"retention-{out.run_id}" not in sample.table.tags.list()
+    with pytest.raises(InvalidInput, match="already purged"):
+        lifecycle.undo(sample, out.run_id)
+    with pytest.raises(NotFound):
+        lifecycle.purge(sample, "no-such-run")
+
+
+# -- never dropped -------------------------------------------------------------------------
+
+def _old_insight(tree, **fields):
+    return Insight(project_id=tree["project"].id, content=fields.pop("content", "an old thought"),
+                   ttl_days=fields.pop("ttl_days", 30), created_at=T0 - timedelta(days=400), **fields)
+
+
+@pytest.mark.parametrize("fields, policy", [
+    ({}, "default"),  # the control: this one is dropped
+    ({"manual_promote_flag": True}, "default"),
+    ({"ttl_days": -1}, "default"),
+    ({"tags": ["keep"]}, "default"),
+    ({}, {"name": "p", "protected_kinds": ["insight"]}),
+    ({"tags": ["legal"]}, {"name": "p", "protected_tags": ["legal"]}),
+])
+def test_never_drop_rules(store, tree, fields, policy):
+    kept = _old_insight(tree, **fields)
+    store.add([kept])
+    ids = lifecycle.plan(store, policy, T0).ids
+    assert (kept.id in ids) == (fields == {} and policy == "default")
+
+
+def test_a_memory_recalled_within_the_grace_window_is_kept(store, tree):
+    old = _old_insight(tree, content="ledger retries idempotent old thought")
+    store.add([old])
+    assert old.id in lifecycle.plan(store, "default", datetime.now(timezone.utc)).ids
+    hits = store.recall("ledger retries idempotent old thought", k=20, agent="a",
+                        scope=None)
+    assert old.id not in [h.memory.id for h in hits]  # expired: search does not return it
+    store.recalls.append([{"event_id": "e1", "query_id": "q", "query_text": "x", "memory_id": old.id,
+                           "rank": 1, "score": 1.0, "mode": "vector", "agent": "a",
+                           "recalled_at": datetime.now(timezone.utc) - timedelta(days=3)}])
+    assert old.id not in lifecycle.plan(store, "default", datetime.now(timezone.utc)).ids
+
+
+def test_old_iterations_lose_their_detail_but_keep_their_summaries(store, tree):
+    from memlib import Summary
+
+    project = tree["project"].id
+    policy = {"name": "p", "keep_iterations": 2, "min_decay_score": 0.0, "drop_expired": False}
+    memories = []
+    for n in range(4):
+        when = T0 - timedelta(days=100 - n)
+        memories += [Insight(project_id=project, iteration_id=f"it{n}", content=f"detail {n}",
+                             created_at=when),
+                     Summary(project_id=project, iteration_id=f"it{n}", content=f"summary {n}",
+                             created_at=when)]
+    store.add(memories)
+    ids = set(lifecycle.plan(store, policy, T0).ids)
+    details = {m.id for m in memories if m.kind.value == "insight" and m.iteration_id in ("it0", "it1")}
+    assert ids == details
+
+
+# -- runs that were cut short ------------------------------------------------------------------
+
+@pytest.mark.parametrize("step", ["started", "tagged", "archived", "deleted", "events"])
+def test_a_run_cut_short_is_finished_by_the_next(sample, step, monkeypatch):
+    import os
+    import signal
+
+    before = everything(sample)
+    plan = lifecycle.plan(sample, "default", AS_OF)
+    killed = []
+    monkeypatch.setattr(os, "kill", lambda pid, sig: killed.append(sig) or (_ for _ in ()).throw(_Killed()))
+    monkeypatch.setenv("MEMLIB_KILL_AT", step)
+    with pytest.raises(_Killed):
+        lifecycle.apply(sample, "default", AS_OF)
+    assert killed == [signal.SIGKILL]
+    monkeypatch.delenv("MEMLIB_KILL_AT")
+    store = MemoryStore.open(sample.uri)
+    ids = set(everything(store).column("id").to_pylist())
+    all_ids = set(before.column("id").to_pylist())
+    assert ids == (all_ids if step in ("started", "tagged", "archived") else all_ids - set(plan.ids))
+    out = lifecycle.apply(store, "default", AS_OF)  # finishes the cut run, or redoes it
+    assert set(everything(store).column("id").to_pylist()) == all_ids - set(plan.ids)
+    status = {r["run_id"]: r["status"] for r in lifecycle.runs(store)}
+    assert len(out.resumed) == 1
+    if step in ("started", "tagged"):  # nothing had been archived: abandoned, and run again
+        assert status[out.resumed[0]] == "abandoned" and out.removed == len(plan.ids)
+        remover = out.run_id
+    else:
+        assert status[out.resumed[0]] == "done" and out.removed == 0
+        remover = out.resumed[0]
+    assert lifecycle.undo(store, remover) == len(plan.ids)
+    assert everything(store).equals(before)
+
+
+class _Killed(BaseException):
+    pass
+
+
+# -- promotion, flags, confidence ----------------------------------------------------------
+
+def test_promotion_keeps_a_link_and_titles_are_unique_per_project(store, tree):
+    project = tree["project"].id
+    insight = Insight(project_id=project, iteration_id="it3", content="Retries need idempotency keys")
+    learning = Learning(project_id=project, title="Outbox", content="Publish events from an outbox table")
+    store.add([insight, learning])
+    decision = lifecycle.promote(store, insight.id)
+    assert (decision.kind.value, decision.promoted_from, decision.iteration_id) == ("decision", insight.id, "it3")
+    assert decision.title == "Retries need idempotency keys" and decision.decision == insight.content
+    pattern = lifecycle.promote(store, learning.id)
+    assert (pattern.kind.value, pattern.name, pattern.promoted_from) == ("pattern", "Outbox", learning.id)
+    with pytest.raises(InvalidInput, match="already promoted"):
+        lifecycle.promote(store, insight.id)
+    other = Insight(project_id=project, content="Something else")
+    store.add([other])
+    with pytest.raises(InvalidMemory, match="already exists in project"):
+        lifecycle.promote(store, other.id, title="  use postgres ")  # tree's decision, any case
+    with pytest.raises(InvalidInput, match="only insights and learnings"):
+        lifecycle.promote(store, tree["decision"].id)
+    history = [e["action"] for e in store.audit.events(f"subject_id = '{insight.id}'")]
+    assert history == ["write", "promote"]
+
+
+def test_finalizing_an_iteration_promotes_its_critical_insights(store, tree):
+    project = tree["project"].id
+    critical = Insight(project_id=project, iteration_id="it9", content="Never retry payouts", importance="critical")
+    normal = Insight(project_id=project, iteration_id="it9", content="Logs are noisy")
+    elsewhere = Insight(project_id=project, iteration_id="it8", content="Cache warms slowly", importance="critical")
+    store.add([critical, normal, elsewhere])
+    promoted = lifecycle.finalize_iteration(store, project, "it9")
+    assert [m.promoted_from for m in promoted] == [critical.id]
+    assert lifecycle.finalize_iteration(store, project, "it9") == []  # once only
+
+
+def test_flag_and_confidence_changes_are_audited(store, tree):
+    insight = tree["insight"]
+    assert lifecycle.set_flag(store, insight.id, True).manual_promote_flag
+    assert not lifecycle.set_flag(store, insight.id, False).manual_promote_flag
+    assert lifecycle.adjust_confidence(store, insight.id, -30, "contradicted by the incident").confidence == 70
+    assert lifecycle.adjust_confidence(store, insight.id, +80, "confirmed twice").confidence == 100
+    events = store.audit.events(f"subject_id = '{insight.id}'")
+    assert [e["action"] for e in events] == ["write", "flag", "flag", "confidence", "confidence"]
+    assert events[3]["details"] == {"before": {"confidence": 100}, "after": {"confidence": 70},
+                                    "reason": "contradicted by the incident"}
+    with pytest.raises(InvalidInput, match="reason"):
+        lifecycle.adjust_confidence(store, insight.id, 5, " ")

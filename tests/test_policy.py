@@ -1,0 +1,76 @@
+"""Retention policies: loaded by name or path (TOML or YAML), validated, overridable per project."""
+
+from __future__ import annotations
+
+import pytest
+
+from memlib import policy
+from memlib.errors import InvalidInput
+
+
+def test_packaged_policies_load_by_name_and_by_path():
+    for name in ("default", "conservative", "aggressive"):
+        loaded = policy.load(name)
+        assert loaded.name == name and loaded.version >= 1
+        assert policy.load(str(policy.PACKAGED / f"{name}.toml")) == loaded
+    assert set(policy.names()) >= {"default", "conservative", "aggressive"}
+
+
+def test_yaml_and_a_policy_dir_of_ones_own(tmp_path, monkeypatch):
+    (tmp_path / "team.yaml").write_text(
+        "name: team\nversion: 4\nmin_decay_score: 0.3\nprotected_tags: [keep]\n"
+        "ttl_days: {conversation: 60}\nhalf_life_days: {default: 20}\n")
+    monkeypatch.setenv("MEMLIB_POLICY_DIR", str(tmp_path))
+    team = policy.load("team")
+    assert (team.version, team.min_decay_score, team.ttl_days) == (4, 0.3, {"conversation": 60})
+    assert "team" in policy.names()
+
+
+def test_a_project_override_merges_over_the_policy():
+    p = policy.load({"name": "p", "min_confidence": 10, "protected_kinds": ["decision"],
+                     "projects": {"proj-a": {"min_confidence": 50, "ttl_days": {"issue": 9}}}})
+    a, other = p.for_project("proj-a"), p.for_project("proj-b")
+    assert (a.min_confidence, a.ttl_days, a.protected_kinds) == (50, {"issue": 9}, ("decision",))
+    assert (other.min_confidence, other.ttl_days) == (10, {})
+
+
+def test_the_digest_follows_the_content():
+    one = policy.load({"name": "p", "min_confidence": 10})
+    assert one.digest == policy.load({"name": "p", "min_confidence": 10}).digest
+    assert one.digest != policy.load({"name": "p", "min_confidence": 11}).digest
+
+
+@pytest.mark.parametrize("spec, message", [
+    ({"name": "p", "half_life_days": {"default": -3}}, "half_life_days of default must be positive"),
+    ({"name": "p", "half_life_days": {"insight": 3}}, "needs a 'default' entry"),
+    ({"name": "p", "protected_kinds": ["thought"]}, "unknown kind 'thought'"),
+    ({"name": "p", "ttl_days": {"thought": 3}}, "key 'thought' is not a kind"),
+    ({"name": "p", "ttl_days": {"insight": 0}}, "at least 1 day"),
+    ({"name": "p", "protected_kinds": ["insight"], "ttl_days": {"insight": 30}}, "both protected and dropped"),
+    ({"name": "p", "min_decay": 0.1}, "min_decay: is not a policy setting"),
+    ({"name": "p", "min_confidence": 101}, "min_confidence"),
+    ({"name": "p", "keep_iterations": 0}, "keep_iterations"),
+    ({"name": "p", "projects": {"x": {"half_life_days": {"default": 0}}}}, "must be positive"),
+    ({"name": "p", "projects": {"x": {"bogus": 1}}}, "unknown setting 'bogus'"),
+    ({"name": "p", "protected_kinds": ["issue"], "projects": {"x": {"ttl_days": {"issue": 3}}}},
+     "both protected and dropped"),
+    ({"name": "no spaces allowed"}, "name"),
+])
+def test_invalid_policies_are_refused_with_the_reason(spec, message):
+    with pytest.raises(InvalidInput, match=message):
+        policy.load(spec)
+
+
+def test_unknown_names_and_broken_files_are_one_clear_error(tmp_path, monkeypatch):
+    with pytest.raises(InvalidInput, match="no policy named 'nope'"):
+        policy.load("nope")
+    broken = tmp_path / "broken.toml"
+    broken.write_text("name = [")
+    with pytest.raises(InvalidInput, match="cannot be parsed"):
+        policy.load(str(broken))
+    with pytest.raises(InvalidInput, match="does not exist"):
+        policy.load(str(tmp_path / "absent.toml"))
+    (tmp_path / "mine.toml").write_text('name = "other"')
+    monkeypatch.setenv("MEMLIB_POLICY_DIR", str(tmp_path))
+    with pytest.raises(InvalidInput, match="its name is 'other'"):
+        policy.load("mine")
