@@ -118,14 +118,13 @@ class Memlib:
     def vector(self, q, text, project):
         # peers have no expiry, so memlib is asked for every row too
         scope = Scope(project_id=project, include_expired=True)
-        return [(h.memory.id, h.memory.text) for h in
-                self.store.search(text, k=K, mode="vector", scope=scope, vector=q)]
+        return [(h.id, h.text) for h in self.store.search(text, k=K, mode="vector", scope=scope, vector=q)]
 
     def fts(self, q, text, project):
-        return [(h.memory.id, h.memory.text) for h in self.store.search(text, k=K, mode="fts", scope=ALL)]
+        return [(h.id, h.text) for h in self.store.search(text, k=K, mode="fts", scope=ALL)]
 
     def hybrid(self, q, text, project):
-        return [(h.memory.id, h.memory.text) for h in self.store.search(text, k=K, vector=q, scope=ALL)]
+        return [(h.id, h.text) for h in self.store.search(text, k=K, vector=q, scope=ALL)]
 
     def analytic(self):
         import duckdb

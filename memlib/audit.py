@@ -4,8 +4,9 @@ one commit, never one per row). Events are never updated or deleted; a run's pro
 sequence of events with the same run_id (started, then done or abandoned).
 
     subject_id  the memory, or the run (a retention run, a purge) the event is about
-    action      write, upsert, update, delete, promote, promoted, flag, confidence,
-                finalize, retention_apply, retention_remove, retention_undo, restore, purge
+    action      write, upsert, update, delete, usage (recalls folded in by maintain),
+                promote, promoted, flag, confidence, finalize, retention_apply,
+                retention_remove, retention_undo, restore, purge
     status      done, started, abandoned, nothing
 """
 

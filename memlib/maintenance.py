@@ -53,6 +53,7 @@ def fold_usage(store) -> int:
     schema = arrow_schema(store.dims)
     folded = folded.cast(pa.schema([schema.field(c) for c in USAGE_COLUMNS]))
     store.table.merge_insert("id").when_matched_update_all().execute(folded)
+    store.audit.record("usage", folded.column("id").to_pylist(), actor="maintain")
     return folded.num_rows
 
 

@@ -32,12 +32,45 @@ class SearchConfig:
     neighbours: float = 0.8       # hybrid: share of the best adjacent turn's score a turn gains
 
 
+class _Rows:
+    """The rows of one result's hits. From the vector cache they are read when first asked
+    for: the typed memories all at once, or only their texts, which is cheaper (a caller that
+    needs ids, scores and texts never builds a Memory)."""
+
+    def __init__(self, ids: list[str], cache=None, memories: dict[str, Memory] | None = None):
+        self.ids, self.cache, self.memories = ids, cache, memories
+        self.texts: dict[str, str] | None = None
+
+    def memory(self, memory_id: str) -> Memory:
+        if self.memories is None:
+            self.memories = materialize(None, self.ids, self.cache)
+        return self.memories[memory_id]
+
+    def text(self, memory_id: str) -> str:
+        if self.memories is not None:
+            return self.memories[memory_id].text
+        if self.texts is None:
+            self.texts = {row["id"]: row["text"] for row in self.cache.take(self.ids, columns=["id", "text"])}
+        return self.texts[memory_id]
+
+
 @dataclass
 class Hit:
-    memory: Memory
+    id: str
     score: float
     rank: int
     sources: dict[str, float] = field(default_factory=dict)
+    rows: _Rows | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def memory(self) -> Memory:
+        """The typed memory (built on first use of any hit of the result)."""
+        return self.rows.memory(self.id)
+
+    @property
+    def text(self) -> str:
+        """What was indexed: the memory's text (with its context, for a conversation turn)."""
+        return self.rows.text(self.id)
 
     def to_dict(self) -> dict[str, Any]:
         data = self.memory.model_dump(mode="json", exclude={"embedding"})
@@ -100,9 +133,9 @@ def materialize(store, ids: list[str], cache=None) -> dict[str, Memory]:
     if cache is not None:
         rows = cache.take(ids)
     else:
-        columns = [c for c in store.table.schema.names if c != "embedding"]
+        columns = [c for c in store.dataset().schema.names if c != "embedding"]
         rows = store.dataset().to_table(columns=columns, filter=sql_in("id", ids)).to_pylist()
-    return {row["id"]: from_row(row) for row in rows}
+    return {row["id"]: from_row(row, trusted=True) for row in rows}
 
 
 def rrf(ranked_lists: dict[str, list[tuple[str, float]]], k: int,
@@ -226,7 +259,11 @@ def search(store, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | N
             links = neighbour_links(store, [memory_id for memory_id, _, _ in ranked], scope, now, cache)
             ranked = with_neighbours(ranked, links, config.neighbours)
         ranked = ranked[:k]
-    memories = materialize(store, [memory_id for memory_id, _, _ in ranked], cache)
-    return [Hit(memories[memory_id], score, rank, sources)
-            for rank, (memory_id, score, sources) in enumerate(ranked, start=1)
-            if memory_id in memories]
+    ids = [memory_id for memory_id, _, _ in ranked]
+    if cache is not None:  # every hit is a row of the cached version: read them when asked
+        rows = _Rows(ids, cache)
+    else:  # read now: a hit deleted since it was found is left out
+        rows = _Rows(ids, memories=materialize(store, ids))
+        ranked = [entry for entry in ranked if entry[0] in rows.memories]
+    return [Hit(memory_id, score, rank, sources, rows)
+            for rank, (memory_id, score, sources) in enumerate(ranked, start=1)]

@@ -317,7 +317,7 @@ class MemoryStore:
         now, query_id = datetime.now(timezone.utc), str(uuid.uuid4())
         self.recalls.append([{
             "event_id": str(uuid.uuid4()), "query_id": query_id, "query_text": text,
-            "memory_id": hit.memory.id, "rank": hit.rank, "score": hit.score, "mode": mode,
+            "memory_id": hit.id, "rank": hit.rank, "score": hit.score, "mode": mode,
             "agent": agent, "recalled_at": now,
         } for hit in hits])
         return hits

@@ -114,3 +114,22 @@ def test_stats_counts(store, tree):
     assert stats["by_kind"] == {"decision": 1, "insight": 1, "project": 1, "root_task": 1, "sub_task": 1}
     assert stats["by_level"] == {"0": 1, "1": 2, "2": 2}
     assert list(stats["by_project"].values()) == [5]
+
+
+def test_trusted_rows_build_the_same_memories_as_validated_ones(tmp_path):
+    from datetime import datetime, timezone
+
+    from memlib.embeddings import HashEmbedder
+    from memlib.models import from_row
+    from memlib.sample import generate
+
+    store = MemoryStore.open(str(tmp_path / "s"), embedder=HashEmbedder())
+    store.add(generate(600, seed=2, anchor=datetime(2026, 11, 1, tzinfo=timezone.utc)).memories)
+    rows = store.dataset().to_table(columns=[n for n in store.table.schema.names if n != "embedding"]).to_pylist()
+    kinds = set()
+    for row in rows:
+        validated, trusted = from_row(row), from_row(row, trusted=True)
+        assert trusted == validated and type(trusted) is type(validated)
+        assert trusted.model_dump(mode="json") == validated.model_dump(mode="json")
+        kinds.add(trusted.kind)
+    assert len(kinds) == 11

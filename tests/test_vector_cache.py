@@ -139,8 +139,12 @@ def test_store_search_uses_the_cache_and_sees_new_writes(tmp_path, tree):
     first = store.search("ledger idempotent retries", mode="vector")
     assert store.vectors.cache is not None and store.vectors.cache.version == store.table.version
     uncached = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder(), vector_cache="off")
-    assert [h.memory.id for h in first] == [h.memory.id for h in uncached.search(
-        "ledger idempotent retries", mode="vector")]
+    again = uncached.search("ledger idempotent retries", mode="vector")
+    assert [h.memory.id for h in first] == [h.memory.id for h in again] == [h.id for h in first]
+    # texts read alone from the cache are the memories' texts; the typed memories came later
+    fresh = store.search("ledger idempotent retries", mode="vector")
+    assert fresh[0].rows.memories is None
+    assert [h.text for h in fresh] == [h.memory.text for h in again] == [h.memory.text for h in fresh]
     assert uncached.vectors.cache is None
     new = store.add([{"kind": "manual", "content": "ledger idempotent retries explained",
                       "project_id": tree["project"].id,
