@@ -8,6 +8,7 @@ tasks, project-wide knowledge) is 1, what hangs off a root task (sub tasks, task
 
 from __future__ import annotations
 
+import functools
 import json
 import types
 import typing
@@ -410,19 +411,25 @@ def arrow_schema(dims: int, metadata: dict[str, str] | None = None) -> pa.Schema
     return pa.schema(fields, metadata=metadata)
 
 
+@functools.cache
+def _derived(cls: type) -> frozenset[str]:
+    """Columns a kind fills from a property (text, expires_at, a project's own project_id)."""
+    return frozenset(name for name in COLUMN_TYPES if name not in cls.model_fields and hasattr(cls, name))
+
+
 def to_row(memory: Memory) -> dict[str, Any]:
     """Flatten a memory into one Lance row with every column of the table."""
     row: dict[str, Any] = {}
-    fields, cls = memory.__dict__, type(memory)  # getattr on a field a kind lacks is slow in pydantic
+    fields, derived = memory.__dict__, _derived(type(memory))  # pydantic's getattr is slow
     for name in COLUMN_TYPES:
         if name in fields:
             value = fields[name]
-        else:  # a derived column, or a property such as a project's own project_id
-            value = getattr(memory, name) if hasattr(cls, name) else None
+        else:
+            value = getattr(memory, name) if name in derived else None
         if isinstance(value, Enum):
             value = value.value
         if name in JSON_COLUMNS:
-            value = json.dumps(value, sort_keys=True, ensure_ascii=False)
+            value = json.dumps(value, sort_keys=True, ensure_ascii=False) if value else "{}"
         row[name] = value
     row["level"] = int(memory.level)
     row["embedding"] = memory.embedding
