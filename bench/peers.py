@@ -46,7 +46,7 @@ from vector_index import query_texts  # noqa: E402
 
 from memlib import MemoryStore, Scope  # noqa: E402
 from memlib.embeddings import default_embedder  # noqa: E402
-from memlib.models import from_row  # noqa: E402
+from memlib.models import from_row, title_key  # noqa: E402
 from memlib.search import convex  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
@@ -87,9 +87,15 @@ def load_corpus(size: int) -> Corpus:
         sys.exit(f"bench/peers.py: {SAMPLE_1M} holds {table.num_rows:,} rows, fewer than {size:,}")
     vectors = table.column("embedding").combine_chunks().flatten().to_numpy().reshape(-1, source.dims)
     names = [n for n in table.schema.names if n != "embedding"]
-    memories = []
+    memories, titles = [], collections.Counter()
     for batch in table.select(names).to_batches(max_chunksize=50_000):
-        memories.extend(from_row(row) for row in batch.to_pylist())
+        for row in batch.to_pylist():
+            field = {"decision": "title", "pattern": "name"}.get(row["kind"])
+            if field:  # a store built before titles were unique per project: number the clashes
+                titles[(row["project_id"], field, title_key(row[field]))] += 1
+                n = titles[(row["project_id"], field, title_key(row[field]))]
+                row[field] = row[field] if n == 1 else f"{row[field]} ({n})"
+            memories.append(from_row(row))
     return Corpus(memories[:size], vectors[:size])
 
 

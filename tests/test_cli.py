@@ -141,3 +141,41 @@ def test_a_bad_vector_cache_setting_is_one_line(cli_store, monkeypatch, name, va
         assert f"${name}" in line and repr(value) in line
     monkeypatch.delenv(name)
     assert json.loads(run("stats", "--json", store=cli_store).stdout)["memories"] == before
+
+
+def test_lifecycle_commands_end_to_end(cli_store):
+    store, project = cli_store["store"], cli_store["project"]
+    insight = run("add", "--kind", "insight", "--project-id", project, "--content", "Cache the cart totals",
+                  "--importance", "critical", "--iteration-id", "it1", "--ttl-days", "1",
+                  store=store).stdout.strip()
+    plan = json.loads(run("retention", "plan", "--as-of", "2099-01-01", "--json", store=store).stdout)
+    assert [m["id"] for m in plan["memories"]] == [insight] and plan["policy"] == "default"
+    out = run("retention", "apply", "--as-of", "2099-01-01", store=store).stdout
+    run_id = out.split()[1].rstrip(":")
+    assert "removed 1 memories" in out
+    fails("get", insight, store=store)
+    assert json.loads(run("retention", "runs", "--json", store=store).stdout)[0]["status"] == "done"
+    assert "restored 1 memories" in run("retention", "undo", run_id, store=store).stdout
+    history = json.loads(run("history", insight, "--json", store=store).stdout)
+    assert [e["action"] for e in history["events"]] == ["write", "retention_remove", "restore"]
+    assert "memories" in run("history", "--as-of", "v1", store=store).stdout
+    decision = run("iteration", "finalize", project, "it1", store=store).stdout
+    assert "1 critical insights promoted" in decision
+    assert "now 70" in run("confidence", insight, "--by", "-30", "--reason", "stale", store=store).stdout
+    run("flag", insight, "--set", store=store)
+    assert json.loads(run("get", insight, store=store).stdout)["manual_promote_flag"] is True
+
+
+@pytest.mark.parametrize("args, message", [
+    (["retention", "plan", "--policy", "nope"], "no policy named 'nope'"),
+    (["retention", "plan", "--policy", "missing.toml"], "does not exist"),
+    (["retention", "plan", "--as-of", "someday"], "not an ISO date"),
+    (["retention", "undo", "no-such-run"], "no retention run"),
+    (["retention", "purge", "no-such-run"], "--yes"),
+    (["history", "--as-of", "v999"], "no version 999"),
+    (["history", "--export", "x.jsonl"], "--export needs --as-of"),
+    (["confidence", "6f1c1b1e-8a43-4d5e-9a57-1b2f4c6d8e09", "--by", "5"], "--reason"),
+    (["promote", "6f1c1b1e-8a43-4d5e-9a57-1b2f4c6d8e09"], "no memory"),
+])
+def test_lifecycle_mistakes_are_one_line(cli_store, args, message):
+    assert message in fails(*args, store=cli_store["store"])
