@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 import pyarrow as pa
 
-from memlib.recall_log import open_or_create
+from memlib.recall_log import open_or_create, open_table
 
 TABLE = "audit_log"
 SCHEMA = pa.schema([
@@ -59,11 +59,9 @@ class AuditLog:
         return self._table
 
     def exists(self) -> bool:
-        try:
-            self.db.open_table(TABLE)
-            return True
-        except (ValueError, FileNotFoundError):
-            return False
+        if self._table is None:
+            self._table = open_table(self.db, TABLE)
+        return self._table is not None
 
     def record(self, action: str, subjects: Sequence[str | None], status: str = "done",
                actor: str | None = None, run_id: str | None = None,

@@ -30,6 +30,7 @@ import pyarrow.compute as pc
 from memlib import analytics, policy as policies
 from memlib.errors import InvalidInput, NotFound
 from memlib.models import Decision, Kind, Pattern
+from memlib.recall_log import open_or_create, open_table
 from memlib.scope import sql_in, sql_literal
 
 ARCHIVE = "archive"
@@ -82,14 +83,12 @@ def plan(store, policy, as_of=None) -> Plan:
 # -- runs --------------------------------------------------------------------------------------
 
 def _open_archive(store, create: bool):
-    try:
-        return store.db.open_table(ARCHIVE)
-    except (ValueError, FileNotFoundError):
-        if not create:
-            return None
+    """The archive table; created (the memories' columns, run_id, archived_at) if asked."""
+    if not create:
+        return open_table(store.db, ARCHIVE)
     schema = store.table.schema
     fields = [*schema, pa.field("run_id", pa.string()), pa.field("archived_at", pa.timestamp("us", tz="UTC"))]
-    return store.db.create_table(ARCHIVE, schema=pa.schema(fields, metadata=schema.metadata), exist_ok=True)
+    return open_or_create(store.db, ARCHIVE, pa.schema(fields, metadata=schema.metadata))
 
 
 def _rows(dataset, ids: list[str], columns: list[str] | None = None) -> pa.Table:
@@ -120,11 +119,10 @@ def runs(store) -> list[dict[str, Any]]:
 def finish_unfinished(store, actor: str | None = None) -> list[str]:
     """Complete every run that started and did not end (a killed apply); returns their ids."""
     finished = []
-    for run in runs(store):
-        if run["status"] != "started":
-            continue
+    unfinished = [run for run in runs(store) if run["status"] == "started"]
+    archive = _open_archive(store, create=False) if unfinished else None
+    for run in unfinished:
         run_id = run["run_id"]
-        archive = _open_archive(store, create=False)
         archived = [] if archive is None else archive.to_lance().to_table(
             columns=["id"], filter=f"run_id = {sql_literal(run_id)}").column("id").to_pylist()
         if not archived:  # killed before the archive commit: nothing was changed

@@ -42,12 +42,18 @@ SCHEMA = pa.schema([
 ])
 
 
-def open_or_create(db, name: str, schema: pa.Schema):
-    """A table of the store's database, created empty with `schema` on first use."""
+def open_table(db, name: str):
+    """A table of the store's database, or None if it does not exist (yet)."""
     try:
         return db.open_table(name)
     except (ValueError, FileNotFoundError):
-        return db.create_table(name, schema=schema, exist_ok=True)
+        return None
+
+
+def open_or_create(db, name: str, schema: pa.Schema):
+    """A table of the store's database, created empty with `schema` on first use."""
+    table = open_table(db, name)
+    return table if table is not None else db.create_table(name, schema=schema, exist_ok=True)
 
 
 def spool_dir_for(uri: str) -> Path:

@@ -32,7 +32,7 @@ from memlib.models import (
     title_key,
     to_row,
 )
-from memlib.recall_log import RecallLog, spool_dir_for
+from memlib.recall_log import RecallLog, open_table, spool_dir_for
 from memlib.scope import Scope, sql_in, sql_literal
 from memlib.vector_cache import CacheSlot
 
@@ -51,13 +51,6 @@ CONTEXT_CHARS = 1_000  # of the turn before a conversation turn, indexed with it
 def resolve_uri(uri: str | None) -> str:
     """`--store`, else MEMLIB_STORE, else the embedded default under data/."""
     return uri or os.environ.get("MEMLIB_STORE") or DEFAULT_URI
-
-
-def _open_table(db, name: str):
-    try:
-        return db.open_table(name)
-    except (ValueError, FileNotFoundError):
-        return None
 
 
 class MemoryStore:
@@ -97,7 +90,7 @@ class MemoryStore:
             raise StoreError(f"no memlib store at {uri!r} (run 'memlib init' first)")
         try:
             db = lancedb.connect(uri)
-            table = _open_table(db, MEMORIES)
+            table = open_table(db, MEMORIES)
         except (OSError, ValueError) as exc:
             raise StoreError(f"cannot open store {uri!r}: {exc}") from None
         if table is None:
