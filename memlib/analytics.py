@@ -29,10 +29,10 @@ import duckdb
 import pyarrow as pa
 
 from memlib import policy as policy_module
-from memlib.errors import InvalidInput, StoreError
-from memlib.models import Kind, arrow_schema
-from memlib.policy import DEFAULT_HALF_LIVES, Policy
 from memlib.audit import SCHEMA as AUDIT_SCHEMA
+from memlib.errors import InvalidInput, StoreError
+from memlib.models import arrow_schema
+from memlib.policy import DEFAULT_HALF_LIVES, Policy, check_half_lives, rule_key
 from memlib.recall_log import SCHEMA as RECALL_SCHEMA
 from memlib.scope import sql_literal
 
@@ -70,14 +70,10 @@ class Params:
             raise InvalidInput(f"window_days must be at least 1, not {self.window_days}")
         if not 0 <= self.low_confidence <= 100:
             raise InvalidInput("low_confidence must be between 0 and 100")
-        kinds = {k.value for k in Kind}
-        for key, days in self.half_lives.items():
-            if key != "default" and key not in kinds and not re.fullmatch(r"level:[012]", key):
-                raise InvalidInput(f"half-life key {key!r} is not a kind, level:N or default")
-            if not days > 0:
-                raise InvalidInput(f"half-life of {key} must be positive, not {days}")
-        if "default" not in self.half_lives:
-            raise InvalidInput("half-lives need a 'default' entry")
+        try:
+            check_half_lives(self.half_lives, "half-life")
+        except ValueError as exc:
+            raise InvalidInput(str(exc)) from None
         for source, weight in self.source_weights.items():
             if not 0 <= weight <= 2:
                 raise InvalidInput(f"source weight of {source} must be between 0 and 2, not {weight}")
@@ -244,9 +240,7 @@ def bind_params(con, params: Params, dims: int) -> None:
                 [params.as_of, params.window_days, params.project_id, params.low_confidence, dims])
     con.execute("create or replace table memlib_half_life (kind varchar, level integer, half_life_days double)")
     for key, days in params.half_lives.items():
-        kind = None if key == "default" or key.startswith("level:") else key
-        level = int(key.split(":")[1]) if key.startswith("level:") else None
-        con.execute("insert into memlib_half_life values (?, ?, ?)", [kind, level, float(days)])
+        con.execute("insert into memlib_half_life values (?, ?, ?)", [*rule_key(key), float(days)])
     con.execute("create or replace table memlib_source_weight (source varchar, weight double)")
     for source, weight in params.source_weights.items():
         con.execute("insert into memlib_source_weight values (?, ?)",
@@ -265,10 +259,8 @@ def bind_params(con, params: Params, dims: int) -> None:
                          s.min_confidence, s.grace_days, s.keep_iterations, list(s.protected_kinds),
                          list(s.protected_tags)])
             for key in sorted(set(s.ttl_days) | set(s.half_life_days)):
-                kind = None if key == "default" or key.startswith("level:") else key
-                level = int(key.split(":")[1]) if key.startswith("level:") else None
                 con.execute("insert into memlib_policy_rule values (?, ?, ?, ?, ?, ?)",
-                            [p.name, project_id, kind, level, s.ttl_days.get(key),
+                            [p.name, project_id, *rule_key(key), s.ttl_days.get(key),
                              s.half_life_days.get(key)])
 
 

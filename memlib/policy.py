@@ -59,6 +59,25 @@ def _check_keys(mapping: dict[str, Any], what: str, allow_default: bool) -> None
                          + (" or default" if allow_default else ""))
 
 
+def check_half_lives(value: dict[str, float], what: str) -> dict[str, float]:
+    """Half-lives by kind, "level:N" or "default" (required), each positive; a policy's and
+    the decay report's alike. Raises ValueError naming `what`."""
+    _check_keys(value, what, allow_default=True)
+    for key, days in value.items():
+        if not days > 0:
+            raise ValueError(f"{what} of {key} must be positive, not {days}")
+    if "default" not in value:
+        raise ValueError(f"{what} needs a 'default' entry")
+    return value
+
+
+def rule_key(key: str) -> tuple[str | None, int | None]:
+    """A half-life or TTL key as (kind, level): ("insight", None), (None, 2), (None, None)."""
+    if key.startswith("level:"):
+        return None, int(key.split(":")[1])
+    return (None if key == "default" else key), None
+
+
 class Settings(BaseModel):
     """What a policy sets; a project's override sets any part of it."""
 
@@ -94,13 +113,7 @@ class Settings(BaseModel):
     @field_validator("half_life_days")
     @classmethod
     def _half_lives(cls, value: dict[str, float]) -> dict[str, float]:
-        _check_keys(value, "half_life_days", allow_default=True)
-        for key, days in value.items():
-            if not days > 0:
-                raise ValueError(f"half_life_days of {key} must be positive, not {days}")
-        if "default" not in value:
-            raise ValueError("half_life_days needs a 'default' entry")
-        return value
+        return check_half_lives(value, "half_life_days")
 
     @model_validator(mode="after")
     def _consistent(self) -> "Settings":
