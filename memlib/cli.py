@@ -442,11 +442,11 @@ def history(ctx, memory_id, as_of, export_path, as_json):
     if memory_id:
         from memlib.scope import sql_literal
 
-        events = _open(ctx).audit.events(f"subject_id = {sql_literal(memory_id)} OR "
-                                         f"details LIKE {sql_literal('%' + memory_id + '%')}")
-        events = [e for e in events if e["subject_id"] == memory_id or memory_id in str(e["details"])]
+        # the audit log is not time-travelled: the store's handle on it reads it whole
+        events = store.audit.events(f"subject_id = {sql_literal(memory_id)} OR "
+                                    f"details LIKE {sql_literal('%' + memory_id + '%')}")
         if as_of:
-            events = [e for e in events if e["at"] <= _version_time(store)]
+            events = [e for e in events if e["at"] <= store.version_time()]
         try:
             state = store.get(memory_id).model_dump(mode="json", exclude={"embedding"})
         except MemlibError:
@@ -485,15 +485,9 @@ def history(ctx, memory_id, as_of, export_path, as_json):
         _echo_json(data)
         return
     click.echo(f"store {data['store']} as of version {data['version']} "
-               f"({_version_time(store):%Y-%m-%d %H:%M:%S} UTC): {data['memories']:,} memories")
+               f"({store.version_time():%Y-%m-%d %H:%M:%S} UTC): {data['memories']:,} memories")
     for name, count in data["by_kind"].items():
         click.echo(f"  {name:<20} {count:>10,}")
-
-
-def _version_time(store) -> datetime:
-    from memlib.store import _utc
-
-    return next(_utc(v["timestamp"]) for v in store.table.list_versions() if v["version"] == store.version)
 
 
 @cli.command()

@@ -155,6 +155,10 @@ class MemoryStore:
                                f"from {_utc(versions[0]['timestamp']):%Y-%m-%d %H:%M:%S} UTC)")
         return max(then)
 
+    def version_time(self) -> datetime:
+        """When the version this handle reads was committed (UTC)."""
+        return next(_utc(v["timestamp"]) for v in self._table.list_versions() if v["version"] == self.version)
+
     def _writable(self) -> None:
         if self.read_only:
             raise StoreError(f"the store is opened as of version {self.version}: it is read-only")
