@@ -47,7 +47,7 @@ from vector_index import query_texts  # noqa: E402
 from memlib import MemoryStore, Scope  # noqa: E402
 from memlib.embeddings import default_embedder  # noqa: E402
 from memlib.models import from_row, title_key  # noqa: E402
-from memlib.search import convex  # noqa: E402
+from memlib.search.fusion import convex  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
 WORK = CACHE / "peers"
@@ -118,8 +118,12 @@ class Memlib:
         maintained = time.perf_counter() - started - added
         warm = time.perf_counter()
         self.store.warm()
-        # ingest = the adds: rows durable and searchable, scalar and full-text indexes built
-        return {"ingest_s": added, "maintain_s": maintained, "warm_s": time.perf_counter() - warm}
+        warmed = time.perf_counter() - warm
+        # ingest_s is everything a user runs before the quoted query speed holds: the adds,
+        # maintain (compaction, the vector index above 50k rows) and loading the vector cache;
+        # the parts are kept for the side-by-side table
+        return {"ingest_s": added + maintained + warmed, "add_s": added, "maintain_s": maintained,
+                "warm_s": warmed}
 
     def vector(self, q, text, project):
         # peers have no expiry, so memlib is asked for every row too
@@ -155,6 +159,7 @@ class Chroma:
         self.collection = client.create_collection("memories", embedding_function=None,
                                                    configuration={"hnsw": {"space": "cosine"}})
         batch = client.get_max_batch_size()
+        self.ids = data.ids
         started = time.perf_counter()
         for start in range(0, len(data), batch):
             end = start + batch
@@ -172,12 +177,11 @@ class Chroma:
     fts = hybrid = None  # no ranked full-text search in the local client
 
     def analytic(self):
-        rows, page = [], 10_000  # one get() of everything overflows SQLite's variable limit
-        while True:
-            got = self.collection.get(include=["metadatas"], limit=page, offset=len(rows))["metadatas"]
-            rows.extend(got)
-            if len(got) < page:
-                break
+        # Chroma's best honest path: its metadata paged by id (one get() of everything
+        # overflows SQLite's variable limit; limit/offset paging rescans and grows quadratic)
+        rows, page = [], 10_000
+        for start in range(0, len(self.ids), page):
+            rows.extend(self.collection.get(ids=self.ids[start:start + page], include=["metadatas"])["metadatas"])
         counts = collections.Counter(
             (m["kind"], datetime.fromtimestamp(m["created_at"] / 1e6, timezone.utc).strftime("%Y-%m"))
             for m in rows)
@@ -343,7 +347,13 @@ def run(size: int, systems: list[str], queries: int, embedder) -> dict:
 def table(result: dict) -> str:
     systems = result["systems"]
     names = list(systems)
-    rows = [("ingest rows/s", lambda f: f["rate"], "{:,.0f}", False),
+    def rate(part: str):
+        return lambda f: f.get(part) and result["size"] / f[part]
+
+    rows = [("ingest rows/s, everything before the quoted speed", lambda f: f["rate"], "{:,.0f}", False),
+            ("memlib: add only, rows/s", rate("add_s"), "{:,.0f}", False),
+            ("memlib: add + maintain, rows/s",
+             lambda f: f.get("add_s") and result["size"] / (f["add_s"] + f["maintain_s"]), "{:,.0f}", False),
             ("vector median ms", lambda f: f["vector"] and f["vector"]["median_ms"], "{:.2f}", True),
             ("vector p95 ms", lambda f: f["vector"] and f["vector"]["p95_ms"], "{:.2f}", True),
             ("vector recall@10", lambda f: f["vector_recall"], "{:.3f}", False),
@@ -371,11 +381,12 @@ def table(result: dict) -> str:
     if "memlib" in systems:
         m = systems["memlib"]
         lines.append("")
-        lines.append(f"memlib ingest is `store.add` in commits of {CHUNK:,} rows: {m['ingest_s']:.1f} s "
-                     f"(validation, the columns, scalar and full-text indexes built by the first add). "
-                     f"`maintain` after it (compaction, the IVF vector index from 50k rows) took "
-                     f"{m['maintain_s']:.1f} s more; the warm process loaded the vectors into memory "
-                     f"in {m['warm_s']:.1f} s. Peak memory of the run (all systems): "
+        lines.append(f"memlib's ingest counts everything a user runs before the quoted query speed "
+                     f"holds: `store.add` in commits of {CHUNK:,} rows ({m['add_s']:.1f} s: validation, "
+                     f"the columns, scalar and full-text indexes built by the first add), `maintain` "
+                     f"({m['maintain_s']:.1f} s: compaction, the IVF vector index from 50k rows) and "
+                     f"`warm` ({m['warm_s']:.1f} s: the vectors loaded into memory). The peers' ingest "
+                     f"is their whole ingest. Peak memory of the run (all systems): "
                      f"{result['peak_rss_mb']:,.0f} MB.")
     return "\n".join(lines)
 

@@ -20,8 +20,9 @@ import time
 from datetime import date
 from pathlib import Path
 
-from memlib import analytics, reports
-from memlib.store import MemoryStore
+from memlib import analytics
+from memlib.analytics import reports
+from memlib import MemoryStore
 
 
 def view_times(store, as_of, backend: str) -> dict[str, float]:

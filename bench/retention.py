@@ -20,7 +20,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from memlib import MemoryStore, lifecycle
+from memlib import MemoryStore
+from memlib.lifecycle import curation, retention as lifecycle
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).resolve().parent / "results"

@@ -21,10 +21,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 from common import CACHE, corpus, median_ms, p95_ms, real_vectors  # noqa: E402
 
 from memlib import MemoryStore, Scope  # noqa: E402
-from memlib import sample_text as T  # noqa: E402
+from memlib.sample import text as T  # noqa: E402
 from memlib.embeddings import default_embedder  # noqa: E402
-from memlib.sample import _Writer  # noqa: E402
-from memlib.search import SearchConfig, vector_candidates  # noqa: E402
+from memlib.sample.generate import _Writer  # noqa: E402
+from memlib.search.search import SearchConfig, vector_candidates  # noqa: E402
 
 CONFIGS = [
     # (label, create_index kwargs or None for flat, [(nprobes, refine_factor, ef), ...])

@@ -1,14 +1,35 @@
-"""memlib: an analytics-first memory store for AI agents."""
+"""memlib: an analytics-first memory store for AI agents.
 
-import os as _os
+The map of the house. Shared vocabulary at the top: `models` (the typed memories; the Lance
+schema derives from them), `errors`, `scope` (where a search may look, and the one escaping
+helper for Lance filters), `clock` (the time a store writes, the one date parser),
+`embeddings` (the model a store embeds with, for writes and queries alike), `policy` (retention
+policies in policies/: what a report judges by and what retention acts on). One package per
+concept, each importing only those below it:
 
-# Models are loaded from installed packages only; nothing is fetched at run time.
-_os.environ.setdefault("HF_HUB_OFFLINE", "1")
-_os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-_os.environ.setdefault("LANCE_LOG", "error")
-_os.environ.setdefault("LANCE_INCLUDE_VECTOR_CENTROIDS", "false")
+    cli ─┬─> memory_store.MemoryStore ─┬─> search ─┐
+         ├─> lifecycle ─> analytics ───┼───────────┴─> store ─> shared vocabulary
+         └─> sample ───────────────────┘
 
-from memlib.errors import (  # noqa: E402
+- `store/`      tables, versions (time travel), add/upsert/update/delete, audit and recall logs,
+                JSONL import/export, a memory's history.
+- `search/`     vector, full-text and hybrid search, fusion, the in-memory vector cache.
+- `analytics/`  one DuckDB connection over one store version with the views of sql/, report
+                data, polars transforms, altair charts, formatting, the papermill runner.
+- `lifecycle/`  retention runs, curation (promotion, flags, confidence), maintenance (usage
+                fold, compaction, indexes).
+- `sample/`     a deterministic corpus written as a 240-day history.
+- `cli/`        the `memlib` command, one module per command group.
+
+The path of a memory: `MemoryStore.add` validates it (store/batch.py: pydantic model, parents,
+unique titles, the turn before a conversation turn), embeds it and commits the batch to the
+`memories` Lance table, recording the version in the audit log. `recall` finds it (search/)
+and appends recall events to a spool that `maintain` flushes into `recall_events` and folds
+into usage. A report (analytics/reports.py) opens the version current at its as-of date,
+reads it through the views of sql/ (staging, intermediate, marts) and renders the notebooks.
+"""
+
+from memlib.errors import (
     EmbedderMismatch,
     InvalidInput,
     InvalidMemory,
@@ -16,7 +37,8 @@ from memlib.errors import (  # noqa: E402
     NotFound,
     StoreError,
 )
-from memlib.models import (  # noqa: E402
+from memlib.memory_store import MemoryStore
+from memlib.models import (
     Conversation,
     Decision,
     Importance,
@@ -33,8 +55,7 @@ from memlib.models import (  # noqa: E402
     SubTask,
     Summary,
 )
-from memlib.scope import Scope  # noqa: E402
-from memlib.store import MemoryStore  # noqa: E402
+from memlib.scope import Scope
 
 __all__ = [
     "Conversation", "Decision", "EmbedderMismatch", "Importance", "Insight", "InvalidInput",

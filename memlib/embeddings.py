@@ -49,7 +49,8 @@ class SentenceTransformerEmbedder:
             hf_logging.disable_progress_bar()
             hf_logging.set_verbosity_error()
             try:
-                self._model = SentenceTransformer(self.model_path, device="cpu")
+                # local files only: memlib never fetches a model at run time
+                self._model = SentenceTransformer(self.model_path, device="cpu", local_files_only=True)
             except OSError as exc:
                 raise StoreError(f"cannot load embedding model {self.name!r} offline: {exc}") from None
         return self._model

@@ -34,6 +34,7 @@ import json
 import os
 import re
 import tomllib
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from memlib.errors import InvalidInput
 from memlib.models import Kind
 
-PACKAGED = Path(__file__).resolve().parent / "policies"
+PACKAGED = resources.files("memlib") / "policies"  # shipped inside the package
+MAX_DAYS = 36_500  # a hundred years: any TTL, half-life or window beyond is a mistake
 KINDS = tuple(k.value for k in Kind)
 LEVEL_KEY = re.compile(r"level:[012]")
 DEFAULT_HALF_LIVES: dict[str, float] = {  # days
@@ -64,8 +66,8 @@ def check_half_lives(value: dict[str, float], what: str) -> dict[str, float]:
     the decay report's alike. Raises ValueError naming `what`."""
     _check_keys(value, what, allow_default=True)
     for key, days in value.items():
-        if not days > 0:
-            raise ValueError(f"{what} of {key} must be positive, not {days}")
+        if not 0 < days <= MAX_DAYS:
+            raise ValueError(f"{what} of {key} must be more than 0 and at most {MAX_DAYS} days, not {days}")
     if "default" not in value:
         raise ValueError(f"{what} needs a 'default' entry")
     return value
@@ -86,8 +88,8 @@ class Settings(BaseModel):
     drop_expired: bool = True
     min_decay_score: float = Field(default=0.05, ge=0, le=1)
     min_confidence: int = Field(default=0, ge=0, le=100)
-    grace_days: int = Field(default=14, ge=0)
-    keep_iterations: int = Field(default=10, ge=1)
+    grace_days: int = Field(default=14, ge=0, le=MAX_DAYS)
+    keep_iterations: int = Field(default=10, ge=1, le=100_000)
     protected_kinds: tuple[str, ...] = ()
     protected_tags: tuple[str, ...] = ()
     ttl_days: dict[str, int] = Field(default_factory=dict)
@@ -106,8 +108,8 @@ class Settings(BaseModel):
     def _ttls(cls, value: dict[str, int]) -> dict[str, int]:
         _check_keys(value, "ttl_days", allow_default=False)
         for key, days in value.items():
-            if days < 1:
-                raise ValueError(f"ttl_days of {key} must be at least 1 day, not {days}")
+            if not 1 <= days <= MAX_DAYS:
+                raise ValueError(f"ttl_days of {key} must be from 1 to {MAX_DAYS} days, not {days}")
         return value
 
     @field_validator("half_life_days")
@@ -158,30 +160,48 @@ class Policy(Settings):
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def _error(where: str, exc: ValidationError) -> InvalidInput:
-    err = exc.errors()[0]
-    field = ".".join(str(p) for p in err["loc"]) or "(policy)"
-    message = err["msg"].removeprefix("Value error, ")
-    if err["type"] == "extra_forbidden":
-        message = "is not a policy setting"
-    return InvalidInput(f"policy {where}: {field}: {message}")
+def problems(data: Any) -> list[str]:
+    """Every problem of a policy document, one line each (empty when it is valid)."""
+    if not isinstance(data, dict):
+        return ["(policy): must be a table of settings"]
+    try:
+        Policy.model_validate(data)
+    except ValidationError as exc:
+        out = []
+        for err in exc.errors():
+            field = ".".join(str(p) for p in err["loc"]) or "(policy)"
+            message = err["msg"].removeprefix("Value error, ")
+            if err["type"] == "extra_forbidden":
+                message = "is not a policy setting"
+            out.append(f"{field}: {message}")
+        return out
+    except ValueError as exc:  # raised by a project's override
+        return [str(exc)]
+    return []
 
 
 def parse(data: Any, where: str) -> Policy:
-    if not isinstance(data, dict):
-        raise InvalidInput(f"policy {where}: must be a table of settings")
-    try:
-        return Policy.model_validate(data)
-    except ValidationError as exc:
-        raise _error(where, exc) from None
-    except ValueError as exc:  # raised by a project's override
-        raise InvalidInput(f"policy {where}: {exc}") from None
+    found = problems(data)
+    if found:
+        more = f" (and {len(found) - 1} more: memlib policy check)" if len(found) > 1 else ""
+        raise InvalidInput(f"policy {where}: {found[0]}{more}")
+    return Policy.model_validate(data)
 
 
-def _read(path: Path) -> Any:
-    text = path.read_text(encoding="utf-8")
+def check(spec: str) -> tuple[str, list[str]]:
+    """(where, problems) of a policy file or name, without raising for the problems: what
+    `memlib policy check` prints, one line each."""
+    path = _find(spec)
+    return str(path), problems(_read(path))
+
+
+def _read(path) -> Any:
     try:
-        if path.suffix in (".yaml", ".yml"):
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"policy {path}: cannot be read: {exc}") from None
+    try:
+        if path.name.endswith((".yaml", ".yml")):
             import yaml
 
             return yaml.safe_load(text)
@@ -190,15 +210,34 @@ def _read(path: Path) -> Any:
         raise InvalidInput(f"policy {path}: cannot be parsed: {str(exc).splitlines()[0]}") from None
 
 
-def search_dirs() -> list[Path]:
+def search_dirs() -> list:
     extra = os.environ.get("MEMLIB_POLICY_DIR")
     return ([Path(extra)] if extra else []) + [PACKAGED]
 
 
 def names() -> list[str]:
-    found = {p.stem for d in search_dirs() if d.is_dir()
-             for p in d.iterdir() if p.suffix in (".toml", ".yaml", ".yml")}
+    found = {p.name.rsplit(".", 1)[0] for d in search_dirs() if d.is_dir()
+             for p in d.iterdir() if p.name.endswith(SUFFIXES)}
     return sorted(found)
+
+
+SUFFIXES = (".toml", ".yaml", ".yml")
+
+
+def _find(spec: str | Path):
+    """The file a policy name or path means."""
+    path = Path(spec)
+    if str(spec).endswith(SUFFIXES) or os.sep in str(spec):
+        if not path.is_file():
+            raise InvalidInput(f"policy file {str(spec)!r} does not exist")
+        return path
+    for directory in search_dirs():
+        for suffix in SUFFIXES:
+            candidate = directory / f"{spec}{suffix}"
+            if candidate.is_file():
+                return candidate
+    raise InvalidInput(f"no policy named {str(spec)!r} (known: {', '.join(names())}); "
+                       f"give a name or a path to a .toml or .yaml file")
 
 
 def load(spec: str | Path | dict | Policy) -> Policy:
@@ -207,21 +246,14 @@ def load(spec: str | Path | dict | Policy) -> Policy:
         return spec
     if isinstance(spec, dict):
         return parse(spec, repr(spec.get("name", "(inline)")))
-    path = Path(spec)
-    if path.suffix in (".toml", ".yaml", ".yml") or os.sep in str(spec):
-        if not path.is_file():
-            raise InvalidInput(f"policy file {str(spec)!r} does not exist")
-        return parse(_read(path), str(path))
-    for directory in search_dirs():
-        for suffix in (".toml", ".yaml", ".yml"):
-            candidate = directory / f"{spec}{suffix}"
-            if candidate.is_file():
-                policy = parse(_read(candidate), str(candidate))
-                if policy.name != spec:
-                    raise InvalidInput(f"policy {candidate}: its name is {policy.name!r}, not {spec!r}")
-                return policy
-    raise InvalidInput(f"no policy named {str(spec)!r} (known: {', '.join(names())}); "
-                       f"give a name or a path to a .toml or .yaml file")
+    if not isinstance(spec, (str, Path)):
+        raise InvalidInput(f"a policy is a name, a path or a table of settings, not {spec!r}")
+    path = _find(spec)
+    policy = parse(_read(path), str(path))
+    named = not (str(spec).endswith(SUFFIXES) or os.sep in str(spec))
+    if named and policy.name != spec:
+        raise InvalidInput(f"policy {path}: its name is {policy.name!r}, not {spec!r}")
+    return policy
 
 
 def load_all(specs: list) -> tuple[Policy, ...]:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import datetime, timezone
 from typing import Iterable
 
+from memlib.clock import parse_time
 from memlib.errors import InvalidInput
 from memlib.models import Kind, Level
 
@@ -41,15 +42,51 @@ def sql_in(column: str, values: Iterable[object]) -> str:
     return f"{column} IN (" + ", ".join(sql_literal(v) for v in values) + ")"
 
 
-def _as_datetime(value: datetime | date | str | None, what: str) -> datetime | None:
-    if value is None or isinstance(value, datetime):
-        return value
-    if isinstance(value, date):
-        return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
-    try:
-        return datetime.fromisoformat(value)
-    except ValueError:
-        raise InvalidInput(f"{what}: {value!r} is not an ISO date or datetime") from None
+@dataclass(frozen=True)
+class Predicate:
+    """One condition of a scope: `column` `op` `value`. The one description of a scope that
+    both Lance's `where` (Scope.where) and the vector cache's masks (search/vector_cache.py)
+    are derived from. Ops: eq, in (value a tuple), has_any (a list column holding any of the
+    values), ge, lt, unexpired_at (expires_at null or after the value)."""
+
+    column: str
+    op: str
+    value: object
+
+
+def _sql(p: Predicate) -> str:
+    if p.op == "eq":
+        return f"{p.column} = {sql_literal(p.value)}"
+    if p.op == "in":
+        return sql_in(p.column, p.value)
+    if p.op == "has_any":
+        return f"array_has_any({p.column}, {sql_list(p.value)})"
+    if p.op == "ge":
+        return f"{p.column} >= {sql_literal(p.value)}"
+    if p.op == "lt":
+        return f"{p.column} < {sql_literal(p.value)}"
+    if p.op == "unexpired_at":
+        return f"({p.column} IS NULL OR {p.column} > {sql_literal(p.value)})"
+    raise ValueError(f"unknown predicate op {p.op!r}")
+
+
+def _check(value, types: tuple[type, ...], what: str):
+    if value is not None and (not isinstance(value, types) or isinstance(value, bool) and bool not in types):
+        names = " or ".join(t.__name__ for t in types)
+        raise InvalidInput(f"scope {what} must be a {names}, not {type(value).__name__} {value!r}")
+    return value
+
+
+def _strings(value, what: str) -> tuple[str, ...]:
+    """A tuple of strings from a list or tuple of them; a lone string is a mistake (it would
+    otherwise become its letters)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, set, frozenset)):
+        raise InvalidInput(f"scope {what} must be a list of strings, not {type(value).__name__} {value!r}")
+    out = tuple(v.value if isinstance(v, Kind) else v for v in value)
+    for v in out:
+        if not isinstance(v, str):
+            raise InvalidInput(f"scope {what} must be a list of strings, not one holding {v!r}")
+    return out
 
 
 @dataclass(frozen=True)
@@ -69,41 +106,47 @@ class Scope:
     as_of: datetime | None = None
 
     def __post_init__(self):
-        kinds = tuple(k.value if isinstance(k, Kind) else str(k) for k in self.kinds)
+        for name in ("project_id", "root_task_id", "source"):
+            _check(getattr(self, name), (str,), name.replace("_", " "))
+        _check(self.level, (int,), "level")
+        _check(self.min_confidence, (int,), "min confidence")
+        if not isinstance(self.include_expired, bool):
+            raise InvalidInput(f"scope include expired must be true or false, not {self.include_expired!r}")
+        kinds = _strings(self.kinds, "kinds")
         bad = [k for k in kinds if k not in {x.value for x in Kind}]
         if bad:
             raise InvalidInput(f"unknown kind {bad[0]!r}; kinds are {', '.join(k.value for k in Kind)}")
         object.__setattr__(self, "kinds", kinds)
-        object.__setattr__(self, "tags", tuple(self.tags))
+        object.__setattr__(self, "tags", _strings(self.tags, "tags"))
         if self.level is not None and self.level not in {lv.value for lv in Level}:
             raise InvalidInput(f"level must be 0, 1 or 2, not {self.level!r}")
         if self.min_confidence is not None and not 0 <= self.min_confidence <= 100:
             raise InvalidInput(f"min confidence must be between 0 and 100, not {self.min_confidence}")
         for name in ("created_after", "created_before", "as_of"):
-            object.__setattr__(self, name, _as_datetime(getattr(self, name), name.replace("_", " ")))
+            object.__setattr__(self, name, parse_time(getattr(self, name), name.replace("_", " ")))
+
+    def predicates(self, now: datetime | None = None) -> list[Predicate]:
+        """This scope as conditions that must all hold."""
+        out = []
+        for column in ("project_id", "root_task_id", "source"):
+            if getattr(self, column) is not None:
+                out.append(Predicate(column, "eq", getattr(self, column)))
+        if self.level is not None:
+            out.append(Predicate("level", "eq", int(self.level)))
+        if self.kinds:
+            out.append(Predicate("kind", "in", self.kinds))
+        if self.tags:
+            out.append(Predicate("tags", "has_any", self.tags))
+        if self.created_after is not None:
+            out.append(Predicate("created_at", "ge", self.created_after))
+        if self.created_before is not None:
+            out.append(Predicate("created_at", "lt", self.created_before))
+        if self.min_confidence is not None:
+            out.append(Predicate("confidence", "ge", int(self.min_confidence)))
+        if not self.include_expired:
+            out.append(Predicate("expires_at", "unexpired_at", self.as_of or now or datetime.now(timezone.utc)))
+        return out
 
     def where(self, now: datetime | None = None) -> str | None:
         """The Lance filter for this scope, every value passed through `sql_literal`."""
-        clauses = []
-        if self.project_id is not None:
-            clauses.append(f"project_id = {sql_literal(self.project_id)}")
-        if self.root_task_id is not None:
-            clauses.append(f"root_task_id = {sql_literal(self.root_task_id)}")
-        if self.level is not None:
-            clauses.append(f"level = {sql_literal(int(self.level))}")
-        if self.kinds:
-            clauses.append(sql_in("kind", self.kinds))
-        if self.tags:
-            clauses.append(f"array_has_any(tags, {sql_list(self.tags)})")
-        if self.source is not None:
-            clauses.append(f"source = {sql_literal(self.source)}")
-        if self.created_after is not None:
-            clauses.append(f"created_at >= {sql_literal(self.created_after)}")
-        if self.created_before is not None:
-            clauses.append(f"created_at < {sql_literal(self.created_before)}")
-        if self.min_confidence is not None:
-            clauses.append(f"confidence >= {sql_literal(int(self.min_confidence))}")
-        if not self.include_expired:
-            as_of = self.as_of or now or datetime.now(timezone.utc)
-            clauses.append(f"(expires_at IS NULL OR expires_at > {sql_literal(as_of)})")
-        return " AND ".join(f"({c})" if " OR " in c else c for c in clauses) or None
+        return " AND ".join(_sql(p) for p in self.predicates(now)) or None

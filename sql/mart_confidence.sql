@@ -4,7 +4,7 @@ with memories as (
     select * from int_memory_as_of
 )
 select
-    source, kind, project_id,
+    source, kind, project_id, project_name,
     least(confidence // 10 * 10, 90) as confidence_bin,
     count(*) as n_memories,
     avg(confidence) as avg_confidence

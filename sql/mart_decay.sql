@@ -1,31 +1,16 @@
--- materialize: table
--- Decay score of every memory (see decay_score.sql) from the days since it was last used, or
--- created if never used. Half-lives come from memlib_half_life: a kind's row wins over its
--- level's row, which wins over the default row (kind and level both null).
+-- Decay score of every memory under the connection's decay policy (the first policy given;
+-- memlib_params.decay_policy), from int_memory_policy: the very numbers retention acts on.
 create or replace view mart_decay as
-with memories as (
-    select * from int_memory_as_of
+with judged as (
+    select * from int_memory_policy
 ),
-half_lives as (
-    select kind, level, half_life_days from memlib_half_life
-),
-resolved as (
-    select
-        m.*,
-        coalesce(
-            (select h.half_life_days from half_lives h where h.kind = m.kind),
-            (select h.half_life_days from half_lives h where h.kind is null and h.level = m.level),
-            (select h.half_life_days from half_lives h where h.kind is null and h.level is null)
-        ) as half_life_days,
-        coalesce(m.last_used_as_of, m.created_at) as last_touched_at
-    from memories m
+params as (
+    select decay_policy from memlib_params
 )
 select
-    id, kind, level, project_id, source, created_at, last_touched_at, usage_as_of,
-    half_life_days,
-    (epoch_us(as_of) - epoch_us(last_touched_at)) / 86400e6 as idle_days,
-    half_life_days * (1 + ln(1 + usage_as_of)) as effective_half_life_days,
-    decay_score((epoch_us(as_of) - epoch_us(last_touched_at)) / 86400e6, half_life_days,
-                usage_as_of) as decay_score,
-    confidence, manual_promote_flag, ttl_days, as_of
-from resolved
+    j.id, j.kind, j.level, j.project_id, j.project_name, j.source, j.created_at,
+    j.last_touched_at, j.usage_as_of, j.policy, j.half_life_days, j.idle_days,
+    j.effective_half_life_days, j.decay_score, j.confidence, j.manual_promote_flag, j.ttl_days,
+    j.as_of
+from judged j
+join params p on j.policy = p.decay_policy

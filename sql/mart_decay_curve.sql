@@ -1,10 +1,16 @@
--- Decay score against idle days for each configured half-life and a few usage levels:
--- the curves the TTL/decay report draws, from the same macro as mart_decay.
+-- Decay score against idle days for each half-life rule of the decay policy (not its
+-- projects' overrides) and a few usage levels: the curves the TTL/decay report draws, from
+-- the same macro as mart_decay.
 create or replace view mart_decay_curve as
-with half_lives as (
-    select coalesce(kind, case when level is not null then 'level ' || level end, 'default') as applies_to,
-           half_life_days
-    from memlib_half_life
+with params as (
+    select decay_policy from memlib_params
+),
+half_lives as (
+    select coalesce(r.kind, case when r.level is not null then 'level ' || r.level end, 'default') as applies_to,
+           r.half_life_days
+    from memlib_policy_rule r
+    join params p on r.policy = p.decay_policy
+    where r.project_id is null and r.half_life_days is not null
 ),
 days as (
     select range as idle_days from range(0, 366, 5)

@@ -14,7 +14,7 @@ weights as (
     select source, weight from memlib_source_weight
 )
 select
-    m.id, m.kind, m.project_id, m.source, m.confidence, m.usage_as_of as n_recalls,
+    m.id, m.kind, m.project_id, m.project_name, m.source, m.confidence, m.usage_as_of as n_recalls,
     coalesce(e.n_agents, 0) as n_agents,
     (epoch_us(m.as_of) - epoch_us(m.created_at)) / 86400e6 as age_days,
     coalesce(w.weight, d.weight) as source_weight,

@@ -6,7 +6,7 @@ with params as (
 usage as (
     select * from mart_usage_by_memory
 )
-select u.id, u.kind, u.project_id, u.source, u.confidence, u.n_recalls_window,
+select u.id, u.kind, u.project_id, u.project_name, u.source, u.confidence, u.n_recalls_window,
        u.n_agents_window, u.last_recalled_at, u.text
 from usage u, params p
 where u.confidence < p.low_confidence

@@ -1,24 +1,11 @@
 -- Every memory with its usage as of now: the usage folded by `maintain` plus the recall
--- events it has not folded yet, so a report is current without a maintenance run; and the
--- name of its project.
+-- events it has not folded yet (int_usage_unfolded); and the name of its project.
 create or replace view v_memory as
 with memories as (
     select * from stg_memories
 ),
-events as (
-    select memory_id, recalled_at, flushed_at from stg_recall_events
-),
 unfolded as (
-    select m.id as memory_id,
-           count(*) as n_unfolded,
-           max(e.recalled_at) as last_unfolded_at
-    from memories m
-    join events e
-      on e.memory_id = m.id
-     and (e.flushed_at is null
-          or m.recalls_folded_until is null
-          or e.flushed_at > m.recalls_folded_until)
-    group by m.id
+    select memory_id, n_unfolded, last_unfolded_at from int_usage_unfolded
 ),
 projects as (
     select id as project_id, name as project_name from memories where kind = 'project'

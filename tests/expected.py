@@ -10,9 +10,10 @@ import math
 from datetime import datetime, timedelta
 
 from memlib import policy as policies
-from memlib.analytics import DEFAULT_HALF_LIVES, DEFAULT_POLICIES
+from memlib.analytics import DEFAULT_POLICIES
 
 DEFAULT_POLICIES = [policies.load(name) for name in DEFAULT_POLICIES]
+DEFAULT_HALF_LIVES = policies.load("default").half_life_days  # the decay report's default policy
 
 
 def raw(store):

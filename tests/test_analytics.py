@@ -7,11 +7,13 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from memlib.clock import Clock
 from memlib import MemoryStore, Project, RootTask, analytics
 from memlib.embeddings import HashEmbedder
 from memlib.sample import build_sample
 
 import expected
+from memlib.analytics.views import ordered_views
 
 ANCHOR = datetime(2026, 11, 1, tzinfo=timezone.utc)
 AS_OF = datetime(2026, 10, 20, 23, 59, 59, 999999, tzinfo=timezone.utc)  # end of 2026-10-20
@@ -24,6 +26,15 @@ def sample(tmp_path_factory):
     build_sample(store, size=800, seed=3, anchor=ANCHOR)
     store.recall("ledger writer timeouts", k=5, agent="tester")  # stays in the spool
     return (store, *expected.raw(store))
+
+
+# The lance backend reads the latest version only (the extension has no time travel): its
+# tests are as of the end of the sample's history.
+LATEST = datetime(2026, 11, 1, 23, 59, 59, 999999, tzinfo=timezone.utc)
+
+
+def _at(backend):
+    return LATEST if backend == "lance" else AS_OF
 
 
 def _con(store, backend="auto", **kw):
@@ -39,23 +50,25 @@ def _rows(con, sql, params=None):
 @pytest.mark.parametrize("backend", ["lance", "arrow"])
 def test_time_filters_return_the_right_rows(sample, backend):
     store, memories, events = sample
-    con = _con(store, backend)
+    as_of = _at(backend)
+    con = _con(store, backend, as_of=as_of)
     for bound in (ANCHOR - timedelta(days=90), ANCHOR - timedelta(days=30, microseconds=1),
                   datetime(2026, 9, 1, tzinfo=timezone.utc)):
-        want = sum(m["created_at"] >= bound for m in memories)
+        want = sum(bound <= m["created_at"] <= as_of for m in memories)
         got = con.execute("select count(*) from stg_memories where created_at >= ?", [bound]).fetchone()[0]
         assert got == want
         want = sum(e["recalled_at"] < bound for e in events)
         got = con.execute("select count(*) from stg_recall_events where recalled_at < ?", [bound]).fetchone()[0]
         assert got == want
-    ids = {m["id"] for m in memories if m["expires_at"] is not None and m["expires_at"] <= AS_OF}
+    ids = {m["id"] for m in memories if m["expires_at"] is not None and m["expires_at"] <= AS_OF
+           and m["created_at"] <= as_of}
     got = {r["id"] for r in _rows(con, "select id from stg_memories where expires_at <= ?", [AS_OF])}
     assert got == ids
 
 
 def test_views_read_current_usage_including_unfolded_events(sample):
     store, memories, events = sample
-    rows = {r["id"]: r for r in _rows(_con(store), "select id, usage_count from v_memory")}
+    rows = {r["id"]: r for r in _rows(_con(store, as_of=None), "select id, usage_count from v_memory")}
     by_id = {m["id"]: m for m in memories}
     unfolded = collections.Counter(
         e["memory_id"] for e in events
@@ -77,11 +90,13 @@ def test_level_views_have_the_promised_columns(sample):
     kinds = {"v_project_memory": "project", "v_root_task_memory": "root_task", "v_sub_task_memory": "sub_task"}
     for view, columns in promised.items():
         rows = _rows(con, f"select {columns} from {view}")
-        assert len(rows) == sum(m["kind"] == kinds[view] for m in sample[1])
+        assert len(rows) == sum(m["kind"] == kinds[view] and m["created_at"] <= AS_OF for m in sample[1])
 
 
 def test_ttl_mart_and_the_as_of_boundary(tmp_path):
-    store = MemoryStore.open(str(tmp_path / "s"), embedder=HashEmbedder())
+    # written on 2026-06-01 by the store's clock, so the store exists as of the days below
+    store = MemoryStore.open(str(tmp_path / "s"), embedder=HashEmbedder(),
+                             clock=Clock(datetime(2026, 6, 1, tzinfo=timezone.utc)))
     day_end = datetime(2026, 6, 30, 23, 59, 59, 999999, tzinfo=timezone.utc)
     project = Project(name="p", created_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
     at_boundary = RootTask(project_id=project.id, objective="expires at the last instant of the day",
@@ -104,9 +119,10 @@ def test_ttl_mart_and_the_as_of_boundary(tmp_path):
 @pytest.mark.parametrize("backend", ["lance", "arrow"])
 def test_usage_marts_match_python(sample, backend):
     store, memories, events = sample
-    con = _con(store, backend)
-    usage = expected.usage_as_of(memories, events, AS_OF)
-    window = [e for e in events if AS_OF - timedelta(days=WINDOW) < e["recalled_at"] <= AS_OF]
+    as_of = _at(backend)
+    con = _con(store, backend, as_of=as_of)
+    usage = expected.usage_as_of(memories, events, as_of)
+    window = [e for e in events if as_of - timedelta(days=WINDOW) < e["recalled_at"] <= as_of]
     summary = _rows(con, "select * from mart_usage_summary")[0]
     assert summary["n_recalls_window"] == len(window)
     assert summary["n_queries_window"] == len({e["query_id"] for e in window})
@@ -119,7 +135,7 @@ def test_usage_marts_match_python(sample, backend):
         {k: per_window.get(k, 0) for k in usage}
     daily = _rows(con, "select kind, sum(n_recalls) as n from mart_usage_daily group by kind")
     kind_of = {m["id"]: m["kind"] for m in memories}
-    want = collections.Counter(kind_of[e["memory_id"]] for e in events if e["recalled_at"] <= AS_OF)
+    want = collections.Counter(kind_of[e["memory_id"]] for e in events if e["recalled_at"] <= as_of)
     assert {r["kind"]: r["n"] for r in daily} == dict(want)
 
 
@@ -136,7 +152,7 @@ def test_project_filter_scopes_every_mart(sample):
 def test_decay_matches_python(sample):
     store, memories, events = sample
     half_lives = {"default": 45, "level:2": 20, "decision": 200}
-    con = _con(store, half_lives=half_lives)
+    con = _con(store, policies=analytics.policies([{"name": "mine", "half_life_days": half_lives}]))
     usage = expected.usage_as_of(memories, events, AS_OF)
     decay = {r["id"]: r["decay_score"] for r in _rows(con, "select id, decay_score from mart_decay")}
     assert decay.keys() == usage.keys()
@@ -172,17 +188,35 @@ def test_retention_candidates_match_python(sample):
     assert set(reasons) == {"expired", "decayed", "low_confidence", "old_iteration"}  # all exercised
 
 
+def test_decay_report_and_retention_judge_by_one_definition(sample):
+    """What decays (mart_decay, under the decay policy) is what retention judges by: the
+    same decay score for every memory, from int_memory_policy."""
+    store, _, _ = sample
+    con = _con(store, policies=analytics.policies(["aggressive", "default"]))
+    assert con.execute("select decay_policy from memlib_params").fetchone()[0] == "aggressive"
+    decay = {r["id"]: r["decay_score"] for r in _rows(con, "select id, decay_score from mart_decay")}
+    judged = {r["id"]: r["decay_score"] for r in _rows(
+        con, "select id, decay_score from mart_retention_candidates where policy = 'aggressive'")}
+    assert judged and all(decay[i] == judged[i] for i in judged)
+    low = {i for i, d in decay.items() if d < analytics.policies(["aggressive"])[0].min_decay_score}
+    reasons = {r["id"]: r["reasons"] for r in _rows(
+        con, "select id, reasons from mart_retention_candidates where policy = 'aggressive'")}
+    assert {i for i, rs in reasons.items() if "decayed" in rs} <= low
+
+
 def test_parameters_are_validated():
-    with pytest.raises(Exception, match="half-life"):
-        analytics.Params(as_of=AS_OF, half_lives={"default": -1})
+    with pytest.raises(Exception, match="half_life_days of default"):
+        analytics.policies([{"name": "x", "half_life_days": {"default": -1}}])
     with pytest.raises(Exception, match="min_decay: is not a policy setting"):
         analytics.policies([{"name": "x", "min_decay": 1}])
     with pytest.raises(Exception, match="not a kind"):
-        analytics.Params(as_of=AS_OF, half_lives={"default": 3, "thoughts": 3})
+        analytics.policies([{"name": "x", "half_life_days": {"default": 3, "thoughts": 3}}])
+    with pytest.raises(Exception, match="window_days"):
+        analytics.Params(as_of=AS_OF, window_days=0)
 
 
 def test_views_load_in_dependency_order():
-    names = [name for name, _ in analytics.ordered_views()]
+    names = [name for name, _ in ordered_views()]
     assert names.index("stg_memories") < names.index("v_memory") < names.index("mart_retention_candidates")
     assert names.index("decay_score") < names.index("mart_decay")
 
@@ -203,4 +237,7 @@ def test_the_audit_log_is_a_view(sample):
     store, memories, _ = sample
     con = _con(store)
     writes = con.execute("select count(*) from stg_audit_log where action = 'write'").fetchone()[0]
-    assert writes == len(memories)  # build_sample adds every memory once
+    # build_sample adds every memory once, on its day: as of a date, the log ends there too
+    assert writes == sum(m["created_at"] <= AS_OF for m in memories) < len(memories)
+    later = _con(store, as_of=None)
+    assert later.execute("select count(*) from stg_audit_log where action = 'write'").fetchone()[0] == len(memories)

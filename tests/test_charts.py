@@ -7,7 +7,7 @@ from datetime import date
 
 import polars as pl
 
-from memlib import charts
+from memlib.analytics import charts
 
 
 def _marks(svg: str, role: str) -> int:
@@ -45,10 +45,14 @@ def test_every_builder_renders():
         charts.policy_comparison(pl.DataFrame({"policy": ["a", "b"], "n_dropped": [3, 5],
                                                "n_recently_recalled_lost": [0, 2]})),
     ]
+    vega_mark = {"bar": "rect", "rect": "rect", "area": "area", "line": "line"}
     for chart in built:
-        chart.to_dict(validate=True)
+        spec = chart.to_dict(validate=True)
+        mark = (spec.get("mark") or spec["spec"]["mark"])["type"]  # faceted charts nest it
         svg = charts.to_svg(chart)
-        assert re.search(r'aria-roledescription="(bar|area|line|rect|area mark)"', svg) or "<path" in svg
+        # the mark's group holds at least one drawn datum (axes and legends are other groups)
+        group = re.search(rf'<g class="mark-{vega_mark[mark]} role-mark[^>]*>(.*?)</g>', svg, re.S)
+        assert group and 'role="graphics-symbol"' in group.group(1), mark
 
 
 def test_decay_histogram_bins_before_charting():

@@ -158,6 +158,9 @@ def test_lifecycle_commands_end_to_end(cli_store):
     assert "restored 1 memories" in run("retention", "undo", run_id, store=store).stdout
     history = json.loads(run("history", insight, "--json", store=store).stdout)
     assert [e["action"] for e in history["events"]] == ["write", "retention_remove", "restore"]
+    # ids match exactly: LIKE wildcards, quotes and backslashes name no memory
+    for hostile in ("%", "_", insight[:8] + "%", "' OR 1=1 --", "\\", insight.upper()):
+        assert "no memory or event" in fails("history", hostile, store=store)
     assert "memories" in run("history", "--as-of", "v1", store=store).stdout
     decision = run("iteration", "finalize", project, "it1", store=store).stdout
     assert "1 critical insights promoted" in decision
@@ -174,8 +177,23 @@ def test_lifecycle_commands_end_to_end(cli_store):
     (["retention", "purge", "no-such-run"], "--yes"),
     (["history", "--as-of", "v999"], "no version 999"),
     (["history", "--export", "x.jsonl"], "--export needs --as-of"),
+    (["policy", "check", "nope"], "no policy named 'nope'"),
+    (["versions", "cleanup", "--older-than", "30"], "--yes"),
     (["confidence", "6f1c1b1e-8a43-4d5e-9a57-1b2f4c6d8e09", "--by", "5"], "--reason"),
     (["promote", "6f1c1b1e-8a43-4d5e-9a57-1b2f4c6d8e09"], "no memory"),
 ])
 def test_lifecycle_mistakes_are_one_line(cli_store, args, message):
     assert message in fails(*args, store=cli_store["store"])
+
+
+def test_policy_check_prints_each_problem_and_exits_1(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "bad"\nmin_decay = 0.1\n[ttl_days]\ninsight = 99999999\n')
+    proc = subprocess.run([MEMLIB, "policy", "check", str(bad)], capture_output=True, text=True)
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 2 and all(line.startswith(f"{bad}: ") for line in lines)
+    assert any("min_decay: is not a policy setting" in line for line in lines)
+    assert any("ttl_days of insight must be from 1 to 36500 days" in line for line in lines)
+    good = subprocess.run([MEMLIB, "policy", "check", "conservative"], capture_output=True, text=True)
+    assert good.returncode == 0 and good.stdout.strip().endswith("conservative.toml: ok")

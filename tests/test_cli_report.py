@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+from html.parser import HTMLParser
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -16,7 +17,8 @@ import nbformat
 import pytest
 
 import expected
-from memlib import MemoryStore, reports
+from memlib import MemoryStore
+from memlib.analytics import reports
 from memlib.embeddings import HashEmbedder
 from memlib.sample import build_sample
 
@@ -52,7 +54,7 @@ def test_report_list_shows_parameters_and_defaults():
     for name in reports.REPORTS:
         assert re.search(rf"^{name}$", proc.stdout, re.M)
     for line in ('store = "data/store"', "as_of = None", "window_days = 30", "top = 20",
-                 "horizon_days = 30", "low_confidence = 50", "policies = [", "half_lives = None"):
+                 "horizon_days = 30", "low_confidence = 50", "policies = [", 'policy = "default"'):
         assert line in proc.stdout
 
 
@@ -84,27 +86,51 @@ def test_headline_numbers_equal_an_independent_computation(published, store_uri)
     assert want["ttl_decay"]["expired"] > 0 and want["retention"]["candidates[conservative]"] > 0
 
 
-def _broken_notebooks(tmp_path) -> Path:
-    copy = tmp_path / "notebooks"
-    shutil.copytree(reports.NOTEBOOKS, copy)
-    nb = nbformat.read(copy / "usage.ipynb", as_version=4)
-    nb.cells.insert(3, nbformat.v4.new_code_cell("raise RuntimeError('boom in the usage report')"))
-    nbformat.write(nb, copy / "usage.ipynb")
-    return copy
+def _broken(monkeypatch, tmp_path, cell: str) -> None:
+    """The usage report's notebook with `cell` inserted after the display cells start."""
+    source = reports.notebook("usage")
+    nb = nbformat.reads(source.read_text(), as_version=4)
+    nb.cells.insert(3, nbformat.v4.new_code_cell(cell))
+    broken = tmp_path / "usage.ipynb"
+    nbformat.write(nb, broken)
+    real = reports.notebook
+    monkeypatch.setattr(reports, "notebook", lambda name: broken if name == "usage" else real(name))
 
 
-def test_a_failed_cell_names_notebook_cell_and_error_and_the_rest_still_run(store_uri, tmp_path):
-    env = {"MEMLIB_NOTEBOOKS": str(_broken_notebooks(tmp_path))}
-    proc = run("--store", store_uri, "report", "run", "--all", "--as-of", AS_OF, "--out",
-               tmp_path / "out", env=env)
-    assert proc.returncode == 1
+def test_a_failed_cell_fails_the_run_in_one_line_and_keeps_the_previous_output(
+        store_uri, tmp_path, monkeypatch, capsys):
+    from memlib.cli import main
+
+    out = tmp_path / "out"
+    good = reports.run(list(reports.REPORTS), datetime(2026, 10, 25).date(), store_uri, out_root=out)
+    assert good.ok
+    before = (out / AS_OF / "usage.html").read_text()
+    _broken(monkeypatch, tmp_path, "raise RuntimeError('boom in the usage report')")
+    with pytest.raises(SystemExit) as exit:
+        main(["--store", store_uri, "report", "run", "--all", "--as-of", AS_OF, "--out", str(out)])
+    assert exit.value.code == 1
+    err = capsys.readouterr().err.strip().splitlines()
     # the cell counts as the output notebook shows it, after papermill's injected parameters
-    assert ("usage.ipynb cell 4 (raise RuntimeError('boom in the usage report')): "
-            "RuntimeError: boom in the usage report") in proc.stderr
-    assert len(proc.stderr.strip().splitlines()) == 1
-    summary = json.loads((tmp_path / "out" / AS_OF / "summary.json").read_text())["reports"]
-    assert not summary["usage"]["ok"]
+    assert err == ["memlib: error: report usage: cell 4 (raise RuntimeError('boom in the usage report')): "
+                   "RuntimeError: boom in the usage report (its previous output is kept)"]
+    summary = json.loads((out / AS_OF / "summary.json").read_text())["reports"]
+    assert not summary["usage"]["ok"] and summary["usage"]["stale_from"]
+    assert summary["usage"]["headline"]["memories"] > 0  # the previous good numbers
     assert all(summary[n]["ok"] for n in ("ttl_decay", "confidence", "retention"))
+    assert (out / AS_OF / "usage.html").read_text() == before
+    index = (out / AS_OF / "index.html").read_text()
+    assert "showing the previous good output" in index and "boom in the usage report" in index
+
+
+def test_a_kernel_that_logs_an_error_fails_its_report(store_uri, tmp_path, monkeypatch):
+    _broken(monkeypatch, tmp_path, "import os\nos.write(2, b'[IPKernelApp] ERROR | something broke\\n')")
+    result = reports.run(["usage", "confidence"], datetime(2026, 10, 25).date(), store_uri,
+                         out_root=tmp_path / "out")
+    outcome = {o.name: o for o in result.outcomes}
+    assert outcome["confidence"].ok and not outcome["usage"].ok
+    assert "its kernel logged an error: [IPKernelApp] ERROR | something broke" in outcome["usage"].error
+    with pytest.raises(reports.ReportFailed, match="usage: its kernel logged an error"):
+        result.check()
 
 
 def test_rerun_replaces_the_date_atomically(store_uri, tmp_path, monkeypatch):
@@ -146,7 +172,9 @@ def test_rerun_replaces_the_date_atomically(store_uri, tmp_path, monkeypatch):
     (["report", "run", "retention", "--as-of", AS_OF, "-p", "policies={\"a\": 1}"], "policies"),
     (["report", "run", "retention", "--as-of", AS_OF, "-p", 'policies=[{"name": "x", "bogus": 1}]'],
      "bogus: is not a policy setting"),
-    (["report", "run", "ttl_decay", "--as-of", AS_OF, "-p", 'half_lives={"default": -5}'], "half-life"),
+    (["report", "run", "ttl_decay", "--as-of", AS_OF, "-p", "policy=nonesuch"], "no policy named 'nonesuch'"),
+    (["report", "run", "--all", "--as-of", AS_OF, "-p", "window_days=0"], "window_days"),
+    (["report", "run", "--all", "--as-of", "2020-01-01"], "no version as old as"),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(store_uri, tmp_path, args, message):
     proc = run("--store", store_uri, *args, "--out", tmp_path / "out")
@@ -176,6 +204,82 @@ def screenshot(page: Path, png: Path, size: str = "1000,800") -> None:
                     f"--user-data-dir={png.parent / 'chromium-profile'}", f"--window-size={size}",
                     f"--screenshot={png}", page.as_uri()],
                    capture_output=True, timeout=120, check=True)
+
+
+def dump_dom(page: Path, tmp: Path) -> str:
+    """The page's DOM after Chromium has rendered it (network cut off as above)."""
+    return subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                           "--proxy-server=127.0.0.1:9", f"--user-data-dir={tmp / 'chromium-dom'}",
+                           "--dump-dom", page.as_uri()],
+                          capture_output=True, text=True, timeout=120, check=True).stdout
+
+
+class Visible(HTMLParser):
+    """What a person sees on a page: table headers, and every other piece of text with the
+    header of the table column it stands in (None outside tables)."""
+
+    def __init__(self):
+        super().__init__()
+        self.headers: list[str] = []
+        self.texts: list[tuple[str | None, str]] = []
+        self._stack: list[str] = []
+        self._table: list[str] = []
+        self._col = -1
+        self._skip = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("style", "script", "title"):
+            self._skip += 1
+        if tag == "table":
+            self._table = []
+        if tag == "tr":
+            self._col = -1
+        if tag in ("td", "th"):
+            self._col += 1
+        self._stack.append(tag)
+
+    def handle_endtag(self, tag):
+        if tag in ("style", "script", "title"):
+            self._skip -= 1
+        while self._stack and self._stack.pop() != tag:
+            pass
+
+    def handle_data(self, data):
+        text = data.strip()
+        if not text or self._skip:
+            return
+        if "th" in self._stack:
+            self.headers.append(text)
+            self._table.append(text)
+        elif "td" in self._stack and 0 <= self._col < len(self._table):
+            self.texts.append((self._table[self._col], text))
+        else:
+            self.texts.append((None, text))
+
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def test_reports_read_as_a_person_reads_them(published, tmp_path):
+    """No UUID outside an id column, no number with more than 3 decimals, no snake_case
+    column header: in the DOM Chromium renders, charts' text included."""
+    assert CHROMIUM, "chromium is needed for this test (make test installs it)"
+    out, _ = published
+    for name in (*reports.REPORTS, "index"):
+        seen = Visible()
+        seen.feed(dump_dom(out / AS_OF / f"{name}.html", tmp_path))
+        assert seen.texts and (seen.headers or name == "index"), name
+        snake = [h for h in seen.headers if re.fullmatch(r"[a-z0-9]+(_[a-z0-9]+)+", h)]
+        assert not snake, (name, snake)
+        ids = [t for column, t in seen.texts if UUID.search(t) and column != "id"]
+        assert not ids, (name, ids[:3])
+        long = [t for _, t in seen.texts if re.search(r"\d\.\d{4,}", t)]
+        assert not long, (name, long[:3])
+    index = Visible()
+    index.feed(dump_dom(out / AS_OF / "index.html", tmp_path))
+    shown = [t for _, t in index.texts]
+    for title in ("Usage", "TTL and decay", "Confidence", "Retention", "Median decay score"):
+        assert title in shown
 
 
 def colored_pixels(png: Path) -> int:

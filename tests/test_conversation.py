@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 
 from memlib import Conversation, Scope
-from memlib.search import with_neighbours
-from memlib.store import CONTEXT_CHARS
+from memlib.search.fusion import with_neighbours
+from memlib.store.batch import CONTEXT_CHARS
 
 from conftest import T0
 

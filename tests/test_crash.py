@@ -1,5 +1,6 @@
 """A retention apply killed with SIGKILL leaves the store as before or as after, and the next
-apply completes it. The kills are real: a child process runs `memlib retention apply`."""
+apply completes it. The kills are real: a child process runs the apply, and the fault
+injection lives here, in the child's `on_step` hook, not in the library."""
 
 from __future__ import annotations
 
@@ -14,11 +15,32 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memlib import MemoryStore, lifecycle
+from memlib import MemoryStore
 from memlib.embeddings import HashEmbedder
+from memlib.lifecycle import retention as lifecycle
 from memlib.sample import build_sample
 
 AS_OF = "2026-10-20"
+PAUSE = 0.3  # seconds the child rests after each step, so a kill always lands inside the run
+
+# The child: `memlib retention apply` through the library, reporting each step on stdout;
+# KILL_AT names a step at which it kills itself, PAUSE makes it rest after each step.
+CHILD = """
+import os, signal, sys, time
+from memlib import MemoryStore
+from memlib.lifecycle import retention
+
+kill_at, pause = os.environ.get("KILL_AT"), float(os.environ.get("PAUSE", "0"))
+
+def on_step(step):
+    print(step, flush=True)
+    if step == kill_at:
+        os.kill(os.getpid(), signal.SIGKILL)
+    time.sleep(pause)
+
+print("go", flush=True)
+retention.apply(MemoryStore.open(sys.argv[1]), "default", sys.argv[2], on_step=on_step)
+"""
 
 
 @pytest.fixture(scope="module")
@@ -31,8 +53,7 @@ def built(tmp_path_factory):
 
 
 def _apply(path, **env):
-    return subprocess.Popen([sys.executable, "-m", "memlib.cli", "--store", str(path), "retention", "apply",
-                             "--as-of", AS_OF], env={**os.environ, **env},
+    return subprocess.Popen([sys.executable, "-c", CHILD, str(path), AS_OF], env={**os.environ, **env},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -58,7 +79,7 @@ def test_killed_at_each_step(built, tmp_path, step):
     source, before, plan = built
     path = tmp_path / "store"
     shutil.copytree(source, path)
-    proc = _apply(path, MEMLIB_KILL_AT=step)
+    proc = _apply(path, KILL_AT=step)
     proc.communicate(timeout=300)
     assert proc.returncode == -signal.SIGKILL
     ids = _check_and_finish(path, before, plan)
@@ -66,22 +87,19 @@ def test_killed_at_each_step(built, tmp_path, step):
 
 
 def test_killed_at_random_moments(built, tmp_path):
+    """Killed at a random moment after the run started: inside a Lance commit or between
+    two. The child rests PAUSE after each of the four later steps, so every kill lands
+    before the run ends."""
     source, before, plan = built
-    path = tmp_path / "timing"
-    shutil.copytree(source, path)
-    started = time.perf_counter()
-    proc = _apply(path)
-    proc.communicate(timeout=300)
-    whole = time.perf_counter() - started
     rng = random.Random(4)
-    outcomes = set()
     for n in range(6):
         path = tmp_path / f"store{n}"
         shutil.copytree(source, path)
-        proc = _apply(path)
-        time.sleep(rng.uniform(0.3, 1.0) * whole)
+        proc = _apply(path, PAUSE=str(PAUSE))
+        assert proc.stdout.readline().strip() == "go"
+        assert proc.stdout.readline().strip() == "started"
+        time.sleep(rng.uniform(0.0, 3.5 * PAUSE))
         proc.send_signal(signal.SIGKILL)
         proc.communicate(timeout=300)
-        outcomes.add("finished" if proc.returncode == 0 else "killed")
+        assert proc.returncode == -signal.SIGKILL
         _check_and_finish(path, before, plan)
-    assert "killed" in outcomes

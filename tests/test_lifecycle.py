@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 from datetime import datetime, timedelta, timezone
 
 import pyarrow as pa
 import pytest
 
-from memlib import Insight, Learning, MemoryStore, analytics, lifecycle
+from memlib import Insight, Learning, MemoryStore, analytics
+from memlib.lifecycle import curation, retention as lifecycle
 from memlib.embeddings import HashEmbedder
 from memlib.errors import InvalidInput, InvalidMemory, NotFound, StoreError
 from memlib.sample import build_sample
@@ -88,18 +90,33 @@ def test_history_of_one_memory_and_of_a_date(sample):
     assert all(e["actor"] == "maintain" for e in events if e["action"] == "usage")
     assert [e["action"] for e in events if e["action"] != "usage"] == ["write", "retention_remove", "restore"]
     assert events[-1]["run_id"] == out.run_id
-    first = sample.table.list_versions()[0]["timestamp"]
+    # the sample's history starts with its first day's commit
+    first = sample.audit.ledger()[0][1].date()
     with pytest.raises(InvalidInput, match="no version as old as"):
-        MemoryStore.open(sample.uri, as_of="2000-01-01")
+        MemoryStore.open(sample.uri, as_of=(first - timedelta(days=1)).isoformat())
     with pytest.raises(InvalidInput, match="no version 999"):
-        MemoryStore.open(sample.uri, as_of="999")
-    assert MemoryStore.open(sample.uri, as_of=first.isoformat()).version == 1
+        MemoryStore.open(sample.uri, as_of="9999")
+    first_day = MemoryStore.open(sample.uri, as_of=first.isoformat())
+    assert 0 < first_day.table.count_rows() < sample.table.count_rows()
+    assert first_day.version < MemoryStore.open(sample.uri, as_of="2026-10-01").version
 
 
 def test_purge_deletes_the_archive_of_a_run_for_good(sample):
+    before = sample.version
     out = lifecycle.apply(sample, "default", AS_OF)
+    archive = Path(sample.uri) / "archive.lance"
+    size = sum(p.stat().st_size for p in archive.rglob("*") if p.is_file())
     result = lifecycle.purge(sample, out.run_id)
     assert result["archived_rows_deleted"] == out.removed
+    now = sum(p.stat().st_size for p in archive.rglob("*") if p.is_file())
+    assert result["bytes_freed"] == size - now > 0  # measured on disk, not estimated
+    # only the run's archive goes: the memories keep their history for time travel
+    assert MemoryStore.open(sample.uri, as_of=str(before)).table.count_rows() == \
+        sample.table.count_rows() + out.removed
+    cleaned = lifecycle.cleanup_versions(sample, older_than_days=0)
+    assert before in cleaned["versions_removed"] and cleaned["bytes_freed"] > 0
+    with pytest.raises(InvalidInput, match="no version"):
+        MemoryStore.open(sample.uri, as_of=str(before))
     assert f"retention-{out.run_id}" not in sample.table.tags.list()
     with pytest.raises(InvalidInput, match="already purged"):
         lifecycle.undo(sample, out.run_id)
@@ -163,19 +180,19 @@ def test_old_iterations_lose_their_detail_but_keep_their_summaries(store, tree):
 # -- runs that were cut short ------------------------------------------------------------------
 
 @pytest.mark.parametrize("step", ["started", "tagged", "archived", "deleted", "events"])
-def test_a_run_cut_short_is_finished_by_the_next(sample, step, monkeypatch):
-    import os
-    import signal
-
+def test_a_run_cut_short_is_finished_by_the_next(sample, step):
     before = everything(sample)
     plan = lifecycle.plan(sample, "default", AS_OF)
-    killed = []
-    monkeypatch.setattr(os, "kill", lambda pid, sig: killed.append(sig) or (_ for _ in ()).throw(_Killed()))
-    monkeypatch.setenv("MEMLIB_KILL_AT", step)
+    seen = []
+
+    def cut(at: str) -> None:  # the run stops dead after this step, as a crash there would
+        seen.append(at)
+        if at == step:
+            raise _Killed()
+
     with pytest.raises(_Killed):
-        lifecycle.apply(sample, "default", AS_OF)
-    assert killed == [signal.SIGKILL]
-    monkeypatch.delenv("MEMLIB_KILL_AT")
+        lifecycle.apply(sample, "default", AS_OF, on_step=cut)
+    assert seen[-1] == step
     store = MemoryStore.open(sample.uri)
     ids = set(everything(store).column("id").to_pylist())
     all_ids = set(before.column("id").to_pylist())
@@ -205,19 +222,19 @@ def test_promotion_keeps_a_link_and_titles_are_unique_per_project(store, tree):
     insight = Insight(project_id=project, iteration_id="it3", content="Retries need idempotency keys")
     learning = Learning(project_id=project, title="Outbox", content="Publish events from an outbox table")
     store.add([insight, learning])
-    decision = lifecycle.promote(store, insight.id)
+    decision = curation.promote(store, insight.id)
     assert (decision.kind.value, decision.promoted_from, decision.iteration_id) == ("decision", insight.id, "it3")
     assert decision.title == "Retries need idempotency keys" and decision.decision == insight.content
-    pattern = lifecycle.promote(store, learning.id)
+    pattern = curation.promote(store, learning.id)
     assert (pattern.kind.value, pattern.name, pattern.promoted_from) == ("pattern", "Outbox", learning.id)
     with pytest.raises(InvalidInput, match="already promoted"):
-        lifecycle.promote(store, insight.id)
+        curation.promote(store, insight.id)
     other = Insight(project_id=project, content="Something else")
     store.add([other])
     with pytest.raises(InvalidMemory, match="already exists in project"):
-        lifecycle.promote(store, other.id, title="  use postgres ")  # tree's decision, any case
+        curation.promote(store, other.id, title="  use postgres ")  # tree's decision, any case
     with pytest.raises(InvalidInput, match="only insights and learnings"):
-        lifecycle.promote(store, tree["decision"].id)
+        curation.promote(store, tree["decision"].id)
     history = [e["action"] for e in store.audit.events(f"subject_id = '{insight.id}'")]
     assert history == ["write", "promote"]
 
@@ -228,20 +245,20 @@ def test_finalizing_an_iteration_promotes_its_critical_insights(store, tree):
     normal = Insight(project_id=project, iteration_id="it9", content="Logs are noisy")
     elsewhere = Insight(project_id=project, iteration_id="it8", content="Cache warms slowly", importance="critical")
     store.add([critical, normal, elsewhere])
-    promoted = lifecycle.finalize_iteration(store, project, "it9")
+    promoted = curation.finalize_iteration(store, project, "it9")
     assert [m.promoted_from for m in promoted] == [critical.id]
-    assert lifecycle.finalize_iteration(store, project, "it9") == []  # once only
+    assert curation.finalize_iteration(store, project, "it9") == []  # once only
 
 
 def test_flag_and_confidence_changes_are_audited(store, tree):
     insight = tree["insight"]
-    assert lifecycle.set_flag(store, insight.id, True).manual_promote_flag
-    assert not lifecycle.set_flag(store, insight.id, False).manual_promote_flag
-    assert lifecycle.adjust_confidence(store, insight.id, -30, "contradicted by the incident").confidence == 70
-    assert lifecycle.adjust_confidence(store, insight.id, +80, "confirmed twice").confidence == 100
+    assert curation.set_flag(store, insight.id, True).manual_promote_flag
+    assert not curation.set_flag(store, insight.id, False).manual_promote_flag
+    assert curation.adjust_confidence(store, insight.id, -30, "contradicted by the incident").confidence == 70
+    assert curation.adjust_confidence(store, insight.id, +80, "confirmed twice").confidence == 100
     events = store.audit.events(f"subject_id = '{insight.id}'")
     assert [e["action"] for e in events] == ["write", "flag", "flag", "confidence", "confidence"]
     assert events[3]["details"] == {"before": {"confidence": 100}, "after": {"confidence": 70},
                                     "reason": "contradicted by the incident"}
     with pytest.raises(InvalidInput, match="reason"):
-        lifecycle.adjust_confidence(store, insight.id, 5, " ")
+        curation.adjust_confidence(store, insight.id, 5, " ")

@@ -41,20 +41,23 @@ def test_the_digest_follows_the_content():
 
 
 @pytest.mark.parametrize("spec, message", [
-    ({"name": "p", "half_life_days": {"default": -3}}, "half_life_days of default must be positive"),
+    ({"name": "p", "half_life_days": {"default": -3}}, "half_life_days of default must be more than 0"),
     ({"name": "p", "half_life_days": {"insight": 3}}, "needs a 'default' entry"),
     ({"name": "p", "protected_kinds": ["thought"]}, "unknown kind 'thought'"),
     ({"name": "p", "ttl_days": {"thought": 3}}, "key 'thought' is not a kind"),
-    ({"name": "p", "ttl_days": {"insight": 0}}, "at least 1 day"),
+    ({"name": "p", "ttl_days": {"insight": 0}}, "must be from 1 to 36500 days"),
     ({"name": "p", "protected_kinds": ["insight"], "ttl_days": {"insight": 30}}, "both protected and dropped"),
     ({"name": "p", "min_decay": 0.1}, "min_decay: is not a policy setting"),
     ({"name": "p", "min_confidence": 101}, "min_confidence"),
     ({"name": "p", "keep_iterations": 0}, "keep_iterations"),
-    ({"name": "p", "projects": {"x": {"half_life_days": {"default": 0}}}}, "must be positive"),
+    ({"name": "p", "projects": {"x": {"half_life_days": {"default": 0}}}}, "must be more than 0"),
     ({"name": "p", "projects": {"x": {"bogus": 1}}}, "unknown setting 'bogus'"),
     ({"name": "p", "protected_kinds": ["issue"], "projects": {"x": {"ttl_days": {"issue": 3}}}},
      "both protected and dropped"),
     ({"name": "no spaces allowed"}, "name"),
+    ({"name": "p", "ttl_days": {"insight": 10**9}}, "must be from 1 to 36500 days"),
+    ({"name": "p", "half_life_days": {"default": 1e12}}, "at most 36500 days"),
+    ({"name": "p", "grace_days": 10**9}, "grace_days"),
 ])
 def test_invalid_policies_are_refused_with_the_reason(spec, message):
     with pytest.raises(InvalidInput, match=message):
@@ -74,3 +77,19 @@ def test_unknown_names_and_broken_files_are_one_clear_error(tmp_path, monkeypatc
     monkeypatch.setenv("MEMLIB_POLICY_DIR", str(tmp_path))
     with pytest.raises(InvalidInput, match="its name is 'other'"):
         policy.load("mine")
+
+
+def test_check_lists_every_problem_of_a_file(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "bad"\nmin_decay = 0.1\nmin_confidence = 300\n[half_life_days]\ndefault = -1\n')
+    where, problems = policy.check(str(bad))
+    assert where == str(bad)
+    assert len(problems) == 3
+    assert any("min_decay" in p and "not a policy setting" in p for p in problems)
+    assert any(p.startswith("min_confidence") for p in problems)
+    assert any("half_life_days" in p for p in problems)
+    good = tmp_path / "good.toml"
+    good.write_text('name = "good"\n')
+    assert policy.check(str(good)) == (str(good), [])
+    with pytest.raises(InvalidInput, match=r"and 2 more: memlib policy check"):
+        policy.load(str(bad))

@@ -11,7 +11,7 @@ import pytest
 
 from memlib import MemoryStore, Project
 from memlib.embeddings import HashEmbedder
-from memlib import recall_log
+from memlib.store import recall_log
 
 
 def _usage(store):
@@ -73,7 +73,8 @@ def test_flush_that_died_after_commit_is_not_applied_twice(store, tree, monkeypa
 
 CHILD = textwrap.dedent("""
     import sys
-    from memlib import MemoryStore, recall_log
+    from memlib import MemoryStore
+    from memlib.store import recall_log
     from memlib.embeddings import HashEmbedder
     recall_log.AUTO_FLUSH_SEGMENTS = 4      # flush often, while the other process appends
     store = MemoryStore.open(sys.argv[1], embedder=HashEmbedder())

@@ -10,7 +10,7 @@ import pytest
 
 from memlib import InvalidInput, Kind, MemoryStore
 from memlib.embeddings import HashEmbedder
-from memlib.sample import build_sample, generate, generate_recalls
+from memlib.sample.generate import build_sample, generate, generate_recalls
 
 ANCHOR = datetime(2026, 11, 1, tzinfo=timezone.utc)
 
@@ -55,10 +55,10 @@ def test_recall_history_is_skewed():
 
 def test_build_sample_folds_old_events_and_leaves_recent_ones(tmp_path):
     store = MemoryStore.open(str(tmp_path / "s"), embedder=HashEmbedder())
-    summary = build_sample(store, size=400, seed=2, anchor=ANCHOR, chunk=150)
+    summary = build_sample(store, size=400, seed=2, anchor=ANCHOR)
     assert summary["memories"] == store.count(None) == 400
-    assert [m.id for m in generate(400, 2, ANCHOR).memories] == \
-        store.dataset().to_table(columns=["id"]).column("id").to_pylist()
+    assert sorted(m.id for m in generate(400, 2, ANCHOR).memories) == \
+        sorted(store.dataset().to_table(columns=["id"]).column("id").to_pylist())
     events = store.recalls.table.to_lance().to_table().to_pylist()
     cutoff = ANCHOR - timedelta(days=14)
     old = collections.Counter(e["memory_id"] for e in events if e["recalled_at"] < cutoff)
@@ -73,3 +73,18 @@ def test_build_sample_folds_old_events_and_leaves_recent_ones(tmp_path):
 def test_sample_size_is_checked():
     with pytest.raises(InvalidInput):
         generate(5, 1, ANCHOR)
+
+
+def test_build_sample_writes_its_history_day_by_day(tmp_path):
+    """Each day's memories are one commit at that day's time: the store as of a day holds
+    exactly the memories created by its end."""
+    store = MemoryStore.open(str(tmp_path / "h"), embedder=HashEmbedder())
+    build_sample(store, size=300, seed=5, anchor=ANCHOR)
+    corpus = generate(300, 5, ANCHOR).memories
+    for day in ("2026-05-20", "2026-08-01", "2026-10-31"):
+        end = datetime.fromisoformat(day).replace(hour=23, minute=59, second=59, microsecond=999999,
+                                                  tzinfo=timezone.utc)
+        then = MemoryStore.open(store.uri, as_of=day)
+        ids = set(then.dataset().to_table(columns=["id"]).column("id").to_pylist())
+        assert ids == {m.id for m in corpus if m.created_at <= end}, day
+        assert then.read_only and (then.version < store.version or day == "2026-10-31")  # the last day: the latest

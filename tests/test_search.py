@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memlib import Decision, InvalidInput, Issue, Learning, Project, RootTask, Scope, SubTask
-from memlib.search import convex, rrf
+from memlib.search.fusion import convex, rrf
 
 NOW = datetime.now(timezone.utc)
 

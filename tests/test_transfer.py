@@ -8,7 +8,7 @@ import pytest
 
 from memlib import InvalidInput, InvalidMemory, MemoryStore
 from memlib.embeddings import HashEmbedder
-from memlib.transfer import export_jsonl, import_jsonl
+from memlib.store.transfer import export_jsonl, import_jsonl
 
 
 def test_round_trip_is_lossless(store, tree, tmp_path):

@@ -6,7 +6,7 @@ from datetime import date, datetime, timezone
 
 import polars as pl
 
-from memlib import transforms
+from memlib.analytics import transforms
 
 UTC = timezone.utc
 
@@ -54,16 +54,17 @@ def _candidates():
 
 
 def test_policy_impact_and_totals():
-    population = pl.LazyFrame({"project_id": ["x"] * 4 + ["y"] * 2, "n_recalls_window": [0, 3, 1, 0, 0, 2]})
+    population = pl.LazyFrame({"project_id": ["x"] * 4 + ["y"] * 2, "project_name": ["X"] * 4 + ["Y"] * 2,
+                               "n_recalls_window": [0, 3, 1, 0, 0, 2]})
     impact = transforms.policy_impact(_candidates(), population).collect()
     rows = {(r["policy"], r["project_id"]): r for r in impact.to_dicts()}
-    assert rows[("p1", "x")]["n_dropped"] == 2 and rows[("p1", "x")]["bytes_freed"] == 150
+    assert rows[("p1", "x")]["n_dropped"] == 2 and rows[("p1", "x")]["archived_bytes"] == 150
     assert rows[("p1", "x")]["n_recently_recalled_lost"] == 1 and rows[("p1", "x")]["share_dropped"] == 0.5
     assert rows[("p1", "y")]["n_recalled_in_window"] == 1
     totals = transforms.policy_totals(impact.lazy()).collect().to_dicts()
     assert totals == [
-        {"policy": "p1", "n_dropped": 3, "bytes_freed": 160, "n_recently_recalled_lost": 1},
-        {"policy": "p2", "n_dropped": 1, "bytes_freed": 100, "n_recently_recalled_lost": 0},
+        {"policy": "p1", "n_dropped": 3, "archived_bytes": 160, "n_recently_recalled_lost": 1},
+        {"policy": "p2", "n_dropped": 1, "archived_bytes": 100, "n_recently_recalled_lost": 0},
     ]
 
 

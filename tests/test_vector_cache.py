@@ -13,8 +13,8 @@ from memlib import MemoryStore, Scope
 from memlib.embeddings import HashEmbedder
 from memlib.errors import InvalidInput
 from memlib.sample import generate
-from memlib.search import SearchConfig, neighbour_links, vector_candidates
-from memlib.vector_cache import CacheSlot, VectorCache
+from memlib.search.search import SearchConfig, neighbour_links, vector_candidates
+from memlib.search.vector_cache import CacheSlot, VectorCache
 
 from conftest import T0
 
@@ -152,9 +152,10 @@ def test_store_search_uses_the_cache_and_sees_new_writes(tmp_path, tree):
     hits = store.search("ledger idempotent retries explained", mode="vector", k=1)
     assert hits[0].memory.id == new
     assert store.vectors.cache.version == store.table.version
-    # a write straight through the LanceDB table is seen too: the search path keeps the
-    # version it read, and taking the table drops it
+    # a write straight through the LanceDB table is seen once the handle is refreshed: the
+    # search path keeps the version it read
     store.table.delete(f"id = '{new}'")
+    store.refresh()
     hits = store.search("ledger idempotent retries explained", mode="vector", k=3)
     assert new not in [h.memory.id for h in hits]
     assert store.vectors.cache.version == store.version == store.table.version

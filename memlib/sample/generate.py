@@ -5,6 +5,10 @@ are spread over the 240 days before the anchor; root tasks have a topic (a compo
 technology) that their sub tasks and knowledge mostly share. Popularity is skewed: a few
 memories are recalled a lot, most never. Events older than two weeks are folded into usage
 counts, the last two weeks are left for `maintain`, as in a store nobody maintained lately.
+
+The store is written as the history it describes: each day's memories are one commit made
+with the store's clock set to the end of that day, and the usage fold happens two weeks
+before the anchor. So a report as of any day of the span reads the store as it was then.
 """
 
 from __future__ import annotations
@@ -20,14 +24,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from memlib import sample_text as T
+from memlib.sample import text as T
 from memlib.errors import InvalidInput
 from memlib.models import (
     title_key,
     Conversation, Decision, Insight, Issue, Learning, Manual, Memory, Pattern, Project, RootTask,
     SubTask, Summary,
 )
-from memlib.recall_log import SCHEMA as RECALL_SCHEMA
+from memlib.store.recall_log import SCHEMA as RECALL_SCHEMA
 
 SPAN_DAYS = 240
 UNFOLDED_DAYS = 14
@@ -39,6 +43,7 @@ KIND_SHARES = [  # of the memories that are not projects
     (Learning, 0.07), (Conversation, 0.14), (Summary, 0.04), (Manual, 0.03),
 ]                                # sub tasks take the rest (~40%)
 TTL_CHOICES = [7, 14, 30, 60, 90, 180, 365, -1]
+COMPACT_EVERY = 16               # days of history between compactions while writing it
 
 
 @dataclass
@@ -251,51 +256,76 @@ def approximate_vectors(centroids: dict[str, np.ndarray], topics: list[str], rng
 
 
 def build_sample(store, size: int = DEFAULT_SIZE, seed: int = 7, anchor: datetime | None = None,
-                 vectors: str = "auto", progress: bool = False, chunk: int = 50_000) -> dict[str, Any]:
-    """Write the sample corpus and its recall history into an empty store.
-
-    Memories go in chunks (one commit each) so a million never sit in memory at once."""
-    from memlib.maintenance import ensure_vector_index, fold_usage
+                 vectors: str = "auto", progress: bool = False) -> dict[str, Any]:
+    """Write the sample corpus and its recall history into an empty store, one commit per
+    day of the history, each at that day's time by the store's clock."""
+    from memlib.lifecycle.maintenance import ensure_vector_index
 
     if vectors not in ("auto", "model", "approx"):
         raise InvalidInput(f"vectors must be auto, model or approx, not {vectors!r}")
     _check_size(size)
     if store.table.count_rows():
         raise InvalidInput(f"store {store.uri!r} already holds memories; sample needs an empty store")
-    anchor = anchor or datetime.now(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
+    anchor = anchor or store.clock.now().replace(hour=0, minute=0, second=0, microsecond=0)
     if anchor.tzinfo is None:
         anchor = anchor.replace(tzinfo=timezone.utc)
     started = time.perf_counter()
     if vectors == "auto":
         vectors = "model" if size <= MODEL_VECTORS_MAX else "approx"
-    centroids = None
+    generated = list(iter_generate(size, seed, anchor))
+    ids = [m.id for m, _ in generated]
+    created = np.array([int(m.created_at.timestamp() * 1_000_000) for m, _ in generated], dtype=np.int64)
+    given = None
     if vectors == "approx":
         topics = all_topics()
         centroids = dict(zip(topics, store.embedder.embed(topics)))
-    noise = np.random.default_rng(seed + 3)
-    ids: list[str] = []
-    created: list[int] = []
-    batch: list[tuple[Memory, str]] = []
+        given = approximate_vectors(centroids, [t for _, t in generated], np.random.default_rng(seed + 3))
+    events = generate_recalls(ids, created, seed, anchor)
+    fold_at = anchor - timedelta(days=UNFOLDED_DAYS)
 
-    def flush() -> None:
-        given = approximate_vectors(centroids, [t for _, t in batch], noise) if centroids else None
-        store.add([m for m, _ in batch], vectors=given, progress=progress)
-        batch.clear()
+    # one commit per day, in time order (parents are created before their children)
+    order = np.argsort(created, kind="stable")
+    days: dict[Any, list[int]] = {}
+    for i in order:
+        days.setdefault(generated[i][0].created_at.date(), []).append(int(i))
+    steps = [(datetime.combine(day, datetime.max.time(), tzinfo=timezone.utc).replace(microsecond=0), rows)
+             for day, rows in sorted(days.items())]
+    folded = 0
+    bar = None
+    if progress:
+        from tqdm import tqdm
 
-    for memory, topic in iter_generate(size, seed, anchor):
-        ids.append(memory.id)
-        created.append(int(memory.created_at.timestamp() * 1_000_000))
-        batch.append((memory, topic))
-        if len(batch) >= chunk:
-            flush()
-    if batch:
-        flush()
-    events = generate_recalls(ids, np.array(created, dtype=np.int64), seed, anchor)
-    store.recalls.table.add(events.filter(pc.equal(events["flush_id"], "sample-old")))
-    folded = fold_usage(store)
-    store.recalls.table.add(events.filter(pc.equal(events["flush_id"], "sample-recent")))
-    ensure_vector_index(store)
-    store.table.optimize()
+        bar = tqdm(total=len(ids), desc="sample", unit="memory", disable=None)
+    try:
+        for step, (when, rows) in enumerate(steps, start=1):
+            if step % COMPACT_EVERY == 0:  # as a maintained store would be: few fragments
+                store.optimize()
+            if fold_at is not None and when > fold_at:
+                folded = _fold_old_recalls(store, events, fold_at)
+                fold_at = None
+            store.clock.set(when)
+            store.add([generated[i][0] for i in rows], vectors=None if given is None else given[rows])
+            if bar is not None:
+                bar.update(len(rows))
+        if fold_at is not None:
+            folded = _fold_old_recalls(store, events, fold_at)
+        store.clock.set(anchor)
+        store.recalls.table.add(events.filter(pc.equal(events["flush_id"], "sample-recent")))
+        ensure_vector_index(store)
+        store.optimize()
+    finally:
+        store.clock.set(None)
+        if bar is not None:
+            bar.close()
     return {"memories": len(ids), "recall_events": events.num_rows,
-            "memories_with_folded_usage": folded, "vectors": vectors,
+            "memories_with_folded_usage": folded, "vectors": vectors, "days": len(steps),
             "anchor": anchor.date().isoformat(), "seconds": round(time.perf_counter() - started, 1)}
+
+
+def _fold_old_recalls(store, events: pa.Table, when: datetime) -> int:
+    """The recalls of the first weeks, flushed and folded into usage at `when`."""
+    from memlib.lifecycle.maintenance import fold_usage
+
+    store.clock.set(when)
+    store.recalls.table.add(events.filter(pc.equal(events["flush_id"], "sample-old")))
+    return fold_usage(store, actor="sample")

@@ -1,7 +1,12 @@
-"""DuckDB over a memlib store: one call gives an analyst a connection with every view of sql/.
+"""DuckDB over one version of a memlib store: a connection with every view of sql/.
 
     con = memlib.analytics.connect("data/store", as_of="2026-11-01")
     con.sql("select * from mart_usage_summary").pl()
+
+"As of" means as of: the connection reads the version of the memories table that was
+current at the end of the as-of day (time travel, memlib.store.versions), so a report
+re-rendered next month gives the answer it gave this month; recall events and audit events
+are filtered by their own times. `memlib_params` says which version was read.
 
 The Lance tables are scanned as Arrow datasets by default: on the 1,000,000-memory sample
 that is about twice as fast as DuckDB's `lance` extension (bench/reports.py), which remains
@@ -19,26 +24,24 @@ import glob
 import hashlib
 import json
 import os
-import re
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timezone
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pyarrow as pa
 
-from memlib import policy as policy_module
-from memlib.audit import SCHEMA as AUDIT_SCHEMA
+from memlib.analytics.views import MATERIALIZE, VIEW, closure, ordered_views
+from memlib.clock import parse_time
 from memlib.errors import InvalidInput, StoreError
+from memlib import policy as policy_module
+from memlib.policy import Policy, rule_key
 from memlib.models import arrow_schema
-from memlib.policy import DEFAULT_HALF_LIVES, Policy, check_half_lives, rule_key
-from memlib.recall_log import SCHEMA as RECALL_SCHEMA
 from memlib.scope import sql_literal
-
-SQL_DIR = Path(os.environ.get("MEMLIB_SQL_DIR", Path(__file__).resolve().parent.parent / "sql"))
-_VIEW = re.compile(r"create\s+or\s+replace\s+(?:view|macro)\s+(\w+)", re.IGNORECASE)
-MATERIALIZE = re.compile(r"^--\s*materialize:\s*table\s*$", re.MULTILINE)
+from memlib.store import Store
+from memlib.store.audit import SCHEMA as AUDIT_SCHEMA
+from memlib.store.recall_log import SCHEMA as RECALL_SCHEMA
 
 DEFAULT_POLICIES = ("default", "conservative", "aggressive")  # the retention report's
 # How much each source is trusted, for effective confidence (sql/effective_confidence.sql);
@@ -55,44 +58,38 @@ def policies(specs: list) -> tuple[Policy, ...]:
 
 @dataclass(frozen=True)
 class Params:
-    """Everything a report is parameterised by."""
+    """Everything a report is parameterised by. Decay is judged by the first policy."""
 
     as_of: datetime
     window_days: int = 30
     project_id: str | None = None
     low_confidence: int = 50
-    half_lives: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_HALF_LIVES))
     policies: tuple[Policy, ...] = field(default_factory=lambda: policy_module.load_all(list(DEFAULT_POLICIES)))
     source_weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_SOURCE_WEIGHTS))
 
     def __post_init__(self):
-        if self.window_days < 1:
-            raise InvalidInput(f"window_days must be at least 1, not {self.window_days}")
+        if not isinstance(self.window_days, int) or not 1 <= self.window_days <= 36_500:
+            raise InvalidInput(f"window_days must be a whole number of days from 1 to 36500, not {self.window_days!r}")
         if not 0 <= self.low_confidence <= 100:
             raise InvalidInput("low_confidence must be between 0 and 100")
-        try:
-            check_half_lives(self.half_lives, "half-life")
-        except ValueError as exc:
-            raise InvalidInput(str(exc)) from None
+        if not self.policies:
+            raise InvalidInput("give at least one policy")
         for source, weight in self.source_weights.items():
             if not 0 <= weight <= 2:
                 raise InvalidInput(f"source weight of {source} must be between 0 and 2, not {weight}")
         if "default" not in self.source_weights:
             raise InvalidInput("source weights need a 'default' entry")
 
+    @property
+    def decay_policy(self) -> Policy:
+        return self.policies[0]
 
-def as_of_end(value: date | datetime | str | None) -> datetime:
-    """An as-of date means the end of that day (UTC); a datetime is taken as given."""
+
+def as_of_end(value: date | datetime | str | None, clock=None) -> datetime:
+    """An as-of date means the end of that day (UTC); a datetime is taken as given; None is now."""
     if value is None:
-        return datetime.now(timezone.utc)
-    if isinstance(value, str):
-        try:
-            value = datetime.fromisoformat(value) if "T" in value or " " in value else date.fromisoformat(value)
-        except ValueError:
-            raise InvalidInput(f"as-of {value!r} is not an ISO date such as 2026-11-01") from None
-    if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
-    return datetime.combine(value, time.max, tzinfo=timezone.utc)
+        return clock.now() if clock else parse_time(datetime.now().astimezone(), "as of")
+    return parse_time(value, "as of", end_of_day=True)
 
 
 def lance_extension() -> str | None:
@@ -105,46 +102,63 @@ def lance_extension() -> str | None:
     return found[0] if found else None
 
 
-def connect(store, params: Params | None = None, backend: str = "auto",
-            cache_dir: str | Path | None = None, **overrides: Any) -> duckdb.DuckDBPyConnection:
-    """A DuckDB connection on a store (a MemoryStore or its URI) with every view created.
+def connect(store: Store | str, params: Params | None = None, backend: str = "auto",
+            cache_dir: str | Path | None = None, views: list[str] | None = None,
+            time_travel: bool = True, **overrides: Any) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection on a store (a Store or its URI) as of `params.as_of`, with every
+    view created (or only `views` and what they read).
+
+    A report reads the store as it was at its as-of date (`time_travel`, the default). A
+    retention plan reads the store as it is and judges it as of its date
+    (`time_travel=False`): it acts on the memories there are now.
 
     With `cache_dir`, the materialized views are built once into a DuckDB file there, keyed by
     the store's versions and the parameters, and later connections with the same key (the
     four notebooks of one report run) attach it instead of building them again."""
-    from memlib.store import MemoryStore
-
-    if not isinstance(store, MemoryStore):
-        store = MemoryStore.open(store, create=False)
+    if not isinstance(store, Store):
+        store = Store.open(store, create=False)
     if params is None:
-        overrides["as_of"] = as_of_end(overrides.get("as_of"))
+        overrides["as_of"] = as_of_end(overrides.get("as_of"), store.clock)
         params = Params(**overrides)
-    cached = _cache(store, params, backend, Path(cache_dir)) if cache_dir else None
-    con = _connection(store, params, backend)
+    snapshot = snapshot_at(store, params.as_of) if time_travel else store
+    wanted = ordered_views() if views is None else closure(views)
+    cached = _cache(snapshot, params, backend, Path(cache_dir)) if cache_dir else None
+    con = _connection(snapshot, params, backend)
     if cached:
         con.execute(f"attach {sql_literal(str(cached))} as memlib_cache (read_only)")
-    for name, sql in ordered_views():
+    for name, sql in wanted:
         if MATERIALIZE.search(sql):
             sql = (f"create or replace view {name} as select * from memlib_cache.{name}" if cached
-                   else _VIEW.sub(lambda m: f"create or replace table {m.group(1)}", sql, count=1))
+                   else VIEW.sub(lambda m: f"create or replace table {m.group(1)}", sql, count=1))
         try:
             con.execute(sql)
         except duckdb.Error as exc:
-            raise StoreError(f"view {name} (sql/{name}.sql) failed: {exc}") from None
+            raise StoreError(f"view {name} (sql/{name}.sql) failed: {str(exc).splitlines()[0]}") from None
     return con
 
 
-def _connection(store, params: Params, backend: str) -> duckdb.DuckDBPyConnection:
+def snapshot_at(store: Store, when: datetime) -> Store:
+    """A handle on the version of the store that was current at `when`: this one if it reads
+    that version already, else a read-only one checked out there."""
+    version = store.resolve_version(when)
+    if version == store.version:
+        return store
+    snapshot = Store.open(store.uri, embedder=store.embedder, create=False, clock=store.clock)
+    snapshot.checkout(version)
+    return snapshot
+
+
+def _connection(store: Store, params: Params, backend: str) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
     con.execute("set TimeZone = 'UTC'")
+    bind_params(con, params, store)
     _attach(con, store, backend)
-    bind_params(con, params, store.dims)
     return con
 
 
-def _cache(store, params: Params, backend: str, cache_dir: Path) -> Path:
+def _cache(store: Store, params: Params, backend: str, cache_dir: Path) -> Path:
     """The DuckDB file of materialized views for this store state and these parameters."""
-    state = [store.uri, store.table.version, store.recalls.table.version,
+    state = [store.uri, store.version, store.recalls.table.version,
              [p.name for p in store.recalls.segments()], repr(params)]
     key = hashlib.sha256(json.dumps(state, default=str).encode()).hexdigest()[:20]
     path = cache_dir / f"{key}.duckdb"
@@ -163,7 +177,7 @@ def _cache(store, params: Params, backend: str, cache_dir: Path) -> Path:
     return path
 
 
-def _attach(con, store, backend: str) -> None:
+def _attach(con, store: Store, backend: str) -> None:
     """raw_memories and raw_recall_events over the store's Lance tables, and the spool."""
     if backend == "auto":
         backend = "arrow"
@@ -173,6 +187,9 @@ def _attach(con, store, backend: str) -> None:
             raise StoreError("the duckdb lance extension is not installed (duckdb-extension-lance)")
         # ATTACH and LOAD take no bound parameters; the paths go through the one escaping helper.
         con.execute(f"load {sql_literal(extension)}")
+        if store.read_only:
+            raise InvalidInput("backend lance reads the latest version only; use the arrow backend "
+                               "for an as-of date before the store's latest change")
         con.execute(f"attach {sql_literal(os.path.abspath(store.uri))} as memlib_lance (type lance)")
         memories, recalls = "memlib_lance.main.memories", "memlib_lance.main.recall_events"
     elif backend == "arrow":
@@ -186,10 +203,13 @@ def _attach(con, store, backend: str) -> None:
     con.execute(_raw_view("raw_recall_events", recalls, RECALL_SCHEMA,
                           set(store.recalls.table.schema.names)))
     _spool_view(con, store)
-    # the audit log through Arrow on either backend: a store may not have one yet
-    con.register("lance_audit_log", store.audit.table.to_lance() if store.audit.exists()
-                 else AUDIT_SCHEMA.empty_table())
-    con.execute("create or replace view raw_audit_log as select * from lance_audit_log")
+    # the audit log through Arrow on either backend (a store may not have one yet), as far
+    # as the as-of time: it is append-only, so its past is a filter, not a version
+    audit = store.audit.dataset()
+    con.register("lance_audit_log", audit if audit is not None else AUDIT_SCHEMA.empty_table())
+    present = set(AUDIT_SCHEMA.names if audit is None else audit.schema.names)
+    con.execute(_raw_view("raw_audit_log", "lance_audit_log", AUDIT_SCHEMA, present)
+                + " where \"at\" <= (select as_of from memlib_params)")
 
 
 def _raw_view(name: str, source: str, schema: pa.Schema, present: set[str]) -> str:
@@ -199,9 +219,9 @@ def _raw_view(name: str, source: str, schema: pa.Schema, present: set[str]) -> s
         if f.name == "embedding":
             continue
         if f.name in present:
-            columns.append(f.name)
+            columns.append(f'"{f.name}"')
         else:
-            columns.append(f"cast(null as {_duck_type(f.type)}) as {f.name}")
+            columns.append(f'cast(null as {_duck_type(f.type)}) as "{f.name}"')
     return f"create or replace view {name} as select {', '.join(columns)} from {source}"
 
 
@@ -214,33 +234,25 @@ def _duck_type(t: pa.DataType) -> str:
             pa.bool_(): "boolean", pa.float64(): "double"}[t]
 
 
-def _spool_view(con, store) -> None:
+def _spool_view(con, store: Store) -> None:
     """Recall events still in the spool (never more than a flush's worth), as a table."""
     schema = pa.schema([f for f in RECALL_SCHEMA if f.name not in ("flush_id", "flushed_at")])
-    rows = []
-    for path in store.recalls.segments():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                event = json.loads(line)
-                event["recalled_at"] = datetime.fromisoformat(event["recalled_at"])
-                rows.append(event)
     # Copied into DuckDB, not scanned through Arrow: joins push filters (bloom filters)
     # into scans that Arrow scans do not support.
-    con.register("spool_arrow", pa.Table.from_pylist(rows, schema=schema))
+    con.register("spool_arrow", pa.Table.from_pylist(store.recalls.spooled(), schema=schema))
     con.execute("create or replace table raw_recall_spool as select * from spool_arrow")
     con.unregister("spool_arrow")
 
 
-def bind_params(con, params: Params, dims: int) -> None:
+def bind_params(con, params: Params, store: Store) -> None:
     """Fill the parameter tables with bound values; the views read them. A connection's
     parameters are fixed (materialized views depend on them): connect again for others."""
     con.execute("create or replace table memlib_params (as_of timestamptz, window_days integer, "
-                "project_id varchar, low_confidence integer, embedding_dims integer)")
-    con.execute("insert into memlib_params values (?, ?, ?, ?, ?)",
-                [params.as_of, params.window_days, params.project_id, params.low_confidence, dims])
-    con.execute("create or replace table memlib_half_life (kind varchar, level integer, half_life_days double)")
-    for key, days in params.half_lives.items():
-        con.execute("insert into memlib_half_life values (?, ?, ?)", [*rule_key(key), float(days)])
+                "project_id varchar, low_confidence integer, embedding_dims integer, "
+                "decay_policy varchar, store_version bigint, store_version_at timestamptz)")
+    con.execute("insert into memlib_params values (?, ?, ?, ?, ?, ?, ?, ?)",
+                [params.as_of, params.window_days, params.project_id, params.low_confidence,
+                 store.dims, params.decay_policy.name, store.version, store.version_time()])
     con.execute("create or replace table memlib_source_weight (source varchar, weight double)")
     for source, weight in params.source_weights.items():
         con.execute("insert into memlib_source_weight values (?, ?)",
@@ -262,30 +274,3 @@ def bind_params(con, params: Params, dims: int) -> None:
                 con.execute("insert into memlib_policy_rule values (?, ?, ?, ?, ?, ?)",
                             [p.name, project_id, *rule_key(key), s.ttl_days.get(key),
                              s.half_life_days.get(key)])
-
-
-def ordered_views(sql_dir: Path = SQL_DIR) -> list[tuple[str, str]]:
-    """The view files of sql/, each after the views it reads."""
-    files = {}
-    for path in sorted(sql_dir.glob("*.sql")):
-        text = path.read_text()
-        match = _VIEW.search(text)
-        if not match or match.group(1) != path.stem:
-            raise StoreError(f"{path} must create the view or macro {path.stem}")
-        files[path.stem] = text
-    order: list[str] = []
-
-    def visit(name: str, trail: tuple[str, ...]) -> None:
-        if name in order:
-            return
-        if name in trail:
-            raise StoreError(f"views depend on each other in a cycle: {' -> '.join(trail + (name,))}")
-        body = re.sub(r"--[^\n]*", "", files[name])
-        for other in files:
-            if other != name and re.search(rf"\b{other}\b", body):
-                visit(other, trail + (name,))
-        order.append(name)
-
-    for name in files:
-        visit(name, ())
-    return [(name, files[name]) for name in order]

@@ -12,7 +12,7 @@ from typing import Any
 import altair as alt
 import polars as pl
 
-from memlib import charts, transforms
+from memlib.analytics import charts, transforms
 
 
 @dataclass
@@ -33,6 +33,13 @@ def _as_of(con):
     return con.execute("select as_of from memlib_params").fetchone()[0]
 
 
+def read_from(con) -> dict[str, Any]:
+    """Which store version the connection reads, for every report's context line."""
+    as_of, version, at, policy = con.execute(
+        "select as_of, store_version, store_version_at, decay_policy from memlib_params").fetchone()
+    return {"as_of": as_of, "store_version": version, "store_version_at": at, "decay_policy": policy}
+
+
 def usage(con, top: int = 20) -> Report:
     summary = _frame(con, "select * from mart_usage_summary").row(0, named=True)
     by_memory = _frame(con, "select id, created_at, n_recalls from mart_usage_by_memory")
@@ -51,10 +58,10 @@ def usage(con, top: int = 20) -> Report:
     cohorts = transforms.recall_cohorts(
         by_memory.lazy(), _frame(con, "select memory_id, recalled_at from int_recall_events_as_of").lazy()
     ).collect()
-    hot = _frame(con, "select id, kind, project_name, n_recalls, n_recalls_window, last_recalled_at, text "
+    hot = _frame(con, "select kind, project_name, n_recalls, n_recalls_window, last_recalled_at, text, id "
                       "from mart_usage_by_memory order by n_recalls_window desc, n_recalls desc, id limit ?",
                  [top])
-    dead = _frame(con, "select id, kind, project_name, created_at, text from mart_usage_by_memory "
+    dead = _frame(con, "select kind, project_name, created_at, text, id from mart_usage_by_memory "
                        "where is_never_recalled order by created_at, id limit ?", [top])
     return Report(
         "Usage", headline,
@@ -77,10 +84,13 @@ def usage(con, top: int = 20) -> Report:
 
 
 def ttl_decay(con, horizon_days: int = 30, top: int = 20) -> Report:
+    """Expiry (the store's TTLs) and decay, judged by the connection's decay policy: the
+    same half-lives retention acts on (int_memory_policy)."""
     ttl = _frame(con, "select kind, expires_at, is_expired, days_left from mart_ttl")
-    decay = _frame(con, "select id, kind, level, project_id, last_touched_at, usage_as_of, "
-                        "half_life_days, decay_score from mart_decay")
+    decay = _frame(con, "select id, kind, level, project_name, last_touched_at, usage_as_of, "
+                        "half_life_days, decay_score, policy from mart_decay")
     as_of = _as_of(con)
+    policy = read_from(con)["decay_policy"]
     upcoming = ttl.filter(~pl.col("is_expired") & pl.col("days_left").is_not_null()
                           & (pl.col("days_left") <= horizon_days))
     headline = {
@@ -88,6 +98,7 @@ def ttl_decay(con, horizon_days: int = 30, top: int = 20) -> Report:
         f"expiring_within_{horizon_days}_days": upcoming.height,
         "median_decay_score": decay["decay_score"].median(),
         "never_expire": ttl["expires_at"].is_null().sum(),
+        "decay_policy": policy,
     }
     calendar = transforms.expiry_calendar(ttl.lazy(), as_of, days=90).collect()
     expiry_by_kind = ttl.group_by("kind").agg(
@@ -97,13 +108,13 @@ def ttl_decay(con, horizon_days: int = 30, top: int = 20) -> Report:
         "TTL and decay", headline,
         tables={
             "Expiry by kind": expiry_by_kind,
-            "Most decayed memories": decay.sort("decay_score").head(top).select(
-                "id", "kind", "level", "project_id", "last_touched_at", "usage_as_of",
-                "half_life_days", "decay_score"),
+            f"Most decayed memories (policy {policy})": decay.sort("decay_score", "id").head(top).select(
+                "kind", "level", "project_name", "last_touched_at", "usage_as_of",
+                "half_life_days", "decay_score", "id"),
         },
         charts={
             "Expiry calendar": charts.expiry_calendar(calendar),
-            "Decay curves": charts.decay_curves(_frame(con, "select * from mart_decay_curve")),
+            f"Decay curves (policy {policy})": charts.decay_curves(_frame(con, "select * from mart_decay_curve")),
             "Decay histogram": charts.decay_histogram(decay),
         },
     )
@@ -114,8 +125,8 @@ def confidence(con, top: int = 20) -> Report:
     memories = _frame(con, "select confidence from int_memory_as_of")
     risky = _frame(con, "select * from mart_risky_recalls order by n_recalls_window desc")
     threshold = con.execute("select low_confidence from memlib_params").fetchone()[0]
-    effective = _frame(con, "select id, kind, project_id, source, confidence, n_recalls, n_agents, "
-                            "age_days, source_weight, effective_confidence "
+    effective = _frame(con, "select kind, project_name, source, confidence, n_recalls, n_agents, "
+                            "age_days, source_weight, effective_confidence, id "
                             "from mart_effective_confidence order by effective_confidence, id")
     headline = {
         "mean_confidence": memories["confidence"].mean(),
@@ -134,16 +145,18 @@ def confidence(con, top: int = 20) -> Report:
     return Report(
         "Confidence", headline,
         tables={"By source": by("source"), "By kind": by("kind"),
-                "By project": by("project_id").sort("avg_confidence").head(top),
-                "Risky recalls (low confidence, recalled in the window)": risky.head(top),
-                "Lowest effective confidence (sql/effective_confidence.sql)": effective.head(top)},
+                "By project": by("project_name").sort("avg_confidence").head(top),
+                "Risky recalls (low confidence, recalled in the window)": risky.select(
+                    "kind", "project_name", "source", "confidence", "n_recalls_window",
+                    "n_agents_window", "last_recalled_at", "text", "id").head(top),
+                "Lowest effective confidence": effective.head(top)},
         charts={"Confidence by source": charts.confidence_histogram(conf)},
     )
 
 
 def retention(con, top: int = 20) -> Report:
     candidates = _frame(con, "select * from mart_retention_candidates")
-    population = _frame(con, "select project_id, n_recalls_window from mart_usage_by_memory")
+    population = _frame(con, "select project_id, project_name, n_recalls_window from mart_usage_by_memory")
     policies = _frame(con, "select policy, version, digest, drop_expired, min_decay_score, min_confidence, "
                            "grace_days, keep_iterations, protected_kinds, protected_tags from memlib_policy "
                            "where project_id is null order by rowid")  # as the user listed them
@@ -154,7 +167,8 @@ def retention(con, top: int = 20) -> Report:
     headline = {
         "policy": first.get("policy"),
         "candidates": first.get("n_dropped"),
-        "bytes_freed": first.get("bytes_freed"),
+        # nothing is freed until a purge: apply archives the rows
+        "archived_megabytes": (first.get("archived_bytes") or 0) / 2**20 if first else None,
         "recently_recalled_lost": first.get("n_recently_recalled_lost"),
     }
     for row in totals.iter_rows(named=True):
@@ -162,13 +176,14 @@ def retention(con, top: int = 20) -> Report:
     return Report(
         "Retention", headline,
         tables={
-            "Policies": policies,
-            "Policies side by side": totals,
+            "Policies": policies.drop("digest"),
+            "Policies side by side": totals.with_columns(
+                (pl.col("archived_bytes") / 2**20).alias("archived_bytes")),
             "Reasons": transforms.reason_counts(candidates.lazy()).collect(),
-            "By project": impact.head(top * max(1, policies.height)),
-            "Candidates (sample)": candidates.sort("decay_score").head(top).with_columns(
-                pl.col("reasons").list.join(", ")).select(
-                "policy", "id", "kind", "project_id", "reasons", "decay_score", "confidence"),
+            "By project": impact.head(top * max(1, policies.height)).drop("project_id").with_columns(
+                (pl.col("archived_bytes") / 2**20).alias("archived_bytes")),
+            "Candidates (sample)": candidates.sort("decay_score", "id").head(top).select(
+                "policy", "kind", "project_name", "reasons", "decay_score", "confidence", "id"),
         },
         charts={"Policy comparison": charts.policy_comparison(totals)},
     )

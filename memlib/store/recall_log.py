@@ -16,15 +16,17 @@ import json
 import os
 import uuid
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Iterator
 
 import pyarrow as pa
 
+from memlib.clock import Clock
 from memlib.scope import sql_literal
+from memlib.store.tables import RECALL_EVENTS, open_or_create
 
-TABLE = "recall_events"
+TABLE = RECALL_EVENTS
 AUTO_FLUSH_SEGMENTS = 256
 
 SCHEMA = pa.schema([
@@ -42,20 +44,6 @@ SCHEMA = pa.schema([
 ])
 
 
-def open_table(db, name: str):
-    """A table of the store's database, or None if it does not exist (yet)."""
-    try:
-        return db.open_table(name)
-    except (ValueError, FileNotFoundError):
-        return None
-
-
-def open_or_create(db, name: str, schema: pa.Schema):
-    """A table of the store's database, created empty with `schema` on first use."""
-    table = open_table(db, name)
-    return table if table is not None else db.create_table(name, schema=schema, exist_ok=True)
-
-
 def spool_dir_for(uri: str) -> Path:
     """Local stores keep their spool inside the store; remote ones in the user's cache."""
     if "://" not in uri or uri.startswith("file://"):
@@ -66,9 +54,10 @@ def spool_dir_for(uri: str) -> Path:
 
 
 class RecallLog:
-    def __init__(self, db, spool: Path):
+    def __init__(self, db, spool: Path, clock: Clock | None = None):
         self.db = db
         self.spool = spool
+        self.clock = clock or Clock()
         self._table = None
 
     @property
@@ -82,7 +71,7 @@ class RecallLog:
         if not events:
             return
         self.spool.mkdir(parents=True, exist_ok=True)
-        name = f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S%f}-{os.getpid()}-{uuid.uuid4().hex}"
+        name = f"{self.clock.now():%Y%m%dT%H%M%S%f}-{os.getpid()}-{uuid.uuid4().hex}"
         tmp = self.spool / f".tmp-{name}"
         with open(tmp, "w", encoding="utf-8") as fh:
             for event in events:
@@ -92,6 +81,10 @@ class RecallLog:
         os.replace(tmp, self.spool / f"{name}.jsonl")
         if len(self.segments()) >= AUTO_FLUSH_SEGMENTS:
             self.flush()
+
+    def spooled(self) -> list[dict]:
+        """The events still waiting in the spool (not yet in the table)."""
+        return read_segments(self.segments())
 
     def segments(self) -> list[Path]:
         if not self.spool.is_dir():
@@ -111,9 +104,10 @@ class RecallLog:
 
     def flush(self) -> int:
         with self.locked():
-            return self._flush_locked()
+            return self.flush_locked()
 
-    def _flush_locked(self) -> int:
+    def flush_locked(self) -> int:
+        """Flush the spool; the caller holds `locked()`."""
         manifest = self.spool / "flushing.json"
         if manifest.exists():
             pending = json.loads(manifest.read_text())
@@ -123,14 +117,8 @@ class RecallLog:
         segments = self.segments()
         if not segments:
             return 0
-        flush_id, flushed_at = uuid.uuid4().hex, datetime.now(timezone.utc)
-        rows = []
-        for path in segments:
-            for line in path.read_text(encoding="utf-8").splitlines():
-                if line.strip():
-                    event = json.loads(line)
-                    event["recalled_at"] = datetime.fromisoformat(event["recalled_at"])
-                    rows.append(event | {"flush_id": flush_id, "flushed_at": flushed_at})
+        flush_id, flushed_at = uuid.uuid4().hex, self.clock.now()
+        rows = [event | {"flush_id": flush_id, "flushed_at": flushed_at} for event in read_segments(segments)]
         tmp = manifest.with_suffix(".tmp")
         tmp.write_text(json.dumps({"flush_id": flush_id, "segments": [p.name for p in segments]}))
         os.replace(tmp, manifest)
@@ -138,6 +126,21 @@ class RecallLog:
         _remove(segments)
         manifest.unlink()
         return len(rows)
+
+
+def read_segments(paths) -> list[dict]:
+    events = []
+    for path in paths:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except FileNotFoundError:  # flushed by another process meanwhile
+            continue
+        for line in text.splitlines():
+            if line.strip():
+                event = json.loads(line)
+                event["recalled_at"] = datetime.fromisoformat(event["recalled_at"])
+                events.append(event)
+    return events
 
 
 def _remove(paths) -> None:

@@ -8,6 +8,8 @@ sequence of events with the same run_id (started, then done or abandoned).
                 promote, promoted, flag, confidence, finalize, retention_apply,
                 retention_remove, retention_undo, restore, purge
     status      done, started, abandoned, nothing
+    version     the `memories` table version the event's change committed (null for events
+                that changed no memory): the ledger time travel reads (store/versions.py)
 """
 
 from __future__ import annotations
@@ -16,14 +18,15 @@ import getpass
 import json
 import os
 import uuid
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, Sequence
 
 import pyarrow as pa
 
-from memlib.recall_log import open_or_create, open_table
+from memlib.clock import Clock
+from memlib.store.tables import AUDIT_LOG, open_or_create, open_table
 
-TABLE = "audit_log"
+TABLE = AUDIT_LOG
 SCHEMA = pa.schema([
     pa.field("event_id", pa.string(), nullable=False),
     pa.field("subject_id", pa.string()),
@@ -33,6 +36,7 @@ SCHEMA = pa.schema([
     pa.field("at", pa.timestamp("us", tz="UTC")),
     pa.field("run_id", pa.string()),
     pa.field("details", pa.string()),  # a JSON object, or null
+    pa.field("version", pa.int64()),
 ])
 
 
@@ -48,25 +52,46 @@ def default_actor() -> str:
 
 
 class AuditLog:
-    def __init__(self, db):
+    def __init__(self, db, clock: Clock | None = None):
         self.db = db
+        self.clock = clock or Clock()
         self._table = None
 
     @property
     def table(self):
         if self._table is None:
             self._table = open_or_create(self.db, TABLE, SCHEMA)
+            missing = [f for f in SCHEMA if f.name not in self._table.schema.names]
+            if missing:  # a log written before the version ledger existed
+                self._table.add_columns(pa.schema(missing))
         return self._table
 
     def exists(self) -> bool:
-        if self._table is None:
-            self._table = open_table(self.db, TABLE)
-        return self._table is not None
+        return self._table is not None or open_table(self.db, TABLE) is not None
+
+    def dataset(self):
+        """The log as a Lance dataset to read, or None if nothing was logged yet."""
+        table = self._table or open_table(self.db, TABLE)
+        return None if table is None else table.to_lance()
+
+    def ledger(self) -> list[tuple[int, datetime]]:
+        """(memories version, when it was committed by the store's clock), oldest first."""
+        data = self.dataset()
+        if data is None or "version" not in data.schema.names:
+            return []
+        rows = data.to_table(columns=["version", "at"], filter="version IS NOT NULL")
+        first: dict[int, datetime] = {}
+        for version, at in zip(rows.column("version").to_pylist(), rows.column("at").to_pylist()):
+            if version not in first or at < first[version]:
+                first[version] = at
+        return sorted(first.items())
 
     def record(self, action: str, subjects: Sequence[str | None], status: str = "done",
                actor: str | None = None, run_id: str | None = None,
-               details: dict[str, Any] | Sequence[dict[str, Any] | None] | None = None) -> None:
-        """One event per subject, all in one commit. `details` is shared, or one per subject."""
+               details: dict[str, Any] | Sequence[dict[str, Any] | None] | None = None,
+               version: int | None = None) -> None:
+        """One event per subject, all in one commit. `details` is shared, or one per subject;
+        `version` is the memories table version this change committed, if it changed any."""
         n = len(subjects)
         if n == 0:
             return
@@ -75,7 +100,7 @@ class AuditLog:
             texts = [shared] * n
         else:
             texts = [None if d is None else json.dumps(d, sort_keys=True, default=str) for d in details]
-        now = datetime.now(timezone.utc)
+        now = self.clock.now()
         batch = pa.table({
             "event_id": pa.array([str(uuid.uuid4()) for _ in range(n)], pa.string()),
             "subject_id": pa.array(list(subjects), pa.string()),
@@ -85,14 +110,18 @@ class AuditLog:
             "at": pa.array([now] * n, pa.timestamp("us", tz="UTC")),
             "run_id": pa.array([run_id] * n, pa.string()),
             "details": pa.array(texts, pa.string()),
+            "version": pa.array([version] * n, pa.int64()),
         }, schema=SCHEMA)
         self.table.add(batch)
 
     def events(self, where: str | None = None) -> list[dict[str, Any]]:
         """Events (oldest first) matching a SQL filter over the columns above."""
-        if not self.exists():
+        data = self.dataset()
+        if data is None:
             return []
-        rows = self.table.to_lance().to_table(filter=where).to_pylist()
+        rows = data.to_table(filter=where).to_pylist()
+        for row in rows:
+            row.setdefault("version", None)
         for row in rows:
             row["details"] = json.loads(row["details"]) if row["details"] else None
         return sorted(rows, key=lambda r: (r["at"], r["event_id"]))

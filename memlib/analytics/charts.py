@@ -9,6 +9,8 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
+from memlib.analytics.format import label
+
 WIDTH = 640
 
 
@@ -23,7 +25,7 @@ def usage_over_time(daily: pl.DataFrame, color: str = "kind") -> alt.Chart:
     return alt.Chart(_data(df), title="Recalls per day").mark_area().encode(
         x=alt.X("recalled_on:T", title="day"),
         y=alt.Y("n_recalls:Q", stack=True, title="recalls"),
-        color=alt.Color(f"{color}:N", title=color),
+        color=alt.Color(f"{color}:N", title=label(color)),
     ).properties(width=WIDTH, height=220)
 
 
@@ -31,9 +33,10 @@ def bar_by(df: pl.DataFrame, category: str, value: str, title: str, limit: int =
     """A horizontal bar chart of `value` per `category`, largest first."""
     top = df.sort(value, descending=True).head(limit).with_columns(pl.col(category).cast(pl.Utf8))
     return alt.Chart(_data(top), title=title).mark_bar().encode(
-        x=alt.X(f"{value}:Q", title=value.replace("_", " ")),
-        y=alt.Y(f"{category}:N", sort="-x", title=category.replace("_", " ")),
-        tooltip=[alt.Tooltip(f"{category}:N"), alt.Tooltip(f"{value}:Q")],
+        x=alt.X(f"{value}:Q", title=label(value)),
+        y=alt.Y(f"{category}:N", sort="-x", title=label(category)),
+        tooltip=[alt.Tooltip(f"{category}:N", title=label(category)),
+                 alt.Tooltip(f"{value}:Q", title=label(value))],
     ).properties(width=WIDTH, height=max(80, 18 * top.height))
 
 
@@ -48,7 +51,7 @@ def expiry_calendar(calendar: pl.DataFrame) -> alt.Chart:
     df = calendar.with_columns(pl.col("expires_on").cast(pl.Utf8))
     return alt.Chart(_data(df), title="Memories expiring per day").mark_bar().encode(
         x=alt.X("expires_on:T", title="day"), y=alt.Y("n_memories:Q", stack=True, title="memories"),
-        color=alt.Color("kind:N"),
+        color=alt.Color("kind:N", title="Kind"),
     ).properties(width=WIDTH, height=220)
 
 
@@ -57,7 +60,7 @@ def decay_curves(curves: pl.DataFrame) -> alt.Chart:
     return alt.Chart(_data(curves), title="Decay score by idle days").mark_line().encode(
         x=alt.X("idle_days:Q", title="days since last use"),
         y=alt.Y("decay_score:Q", title="decay score", scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("applies_to:N", title="half-life rule"),
+        color=alt.Color("applies_to:N", title="Half-life rule"),
         column=alt.Column("usage:O", title="recalls so far"),
     ).properties(width=200, height=200)
 
@@ -69,7 +72,7 @@ def decay_histogram(decay: pl.DataFrame) -> alt.Chart:
           .group_by("bin", "level").agg(pl.len().alias("n_memories")))
     return alt.Chart(_data(df), title="Decay scores of memories").mark_bar().encode(
         x=alt.X("bin:Q", bin=alt.Bin(step=0.05), title="decay score"),
-        y=alt.Y("n_memories:Q", stack=True, title="memories"), color=alt.Color("level:N"),
+        y=alt.Y("n_memories:Q", stack=True, title="memories"), color=alt.Color("level:N", title="Level"),
     ).properties(width=WIDTH, height=200)
 
 
@@ -79,7 +82,7 @@ def confidence_histogram(confidence: pl.DataFrame) -> alt.Chart:
     return alt.Chart(_data(df), title="Confidence by source").mark_bar().encode(
         x=alt.X("confidence_bin:O", title="confidence (10-point bins)"),
         y=alt.Y("n_memories:Q", title="memories"),
-        color=alt.Color("source:N"),
+        color=alt.Color("source:N", title="Source"),
         row=alt.Row("source:N", title=None),
     ).properties(width=WIDTH, height=70)
 
@@ -96,10 +99,12 @@ def cohort_heatmap(cohorts: pl.DataFrame) -> alt.Chart:
 def policy_comparison(totals: pl.DataFrame) -> alt.Chart:
     """Side by side per policy: memories dropped and recently recalled memories lost."""
     df = totals.unpivot(index="policy", on=["n_dropped", "n_recently_recalled_lost"],
-                        variable_name="measure", value_name="memories")
+                        variable_name="measure", value_name="memories").with_columns(
+        pl.col("measure").replace_strict({"n_dropped": label("n_dropped"),
+                                          "n_recently_recalled_lost": label("n_recently_recalled_lost")}))
     return alt.Chart(_data(df), title="What each policy would drop").mark_bar().encode(
-        x=alt.X("memories:Q"), y=alt.Y("measure:N", title=None), color="measure:N",
-        row=alt.Row("policy:N"),
+        x=alt.X("memories:Q", title="memories"), y=alt.Y("measure:N", title=None),
+        color=alt.Color("measure:N", title=None), row=alt.Row("policy:N", title="Policy"),
     ).properties(width=WIDTH, height=60)
 
 

@@ -52,17 +52,18 @@ def recall_cohorts(memories: pl.LazyFrame, events: pl.LazyFrame) -> pl.LazyFrame
 
 
 def policy_impact(candidates: pl.LazyFrame, memories: pl.LazyFrame) -> pl.LazyFrame:
-    """Per policy and project: what a policy would drop, the space it frees, and how many of
-    the memories recalled in the window it would lose.
+    """Per policy and project: what a policy would drop, the space its rows take (archived by
+    apply, freed only by a purge), and how many of the memories recalled in the window it
+    would lose.
 
     Inputs: mart_retention_candidates and mart_usage_by_memory (the population)."""
-    population = memories.group_by("project_id").agg(
+    population = memories.group_by("project_id", "project_name").agg(
         pl.len().alias("n_memories"),
         (pl.col("n_recalls_window") > 0).sum().alias("n_recalled_in_window"),
     )
     dropped = candidates.group_by("policy", "project_id").agg(
         pl.len().alias("n_dropped"),
-        pl.col("est_bytes").sum().alias("bytes_freed"),
+        pl.col("est_bytes").sum().alias("archived_bytes"),
         (pl.col("n_recalls_window") > 0).sum().alias("n_recently_recalled_lost"),
     )
     return (
@@ -76,7 +77,7 @@ def policy_totals(impact: pl.LazyFrame) -> pl.LazyFrame:
     """The policy comparison in one row per policy (sums over projects)."""
     return (
         impact.group_by("policy")
-        .agg(pl.col("n_dropped").sum(), pl.col("bytes_freed").sum(),
+        .agg(pl.col("n_dropped").sum(), pl.col("archived_bytes").sum(),
              pl.col("n_recently_recalled_lost").sum())
         .sort("policy")
     )

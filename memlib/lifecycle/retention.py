@@ -1,4 +1,4 @@
-"""Lifecycle actions: retention runs (plan, apply, undo, purge), promotion, flags, confidence.
+"""Retention runs: plan, apply, undo, purge.
 
 A retention run never loses a row. `apply` works in steps, each one Lance commit, and every
 step can be repeated:
@@ -16,24 +16,21 @@ Killed after 3 and before 4, the memories are as before; after 4, as after. The 
 
 from __future__ import annotations
 
-import os
-import signal
 import uuid
 import warnings
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
-from typing import Any
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Callable
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from memlib import analytics, policy as policies
+from memlib import analytics
 from memlib.errors import InvalidInput, NotFound
-from memlib.models import Decision, Kind, Pattern
-from memlib.recall_log import open_or_create, open_table
+from memlib import policy as policies
 from memlib.scope import sql_in, sql_literal
-
-ARCHIVE = "archive"
+from memlib.store.tables import ARCHIVE, open_or_create, open_table
 CHUNK = 5_000  # ids per filter when rows are read by id
 
 
@@ -69,11 +66,13 @@ class RunOutcome:
 
 
 def plan(store, policy, as_of=None) -> Plan:
-    """What `policy` would remove as of `as_of`: the retention report's candidates, read from
-    the same view (sql/mart_retention_candidates.sql) with the same parameters."""
+    """What `policy` would remove from the store as it is, judged as of `as_of` (default
+    now): the retention report's candidates, read from the same view
+    (sql/mart_retention_candidates.sql) with the same parameters. The report as of today
+    shows exactly this plan; a report as of an earlier date shows the store as it was then."""
     chosen = policies.load(policy if policy is not None else "default")
-    when = analytics.as_of_end(as_of)
-    con = analytics.connect(store, analytics.Params(as_of=when, policies=(chosen,)))
+    when = analytics.as_of_end(as_of, store.clock)
+    con = analytics.connect(store, analytics.Params(as_of=when, policies=(chosen,)), time_travel=False)
     table = con.execute("select * from mart_retention_candidates where policy = ? order by id",
                         [chosen.name]).to_arrow_table()
     con.close()
@@ -116,7 +115,14 @@ def runs(store) -> list[dict[str, Any]]:
     return list(out.values())
 
 
-def finish_unfinished(store, actor: str | None = None) -> list[str]:
+Step = Callable[[str], None]
+
+
+def _nothing(step: str) -> None:
+    pass
+
+
+def finish_unfinished(store, actor: str | None = None, on_step: Step = _nothing) -> list[str]:
     """Complete every run that started and did not end (a killed apply); returns their ids."""
     finished = []
     unfinished = [run for run in runs(store) if run["status"] == "started"]
@@ -131,9 +137,8 @@ def finish_unfinished(store, actor: str | None = None) -> list[str]:
             finished.append(run_id)
             continue
         still = _present(store, archived)
-        if still:
-            store.table.delete(_id_filter(still))
-        _record_removed(store, run_id, archived, actor)
+        version = store.delete_where(_id_filter(still)) if still else None
+        _record_removed(store, run_id, archived, actor, version, on_step)
         finished.append(run_id)
     return finished
 
@@ -142,26 +147,22 @@ def _id_filter(ids: list[str]) -> str:
     return " OR ".join(sql_in("id", ids[i:i + CHUNK]) for i in range(0, len(ids), CHUNK))
 
 
-def _record_removed(store, run_id: str, ids: list[str], actor: str | None) -> None:
+def _record_removed(store, run_id: str, ids: list[str], actor: str | None, version: int | None,
+                    on_step: Step) -> None:
     removed = {e["subject_id"] for e in store.audit.events(
         f"action = 'retention_remove' AND run_id = {sql_literal(run_id)}")}
-    store.audit.record("retention_remove", [i for i in ids if i not in removed], actor=actor, run_id=run_id)
-    _checkpoint("events")
+    store.audit.record("retention_remove", [i for i in ids if i not in removed], actor=actor,
+                       run_id=run_id, version=version)
+    on_step("events")
     store.audit.record("retention_apply", [run_id], status="done", actor=actor, run_id=run_id,
                        details={"removed": len(ids)})
 
 
-def _checkpoint(step: str) -> None:
-    """Fault injection for the crash tests: $MEMLIB_KILL_AT names a step at which the process
-    kills itself with SIGKILL, as a crash there would."""
-    if os.environ.get("MEMLIB_KILL_AT") == step:
-        os.kill(os.getpid(), signal.SIGKILL)
-
-
-def apply(store, policy, as_of=None, actor: str | None = None) -> RunOutcome:
-    """Remove exactly the plan's rows, archived first and tagged, so `undo` restores them."""
-    _writable(store)
-    resumed = finish_unfinished(store, actor)
+def apply(store, policy, as_of=None, actor: str | None = None, on_step: Step = _nothing) -> RunOutcome:
+    """Remove exactly the plan's rows, archived first and tagged, so `undo` restores them.
+    `on_step` is called after each step (started, tagged, archived, deleted, events)."""
+    store.check_writable()
+    resumed = finish_unfinished(store, actor, on_step)
     chosen = plan(store, policy, as_of)
     ids = chosen.ids
     if not ids:
@@ -173,27 +174,27 @@ def apply(store, policy, as_of=None, actor: str | None = None) -> RunOutcome:
     tag = f"retention-{run_id}"
     store.audit.record("retention_apply", [run_id], status="started", actor=actor, run_id=run_id,
                        details={**chosen.summary(), "version_before": before, "tag": tag})
-    _checkpoint("started")
+    on_step("started")
     store.table.tags.create(tag, before)
-    _checkpoint("tagged")
+    on_step("tagged")
     rows = _rows(store.dataset(), ids)
-    now = datetime.now(timezone.utc)
+    now = store.clock.now()
     rows = rows.append_column(pa.field("run_id", pa.string()), pa.array([run_id] * len(rows), pa.string()))
     rows = rows.append_column(pa.field("archived_at", pa.timestamp("us", tz="UTC")),
                               pa.array([now] * len(rows), pa.timestamp("us", tz="UTC")))
     archive = _open_archive(store, create=True)
     archive.add(rows.select(archive.schema.names))
-    _checkpoint("archived")
-    store.table.delete(_id_filter(ids))  # one commit: before or after, never between
-    _checkpoint("deleted")
-    _record_removed(store, run_id, ids, actor)
+    on_step("archived")
+    version = store.delete_where(_id_filter(ids))  # one commit: before or after, never between
+    on_step("deleted")
+    _record_removed(store, run_id, ids, actor, version, on_step)
     return RunOutcome(run_id, len(ids), tag, resumed, chosen.summary())
 
 
 def undo(store, run_id: str, actor: str | None = None) -> int:
     """Put a run's archived rows back into `memories`, unchanged, in one commit; returns how
     many came back. The run's archive rows are then dropped (its tag stays)."""
-    _writable(store)
+    store.check_writable()
     finish_unfinished(store, actor)
     known = {r["run_id"]: r for r in runs(store)}
     if run_id not in known:
@@ -207,111 +208,70 @@ def undo(store, run_id: str, actor: str | None = None) -> int:
         rows = rows.select(store.table.schema.names)
         present = set(_present(store, rows.column("id").to_pylist()))
         missing = rows.filter(pc.invert(pc.is_in(rows.column("id"), pa.array(sorted(present), pa.string()))))
-        if len(missing):
-            store.table.add(missing.cast(store.table.schema))
+        version = store.restore(missing) if len(missing) else None
         restored = len(missing)
-        store.audit.record("restore", missing.column("id").to_pylist(), actor=actor, run_id=run_id)
+        store.audit.record("restore", missing.column("id").to_pylist(), actor=actor, run_id=run_id,
+                           version=version)
         archive.delete(f"run_id = {sql_literal(run_id)}")
     store.audit.record("retention_undo", [run_id], actor=actor, run_id=run_id, details={"restored": restored})
     return restored
 
 
 def purge(store, run_id: str, actor: str | None = None) -> dict[str, Any]:
-    """Delete a run's archived rows for good: the archive rows, the run's tag, and every old
-    version of both tables that no tag still holds (time travel to them ends here)."""
-    _writable(store)
+    """Delete a run's archived rows for good: its rows of the archive table, the archive's old
+    versions that still held them (only the archive's: the memories table keeps its history
+    for time travel; `cleanup_versions` is the store-wide command) and the run's tag. Returns
+    the bytes the archive freed on disk, measured."""
+    store.check_writable()
     known = {r["run_id"]: r for r in runs(store)}
     if run_id not in known:
         raise NotFound(f"no retention run {run_id!r} (see 'memlib retention runs')")
     archive = _open_archive(store, create=False)
-    n = 0
+    n, freed = 0, 0
     if archive is not None:
         n = archive.count_rows(f"run_id = {sql_literal(run_id)}")
+        before = _disk_bytes(store, ARCHIVE)
         if n:
             archive.delete(f"run_id = {sql_literal(run_id)}")
+        with warnings.catch_warnings():  # that the archive's old versions go is the point
+            warnings.filterwarnings("ignore", message="optimize.cleanup_older_than")
+            archive.optimize(cleanup_older_than=timedelta(0))
+        after = _disk_bytes(store, ARCHIVE)
+        freed = None if before is None or after is None else max(before - after, 0)
     tag = f"retention-{run_id}"
     if tag in store.table.tags.list():
         store.table.tags.delete(tag)
-    held = sorted(t for t in store.table.tags.list() if t.startswith("retention-"))
-    for table in (store.table, archive):
-        if table is not None:
-            with warnings.catch_warnings():  # that old versions go is the point of a purge
-                warnings.filterwarnings("ignore", message="optimize.cleanup_older_than")
-                table.optimize(cleanup_older_than=timedelta(0))
     store.audit.record("purge", [run_id], actor=actor, run_id=run_id,
-                       details={"archived_rows_deleted": n, "tags_still_held": held})
-    return {"run_id": run_id, "archived_rows_deleted": n, "tags_still_held": held}
+                       details={"archived_rows_deleted": n, "bytes_freed": freed})
+    return {"run_id": run_id, "archived_rows_deleted": n, "bytes_freed": freed}
 
 
-def _writable(store) -> None:
-    store._writable()
+def cleanup_versions(store, older_than_days: int, actor: str | None = None) -> dict[str, Any]:
+    """Delete the versions of the memories table older than `older_than_days` that no tag
+    holds: the store-wide cleanup. Time travel (and as-of reports) to dates before then ends
+    here. Returns the versions removed and the bytes freed on disk, measured."""
+    store.check_writable()
+    if not isinstance(older_than_days, int) or older_than_days < 0:
+        raise InvalidInput(f"--older-than must be a whole number of days, 0 or more, not {older_than_days!r}")
+    before_versions = {v["version"] for v in store.table.list_versions()}
+    before = _disk_bytes(store, "memories")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="optimize.cleanup_older_than")
+        store.optimize(cleanup_older_than=timedelta(days=older_than_days))
+    removed = sorted(before_versions - {v["version"] for v in store.table.list_versions()})
+    after = _disk_bytes(store, "memories")
+    freed = None if before is None or after is None else max(before - after, 0)
+    store.audit.record("cleanup", [None], actor=actor,
+                       details={"versions_removed": len(removed), "bytes_freed": freed,
+                                "older_than_days": older_than_days})
+    return {"versions_removed": removed, "bytes_freed": freed}
 
 
-# -- promotion, flags, confidence ---------------------------------------------------------------
+def _disk_bytes(store, table: str) -> int | None:
+    """What a table takes on disk (a local store only; None elsewhere)."""
+    from memlib.store.store import is_local
 
-PROMOTIONS = {Kind.INSIGHT: Kind.DECISION, Kind.LEARNING: Kind.PATTERN}
-
-
-def _title(memory) -> str:
-    if memory.title:
-        return memory.title
-    first = memory.content.strip().splitlines()[0]
-    return first if len(first) <= 80 else first[:77].rstrip() + "..."
-
-
-def promote(store, memory_id: str, title: str | None = None, actor: str | None = None,
-            reason: str = "manual"):
-    """An insight becomes a project decision, a learning a reusable pattern. The new memory
-    links to its source (`promoted_from`) and keeps its project, root task and iteration."""
-    _writable(store)
-    source = store.get(memory_id, with_embedding=False)
-    if source.kind not in PROMOTIONS:
-        raise InvalidInput(f"only insights and learnings can be promoted, not a {source.kind.value}")
-    done = store.audit.events(f"action = 'promote' AND subject_id = {sql_literal(memory_id)}")
-    if done:
-        raise InvalidInput(f"{source.kind.value} {memory_id} was already promoted to "
-                           f"{done[-1]['details']['to']}")
-    name = title or _title(source)
-    common = {"project_id": source.project_id, "root_task_id": source.root_task_id,
-              "iteration_id": source.iteration_id, "promoted_from": source.id, "tags": source.tags,
-              "confidence": source.confidence, "source": source.source, "agent": source.agent}
-    if source.kind is Kind.INSIGHT:
-        new = Decision(title=name, decision=source.content, **common)
-    else:
-        new = Pattern(name=name, description=source.content, **common)
-    (new_id,) = store.add([new], actor=actor)
-    store.audit.record("promote", [memory_id], actor=actor,
-                       details={"to": new_id, "kind": new.kind.value, "reason": reason})
-    store.audit.record("promoted", [new_id], actor=actor, details={"from": memory_id, "reason": reason})
-    return store.get(new_id)
-
-
-def finalize_iteration(store, project_id: str, iteration_id: str, actor: str | None = None) -> list:
-    """Close an iteration: its critical insights not yet promoted become decisions."""
-    _writable(store)
-    where = (f"kind = 'insight' AND importance = 'critical' AND project_id = {sql_literal(project_id)} "
-             f"AND iteration_id = {sql_literal(iteration_id)}")
-    ids = store.dataset().to_table(columns=["id"], filter=where).column("id").to_pylist()
-    promoted = {e["subject_id"] for e in store.audit.events("action = 'promote'")}
-    out = [promote(store, i, actor=actor, reason=f"critical insight of finalized iteration {iteration_id}")
-           for i in sorted(ids) if i not in promoted]
-    store.audit.record("finalize", [iteration_id], actor=actor,
-                       details={"project_id": project_id, "promoted": [m.id for m in out]})
-    return out
-
-
-def set_flag(store, memory_id: str, value: bool, actor: str | None = None):
-    _writable(store)
-    return store.update(memory_id, action="flag", actor=actor, manual_promote_flag=value)
-
-
-def adjust_confidence(store, memory_id: str, delta: int, reason: str, actor: str | None = None):
-    """Raise (delta > 0) or lower a memory's confidence, clamped to 0-100, with a reason."""
-    _writable(store)
-    if not reason or not reason.strip():
-        raise InvalidInput("a confidence change needs a reason (--reason)")
-    if delta == 0:
-        raise InvalidInput("a confidence change must not be zero")
-    memory = store.get(memory_id)
-    value = max(0, min(100, memory.confidence + delta))
-    return store.update(memory_id, action="confidence", actor=actor, reason=reason, confidence=value)
+    if not is_local(store.uri):
+        return None
+    root = Path(store.uri.removeprefix("file://")) / f"{table}.lance"
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) if root.exists() else 0

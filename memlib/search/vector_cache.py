@@ -8,8 +8,8 @@ rows. Above `IVF_ABOVE` rows an exact product gets too slow (about 40 ms at 1M),
 are grouped into k-means partitions, laid out contiguously, and the partitions nearest the
 query are scanned exactly.
 
-The mask re-implements `Scope.where()` over in-memory columns; tests/test_vector_cache.py
-checks that both select the same rows for many random scopes.
+The mask evaluates the same predicates `Scope.where()` renders for Lance (scope.Predicate);
+tests/test_vector_cache.py checks that both select the same rows for many random scopes.
 """
 
 from __future__ import annotations
@@ -26,11 +26,10 @@ import pyarrow.compute as pc
 
 from memlib.errors import InvalidInput
 from memlib.scope import Scope
+from memlib.search.kmeans import partition
 
 IVF_ABOVE = 250_000       # rows; at or below this, unscoped queries are exact products
-ROWS_PER_PARTITION = 1_000
 NPROBE = 48               # partitions scanned per query; bench/search.py measures recall
-COARSE = 32               # first level of the two-level k-means
 CODED = ("project_id", "root_task_id", "kind", "source", "previous_id")
 NEVER = np.iinfo(np.int64).max
 MODES = ("auto", "on", "off")
@@ -83,7 +82,7 @@ class VectorCache:
         matrix = matrix / np.where(norms == 0, 1.0, norms)  # a writable copy, Arrow's is not
         self.centroids = self.offsets = None
         if len(matrix) > ivf_above:
-            order, self.centroids, self.offsets = _partition(matrix, seed)
+            order, self.centroids, self.offsets = partition(matrix, seed)
             matrix = matrix[order]
             table = table.take(pa.array(order))
         self.matrix = matrix
@@ -92,9 +91,9 @@ class VectorCache:
         self.ids = table.column("id").to_numpy(zero_copy_only=False)
         self.position = {memory_id: i for i, memory_id in enumerate(self.ids)}
         self.coded = {c: _Coded.of(table.column(c)) for c in CODED}
-        self.level = table.column("level").fill_null(-1).to_numpy()
-        self.confidence = table.column("confidence").fill_null(-1).to_numpy()
-        self.created = _micros(table.column("created_at"), NEVER)
+        self.numbers = {"level": table.column("level").fill_null(-1).to_numpy(),
+                        "confidence": table.column("confidence").fill_null(-1).to_numpy(),
+                        "created_at": _micros(table.column("created_at"), NEVER)}
         self.expires = _micros(table.column("expires_at"), NEVER)
         self.first_expiry = int(self.expires.min()) if len(self.expires) else NEVER
         self._tag_index: dict[str, np.ndarray] | None = None
@@ -138,7 +137,7 @@ class VectorCache:
 
     @property
     def nbytes(self) -> int:
-        arrays = [self.matrix, self.level, self.confidence, self.created, self.expires,
+        arrays = [self.matrix, *self.numbers.values(), self.expires,
                   *(c.codes for c in self.coded.values())]
         return sum(a.nbytes for a in arrays) + self.rows.nbytes + len(self.ids) * 150
 
@@ -146,34 +145,29 @@ class VectorCache:
 
     def mask(self, scope: Scope, now: datetime | None = None,
              rows: np.ndarray | None = None) -> np.ndarray | None:
-        """Which rows are in scope, as `Scope.where()` selects them: over every row, or over
-        the given `rows` only; None when all of them are."""
+        """Which rows are in scope: the scope's predicates (scope.Predicate, the description
+        `Scope.where()` is rendered from too) evaluated over every row, or over the given
+        `rows` only; None when all of them are."""
         def at(values: np.ndarray) -> np.ndarray:
             return values if rows is None else values[rows]
 
         parts = []
-        for column, value in (("project_id", scope.project_id), ("root_task_id", scope.root_task_id),
-                              ("source", scope.source)):
-            if value is not None:
-                code = self.coded[column].lookup.get(value, -2)  # -2: no row holds it
-                parts.append(at(self.coded[column].codes) == code)
-        if scope.level is not None:
-            parts.append(at(self.level) == int(scope.level))
-        if scope.kinds:
-            codes = [self.coded["kind"].lookup[v] for v in scope.kinds if v in self.coded["kind"].lookup]
-            parts.append(np.isin(at(self.coded["kind"].codes), codes))
-        if scope.tags:
-            parts.append(at(self._any_tag(scope.tags)))
-        if scope.created_after is not None:
-            parts.append(at(self.created) >= _us(scope.created_after))
-        if scope.created_before is not None:
-            parts.append(at(self.created) < _us(scope.created_before))
-        if scope.min_confidence is not None:
-            parts.append(at(self.confidence) >= int(scope.min_confidence))
-        if not scope.include_expired:
-            as_of = _us(scope.as_of or now or datetime.now(timezone.utc))
-            if self.first_expiry <= as_of:
-                parts.append(at(self.expires) > as_of)
+        for p in scope.predicates(now):
+            if p.column in self.coded:
+                coded = self.coded[p.column]
+                if p.op == "eq":
+                    parts.append(at(coded.codes) == coded.lookup.get(p.value, -2))  # -2: no row holds it
+                else:  # in
+                    parts.append(np.isin(at(coded.codes), [coded.lookup[v] for v in p.value if v in coded.lookup]))
+            elif p.column == "tags":
+                parts.append(at(self._any_tag(p.value)))
+            elif p.op == "unexpired_at":
+                if self.first_expiry <= _us(p.value):  # nothing expires before then: no mask
+                    parts.append(at(self.expires) > _us(p.value))
+            else:
+                values = self.numbers[p.column]
+                bound = _us(p.value) if isinstance(p.value, datetime) else int(p.value)
+                parts.append({"eq": np.equal, "ge": np.greater_equal, "lt": np.less}[p.op](at(values), bound))
         if not parts:
             return None
         mask = parts[0]
@@ -265,61 +259,6 @@ def _us(value: datetime) -> int:
         value = value.replace(tzinfo=timezone.utc)
     delta = value - datetime(1970, 1, 1, tzinfo=timezone.utc)
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
-
-
-def _kmeans(points: np.ndarray, k: int, rng: np.random.Generator, iterations: int = 8) -> np.ndarray:
-    """Spherical k-means (cosine) on unit vectors; returns unit centroids."""
-    k = max(1, min(k, len(points)))
-    centroids = points[rng.choice(len(points), k, replace=False)].copy()
-    for _ in range(iterations):
-        assign = np.argmax(points @ centroids.T, axis=1)
-        sums = np.zeros_like(centroids)
-        _add_rows(sums, assign, points)
-        norms = np.linalg.norm(sums, axis=1, keepdims=True)
-        empty = norms[:, 0] == 0
-        centroids = np.where(empty[:, None], centroids, sums / np.where(norms == 0, 1.0, norms))
-    return centroids.astype(np.float32)
-
-
-def _add_rows(sums: np.ndarray, assign: np.ndarray, points: np.ndarray) -> None:
-    """sums[c] += every point assigned to c (a sort and one reduceat; np.add.at is slow)."""
-    order = np.argsort(assign, kind="stable")
-    starts = np.searchsorted(assign[order], np.arange(len(sums)))
-    nonempty = np.flatnonzero(np.diff(np.append(starts, len(order))) > 0)
-    sums[nonempty] = np.add.reduceat(points[order], starts[nonempty], axis=0)
-
-
-def _assign(points: np.ndarray, centroids: np.ndarray, chunk: int = 65_536) -> np.ndarray:
-    out = np.empty(len(points), np.int32)
-    for start in range(0, len(points), chunk):
-        out[start:start + chunk] = np.argmax(points[start:start + chunk] @ centroids.T, axis=1)
-    return out
-
-
-def _partition(matrix: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Two-level k-means: COARSE clusters, each split in proportion to its size, so about
-    len/ROWS_PER_PARTITION partitions in all; assigning 1M rows costs two small products
-    instead of one against a thousand centroids. Returns the row order that makes each
-    partition contiguous, the centroids and the partitions' offsets."""
-    rng = np.random.default_rng(seed)
-    n = len(matrix)
-    sample = matrix[rng.choice(n, min(n, 20_000), replace=False)]
-    coarse = _assign(matrix, _kmeans(sample, COARSE, rng))
-    total = max(1, n // ROWS_PER_PARTITION)
-    centroids, labels = [], np.empty(n, np.int32)
-    for c in range(COARSE):
-        members = np.flatnonzero(coarse == c)
-        if len(members) == 0:
-            continue
-        k = max(1, round(total * len(members) / n))
-        points = matrix[members]
-        train = points[rng.choice(len(points), min(len(points), 40 * k), replace=False)]
-        fine = _kmeans(train, k, rng)
-        labels[members] = _assign(points, fine) + len(centroids)
-        centroids.extend(fine)
-    order = np.argsort(labels, kind="stable")
-    offsets = np.searchsorted(labels[order], np.arange(len(centroids) + 1))
-    return order, np.asarray(centroids, np.float32), offsets
 
 
 class CacheSlot:

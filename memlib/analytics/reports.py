@@ -1,0 +1,409 @@
+"""`memlib report run`: execute the report notebooks with papermill and publish them.
+
+Output for one as-of date lands in reports/<as-of>/: each executed notebook, its HTML (code
+hidden), index.html (a dashboard of every report's headline cards) and summary.json with
+every report's headline numbers. The date's folder is a symlink to a finished run under
+reports/.runs/, switched with one atomic rename, so a reader never sees a half-written
+report and a rerun replaces it whole. A report that fails keeps its previous good output
+(marked as such) and fails the run. The notebooks ship inside the package (memlib.notebooks,
+mapped from the repository's notebooks/ by the build).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import shutil
+import sys
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from memlib.analytics.notebook import HEADLINE_MIME, cards_html
+from memlib.errors import InvalidInput, MemlibError, StoreError
+
+REPORTS = ("usage", "ttl_decay", "confidence", "retention")
+TITLES = {"usage": "Usage", "ttl_decay": "TTL and decay", "confidence": "Confidence", "retention": "Retention"}
+EXPLORE = "explore.ipynb"  # the analyst's starting point (memlib lab), not a scheduled report
+CARDS = 4  # headline numbers per report on the index page
+# What a kernel's stderr may say that means its report is not to be trusted.
+KERNEL_ERRORS = ("ERROR", "Traceback", "Exception")
+
+CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto;
+       max-width: 1100px; color: #1f2328; padding: 0 1rem; }
+h1, h2, h3 { font-weight: 600; } h3 { margin-top: 2rem; }
+.memlib-headline { display: flex; gap: 1rem; flex-wrap: wrap; margin: 1rem 0 2rem; }
+.memlib-card { border: 1px solid #d0d7de; border-radius: 8px; padding: .8rem 1.2rem; min-width: 10rem; }
+.memlib-value { font-size: 1.8rem; font-weight: 600; } .memlib-label { color: #59636e; }
+table { border-collapse: collapse; font-size: .85rem; margin: .5rem 0; }
+th, td { border-bottom: 1px solid #d0d7de; padding: .3rem .6rem; text-align: left; vertical-align: top; }
+.failed { color: #b42318; } .ok { color: #1a7f37; } .stale { color: #9a6700; }
+.memlib-report { border-top: 1px solid #d0d7de; padding-top: .5rem; }
+.memlib-context { color: #59636e; }
+pre { white-space: pre-wrap; }
+"""
+
+
+class ReportFailed(MemlibError):
+    """A report notebook raised; names the report, the cell and the error."""
+
+
+@dataclass
+class Outcome:
+    name: str
+    ok: bool
+    headline: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+    seconds: float = 0.0
+    stale_from: str | None = None  # the previous good output kept, from when
+
+
+@dataclass
+class RunResult:
+    as_of: str
+    path: Path
+    outcomes: list[Outcome]
+
+    @property
+    def ok(self) -> bool:
+        return all(o.ok for o in self.outcomes)
+
+    @property
+    def index(self) -> Path:
+        return self.path / "index.html"
+
+    def check(self) -> None:
+        """Raise ReportFailed, in one line, if any report failed."""
+        failed = [o for o in self.outcomes if not o.ok]
+        if failed:
+            kept = " (its previous output is kept)" if failed[0].stale_from else ""
+            more = f"; and {len(failed) - 1} more failed" if len(failed) > 1 else ""
+            raise ReportFailed(f"report {failed[0].error}{kept}{more}")
+
+
+def notebook(name: str):
+    """The packaged notebook of a report (a Traversable)."""
+    if name not in REPORTS:
+        raise InvalidInput(f"unknown report {name!r}; reports are {', '.join(REPORTS)}")
+    try:
+        path = resources.files("memlib.notebooks") / f"{name}.ipynb"
+    except ModuleNotFoundError:
+        raise StoreError("memlib's report notebooks (memlib/notebooks) are missing from this installation") from None
+    if not path.is_file():
+        raise StoreError(f"report notebook {name}.ipynb is missing from this installation")
+    return path
+
+
+def exploration_notebook(folder: str | Path) -> Path:
+    """A copy of the exploration notebook in `folder` (an existing copy is kept: it is the
+    analyst's now)."""
+    target = Path(folder) / EXPLORE
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes((resources.files("memlib.notebooks") / EXPLORE).read_bytes())
+    return target
+
+
+def parameters(name: str) -> dict[str, dict[str, Any]]:
+    """The report's parameters as its tagged `parameters` cell defines them."""
+    import papermill
+
+    path = notebook(name)
+    try:
+        with resources.as_file(path) as local:
+            found = papermill.inspect_notebook(str(local))
+    except Exception as exc:
+        raise StoreError(f"report notebook {name}.ipynb is broken: {str(exc).splitlines()[0]}") from None
+    return {key: {"default": spec["default"], "type": spec["inferred_type_name"], "help": spec["help"]}
+            for key, spec in found.items()}
+
+
+def coerce(value: str, spec: dict[str, Any], key: str) -> Any:
+    """A command-line value typed as the parameter is annotated (JSON for lists and dicts)."""
+    kind = spec["type"]
+    if value.lower() == "none" and spec["default"] == "None":
+        return None
+    try:
+        if kind == "bool":
+            if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
+                raise ValueError
+            return value.lower() in ("true", "1", "yes")
+        if kind == "int":
+            return int(value)
+        if kind == "float":
+            return float(value)
+        if kind in ("list", "dict"):
+            parsed = json.loads(value)
+            if not isinstance(parsed, list if kind == "list" else dict):
+                raise ValueError
+            return parsed
+    except (ValueError, json.JSONDecodeError):
+        raise InvalidInput(f"parameter {key}: {value!r} is not a valid {kind}") from None
+    return value
+
+
+def parse_overrides(pairs: list[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise InvalidInput(f"-p takes key=value, not {pair!r}")
+        out[key.strip()] = value
+    return out
+
+
+def run(names: list[str], as_of: date, store: str, overrides: dict[str, str] | None = None,
+        out_root: Path = Path("reports"), kernel: str = "python3", workers: int = 2,
+        show_code: bool = False, progress: bool = False) -> RunResult:
+    """Run the named reports for one date; each report's failure is recorded, not raised
+    (RunResult.check raises). Problems with the store, the views or the parameters stop the
+    run before any report starts."""
+    from memlib.analytics.views import ordered_views
+    from memlib.store import Store
+
+    overrides = overrides or {}
+    specs = {name: parameters(name) for name in names}
+    for key in overrides:
+        if not any(key in spec for spec in specs.values()):
+            raise InvalidInput(f"no report of {', '.join(names)} has a parameter {key!r}")
+    planned = {name: _values(name, specs[name], overrides, store, as_of) for name in names}
+    opened = Store.open(store, create=False)  # a missing store is the user's mistake, before any work
+    opened.resolve_version(as_of)  # so is a date before the store's history
+    ordered_views()  # a missing or broken view file is named now, not in a kernel
+    out_root = Path(out_root)
+    runs = out_root / ".runs"
+    run_dir = runs / f"{as_of.isoformat()}-{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
+    run_dir.mkdir(parents=True)
+
+    cache = run_dir / ".cache"  # the reports share one build of the materialized views
+    try:
+        _prebuild(opened, as_of, specs[names[0]], planned[names[0]], cache)
+    except BaseException:
+        shutil.rmtree(run_dir, ignore_errors=True)
+        raise
+
+    def execute(name: str) -> Outcome:
+        values = planned[name] | ({"cache_dir": str(cache)} if "cache_dir" in specs[name] else {})
+        shown = {key: spec["default"] for key, spec in specs[name].items() if key != "cache_dir"} | {
+            key: json.dumps(value) if not isinstance(value, str) else repr(value)
+            for key, value in values.items() if key != "cache_dir"}
+        log = run_dir / f"{name}.kernel.log"
+        outcome = _execute(name, values, shown, run_dir, kernel, show_code, log)
+        if bar is not None:
+            bar.update(1)
+        return outcome
+
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(names), desc="reports", unit="report", disable=None)
+    # Two kernels at a time: each report spends much of its time in one-threaded Python.
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        outcomes = list(pool.map(execute, names))
+    if bar is not None:
+        bar.close()
+    shutil.rmtree(cache, ignore_errors=True)
+    previous = out_root / as_of.isoformat()
+    for outcome in outcomes:
+        if not outcome.ok:
+            _keep_previous(outcome, previous, run_dir)
+    _write_index(run_dir, as_of, store, outcomes)
+    _publish(out_root, as_of.isoformat(), run_dir)
+    return RunResult(as_of.isoformat(), out_root / as_of.isoformat(), outcomes)
+
+
+def _keep_previous(outcome: Outcome, previous: Path, run_dir: Path) -> None:
+    """Carry a failed report's last good output into the new run, marked stale."""
+    try:
+        summary = json.loads((previous / "summary.json").read_text())
+    except (OSError, ValueError):
+        return
+    before = summary.get("reports", {}).get(outcome.name, {})
+    if not before.get("ok") and not before.get("stale_from"):
+        return
+    for suffix in (".html", ".ipynb"):
+        source = previous / f"{outcome.name}{suffix}"
+        if source.exists():
+            shutil.copyfile(source, run_dir / f"{outcome.name}{suffix}")
+    outcome.headline = before.get("headline", {})
+    outcome.stale_from = before.get("stale_from") or summary.get("generated_at")
+
+
+def _prebuild(store, as_of: date, spec: dict[str, dict], values: dict[str, Any], cache: Path) -> None:
+    """Build the shared materialization with the reports' common parameters, before the
+    kernels start; a report whose own parameters differ builds its own. A failure here is
+    the run's, named in one line."""
+    import ast
+
+    from memlib import analytics
+
+    def value(key: str) -> Any:
+        return values[key] if key in values else ast.literal_eval(spec[key]["default"])
+
+    analytics.connect(store, as_of=as_of.isoformat(), project_id=value("project_id"),
+                      window_days=value("window_days"), cache_dir=cache).close()
+
+
+def _values(name: str, spec: dict[str, dict], overrides: dict[str, str], store: str,
+            as_of: date) -> dict[str, Any]:
+    """The parameters papermill injects into one report, typed and checked up front."""
+    from memlib import analytics
+
+    values: dict[str, Any] = {"store": store if "://" in store else str(Path(store).resolve()),
+                              "as_of": as_of.isoformat()}
+    for key, value in overrides.items():
+        if key in spec:
+            values[key] = coerce(value, spec[key], key)
+    if values.get("policies") is not None:
+        analytics.policies(values["policies"])
+    if values.get("policy") is not None:
+        analytics.policies([values["policy"]])
+    if "window_days" in values:
+        analytics.Params(as_of=analytics.as_of_end(as_of), window_days=values["window_days"])
+    return values
+
+
+def _execute(name: str, values: dict[str, Any], shown: dict[str, str], run_dir: Path,
+             kernel: str, show_code: bool, log: Path) -> Outcome:
+    import nbformat
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    output = run_dir / f"{name}.ipynb"
+    error = None
+    started = time.perf_counter()
+    try:
+        with resources.as_file(notebook(name)) as source:
+            papermill.execute_notebook(str(source), str(output), parameters=values,
+                                       kernel_name=kernel, progress_bar=False, log_output=False,
+                                       cwd=os.getcwd(), kernel_manager_class=_kernel_logging_to(log))
+    except PapermillExecutionError as exc:
+        first = (exc.source or "").strip().splitlines()[0][:60] if exc.source else ""
+        message = (exc.evalue or "").strip().splitlines()
+        error = f"{name}: cell {exc.exec_count} ({first}): {exc.ename}: {message[0] if message else ''}"
+    except Exception as exc:  # the kernel died, the notebook is unreadable, ...
+        error = f"{name}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    if error is None:
+        error = _kernel_error(name, log)
+    if not output.exists():
+        return Outcome(name, False, error=error, seconds=time.perf_counter() - started)
+    nb = nbformat.read(output, as_version=4)
+    try:
+        (run_dir / f"{name}.html").write_text(_html(nb, name, shown, show_code), encoding="utf-8")
+    except Exception as exc:  # nbconvert without its templates, ...: this report fails, in one line
+        error = error or f"{name}: cannot render HTML: {type(exc).__name__}: {str(exc).splitlines()[0]}"
+    return Outcome(name, error is None, headline=_headline(nb), error=error,
+                   seconds=time.perf_counter() - started)
+
+
+def _kernel_error(name: str, log: Path) -> str | None:
+    """The first line of a kernel's stderr that reports an error, as the report's error."""
+    try:
+        lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        if any(word in line for word in KERNEL_ERRORS):
+            return f"{name}: its kernel logged an error: {line.strip()[:200]}"
+    return None
+
+
+def _kernel_logging_to(path: Path):
+    """A kernel manager class whose kernels write their stderr to `path`: each report's
+    kernel has its own log, so an error it logs is that report's.
+
+    jupyter_client interrupts a kernel (SIGINT) before it asks it to shut down; a kernel
+    idling in an event loop then logs "ERROR | KeyboardInterrupt caught in kernel", which
+    is where that line in the reports' kernel log came from. The kernel is done by then,
+    so it is asked to shut down without the interrupt, and an ERROR in the log is a real one."""
+    from jupyter_client.manager import AsyncKernelManager, KernelManager
+
+    class LoggedKernelManager(AsyncKernelManager):
+        async def start_kernel(self, **kw):
+            with open(path, "ab") as log:  # the kernel process keeps its own copy
+                kw.setdefault("stderr", log)
+                return await KernelManager._async_start_kernel(self, **kw)
+
+        async def _async_interrupt_kernel(self) -> None:
+            if not self.shutting_down:
+                await super()._async_interrupt_kernel()
+
+    return LoggedKernelManager
+
+
+def _headline(nb) -> dict[str, Any]:
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if HEADLINE_MIME in out.get("data", {}):
+                data = out["data"][HEADLINE_MIME]
+                data = json.loads(data) if isinstance(data, str) else dict(data)
+                return {key: data["values"][key] for key in data["keys"]}
+    return {}
+
+
+def _html(nb, title: str, shown: dict[str, str], show_code: bool = False) -> str:
+    """The executed notebook as one self-contained page: outputs (and, if asked, the code),
+    no script, no CDN, and the parameters it ran with at the bottom."""
+    from nbconvert import HTMLExporter
+
+    exporter = HTMLExporter(template_name="basic", exclude_input=not show_code, exclude_input_prompt=True,
+                            exclude_output_prompt=True, anchor_link_text="")
+    body, _ = exporter.from_notebook_node(nb)
+    rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>" for k, v in shown.items())
+    return _page(title, body + f'<h3>Parameters</h3><table class="memlib-params">{rows}</table>')
+
+
+def _page(title: str, body: str) -> str:
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{CSS}</style></head><body>{body}</body></html>")
+
+
+def _write_index(run_dir: Path, as_of: date, store: str, outcomes: list[Outcome]) -> None:
+    generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    summary = {"as_of": as_of.isoformat(), "generated_at": generated, "store": store,
+               "reports": {o.name: {"ok": o.ok, "error": o.error, "headline": o.headline,
+                                    "stale_from": o.stale_from,
+                                    "html": f"{o.name}.html", "notebook": f"{o.name}.ipynb"}
+                           for o in outcomes}}
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+    sections = []
+    for o in outcomes:
+        title = html.escape(TITLES[o.name])
+        if o.ok:
+            status = '<span class="ok">ok</span>'
+        elif o.stale_from:
+            status = (f'<span class="failed">failed: {html.escape(o.error or "")}</span> '
+                      f'<span class="stale">(showing the previous good output, generated '
+                      f'{html.escape(o.stale_from)})</span>')
+        else:
+            status = f'<span class="failed">failed: {html.escape(o.error or "")}</span>'
+        cards = dict(list(o.headline.items())[:CARDS])
+        link = f'<a href="{o.name}.html">open the report</a>' if (o.ok or o.stale_from) else ""
+        sections.append(f'<section class="memlib-report"><h2>{title}</h2><p>{status} {link}</p>'
+                        f'{cards_html(cards) if cards else ""}</section>')
+    context = (f'<p class="memlib-context">The store <code>{html.escape(store)}</code> as it was at the '
+               f'end of {as_of.isoformat()} (UTC); generated {html.escape(generated)}. Each report says '
+               f'which version of the store it read and, for decay and retention, which policy.</p>')
+    body = f"<h1>memlib reports as of {as_of.isoformat()}</h1>{context}{''.join(sections)}"
+    (run_dir / "index.html").write_text(_page(f"memlib reports {as_of.isoformat()}", body))
+
+
+def _publish(out_root: Path, as_of: str, run_dir: Path) -> None:
+    """Point reports/<as-of> at the finished run in one atomic rename; drop older runs."""
+    link = out_root / as_of
+    if link.exists() and not link.is_symlink():
+        shutil.move(str(link), str(out_root / ".runs" / f"{as_of}-legacy-{uuid.uuid4().hex[:6]}"))
+    tmp = out_root / f".{as_of}.{uuid.uuid4().hex[:6]}.tmp"
+    os.symlink(os.path.relpath(run_dir, out_root), tmp)
+    os.replace(tmp, link)
+    for old in (out_root / ".runs").glob(f"{as_of}-*"):
+        if old != run_dir:
+            shutil.rmtree(old, ignore_errors=True)

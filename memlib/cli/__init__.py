@@ -1,0 +1,35 @@
+"""The `memlib` command: a thin shell over the library. Each command opens the store, calls one
+library function and prints; it holds no SQL and no rules. A user's mistake is one line on
+stderr and a non-zero exit. One module per command group: memories (write, read, search,
+history), reports (the analytics reports, JupyterLab), lifecycle (retention, curation,
+policies)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from memlib.cli import lifecycle, memories, reports  # noqa: F401  (they register their commands)
+from memlib.cli.app import cli
+from memlib.errors import MemlibError
+
+
+def main(argv: list[str] | None = None) -> None:
+    os.environ.setdefault("LANCE_LOG", "error")  # the command's own stderr stays for its errors
+    try:
+        cli.main(args=argv, prog_name="memlib", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("memlib: aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        click.echo(f"memlib: error: {exc.format_message()}", err=True)
+        sys.exit(exc.exit_code)
+    except MemlibError as exc:
+        click.echo(f"memlib: error: {exc}", err=True)
+        sys.exit(1)
+    except BrokenPipeError:
+        sys.exit(1)

@@ -1,0 +1,3 @@
+from memlib.cli import main
+
+main()

@@ -1,0 +1,48 @@
+"""The `memlib` command group and what its commands share: opening the store, printing."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+import click
+
+from memlib.clock import parse_time
+
+
+def open_store(ctx: click.Context, create: bool = False, embedder: str | None = None,
+               as_of: str | None = None):
+    from memlib.embeddings import HashEmbedder, SentenceTransformerEmbedder, default_embedder
+    from memlib.memory_store import MemoryStore
+
+    chosen = None
+    if embedder == "hash":
+        chosen = HashEmbedder()
+    elif embedder == "default":
+        chosen = default_embedder()
+    elif embedder:
+        chosen = SentenceTransformerEmbedder(embedder)
+    return MemoryStore.open(ctx.obj["store"], embedder=chosen, create=create, as_of=as_of)
+
+
+def echo_json(data) -> None:
+    click.echo(json.dumps(data, indent=2, default=str, ensure_ascii=False))
+
+
+def option_date(value: str | None, name: str) -> datetime | None:
+    return parse_time(value, name)
+
+
+embedder_option = click.option(
+    "--embedder", default=None, metavar="NAME",
+    help="For a new store: 'default' (all-MiniLM-L6-v2, offline), 'hash' (fast, no model) "
+         "or a local sentence-transformers model path.")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--store", envvar="MEMLIB_STORE", default=None, metavar="URI",
+              help="LanceDB URI of the store (default: $MEMLIB_STORE, else data/store).")
+@click.pass_context
+def cli(ctx: click.Context, store: str | None) -> None:
+    """memlib: an analytics-first memory store for AI agents."""
+    ctx.obj = {"store": store}

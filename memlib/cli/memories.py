@@ -1,0 +1,275 @@
+"""Commands on memories: init, add, search, recall, get, delete, import, export, stats,
+maintain, sample, history."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from memlib.cli.app import cli, echo_json, embedder_option, open_store, option_date
+from memlib.errors import InvalidInput
+from memlib.scope import Scope
+from memlib.search import MAX_K, MODES
+
+
+@cli.command()
+@embedder_option
+@click.pass_context
+def init(ctx, embedder):
+    """Create an empty store (or check an existing one)."""
+    store = open_store(ctx, create=True, embedder=embedder)
+    click.echo(f"store {store.uri}: {store.count()} memories, model {store.model_name} ({store.dims} dims)")
+
+
+FIELD_OPTIONS = ["id", "project_id", "root_task_id", "iteration_id", "name", "description",
+                 "objective", "details", "title", "context", "decision", "consequences",
+                 "content", "code_example", "importance", "speaker", "source", "agent"]
+
+
+def _field_options(func):
+    for name in reversed(FIELD_OPTIONS):
+        func = click.option(f"--{name.replace('_', '-')}", name, default=None)(func)
+    return func
+
+
+@cli.command()
+@click.option("--kind", default=None, help="Kind of the one memory given by flags.")
+@_field_options
+@click.option("--confidence", type=int, default=None)
+@click.option("--ttl-days", type=int, default=None)
+@click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
+@click.option("--metadata", default=None, help="A JSON object.")
+@click.option("--usage-example", "usage_examples", multiple=True)
+@click.option("--file", "path", default=None, help="A JSONL file of memories ('-' for stdin).")
+@click.pass_context
+def add(ctx, kind, confidence, ttl_days, tags, metadata, usage_examples, path, **fields):
+    """Add one memory from flags, or many from a JSONL file (one commit)."""
+    from memlib.store.transfer import load_memories
+
+    if path:
+        if kind or any(v is not None for v in fields.values()):
+            raise InvalidInput("give either --file or the flags of one memory, not both")
+        memories, labels = load_memories(path)
+    else:
+        if not kind:
+            raise InvalidInput("--kind is required when adding one memory from flags")
+        record = {k: v for k, v in fields.items() if v is not None} | {"kind": kind}
+        for key, value in (("confidence", confidence), ("ttl_days", ttl_days)):
+            if value is not None:
+                record[key] = value
+        if tags:
+            record["tags"] = list(tags)
+        if usage_examples:
+            record["usage_examples"] = list(usage_examples)
+        if metadata is not None:
+            try:
+                record["metadata"] = json.loads(metadata)
+            except json.JSONDecodeError as exc:
+                raise InvalidInput(f"--metadata is not valid JSON ({exc.msg})") from None
+        memories, labels = [record], ["memory"]
+    store = open_store(ctx, create=True)
+    ids = store.add(memories, labels=labels, progress=True)
+    click.echo(ids[0] if len(ids) == 1 else f"added {len(ids)} memories")
+
+
+def _scope_options(func):
+    options = [
+        click.option("--project-id", default=None),
+        click.option("--root-task-id", default=None),
+        click.option("--level", type=click.IntRange(0, 2), default=None),
+        click.option("--kind", "kinds", multiple=True, help="Kind to include (repeatable)."),
+        click.option("--tag", "tags", multiple=True, help="Match memories with any of these tags."),
+        click.option("--source", default=None),
+        click.option("--since", default=None, help="Created at or after this ISO date."),
+        click.option("--until", default=None, help="Created before this ISO date."),
+        click.option("--min-confidence", type=click.IntRange(0, 100), default=None),
+        click.option("--include-expired", is_flag=True, help="Also return memories past their TTL."),
+        click.option("-k", "k", type=click.IntRange(1, MAX_K), default=10, show_default=True),
+        click.option("--mode", type=click.Choice(MODES), default="hybrid", show_default=True),
+        click.option("--json", "as_json", is_flag=True, help="Machine-readable output."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _scope(kw) -> Scope:
+    return Scope(project_id=kw["project_id"], root_task_id=kw["root_task_id"], level=kw["level"],
+                 kinds=kw["kinds"], tags=kw["tags"], source=kw["source"],
+                 created_after=option_date(kw["since"], "--since"), created_before=option_date(kw["until"], "--until"),
+                 min_confidence=kw["min_confidence"], include_expired=kw["include_expired"])
+
+
+def _print_hits(hits, as_json: bool) -> None:
+    if as_json:
+        echo_json([h.to_dict() for h in hits])
+        return
+    if not hits:
+        click.echo("no matching memories")
+    for hit in hits:
+        text = hit.memory.own_text.replace("\n", " | ")
+        click.echo(f"{hit.rank:>3}  {hit.score:8.4f}  {hit.memory.kind.value:<12} {hit.memory.id}  "
+                   f"{text[:90]}")
+
+
+@cli.command()
+@click.argument("query")
+@_scope_options
+@click.pass_context
+def search(ctx, query, k, mode, as_json, **kw):
+    """Search memories (hybrid by default) within a scope."""
+    hits = open_store(ctx).search(query, k=k, mode=mode, scope=_scope(kw))
+    _print_hits(hits, as_json)
+
+
+@cli.command()
+@click.argument("query")
+@_scope_options
+@click.option("--agent", default=None, help="Who recalls (logged with each event).")
+@click.pass_context
+def recall(ctx, query, k, mode, as_json, agent, **kw):
+    """Search on an agent's behalf and log one recall event per hit."""
+    hits = open_store(ctx).recall(query, k=k, mode=mode, scope=_scope(kw), agent=agent)
+    _print_hits(hits, as_json)
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.option("--embedding", is_flag=True, help="Include the embedding.")
+@click.pass_context
+def get(ctx, memory_id, embedding):
+    """Print one memory as JSON."""
+    memory = open_store(ctx).get(memory_id, with_embedding=embedding)
+    echo_json(memory.model_dump(mode="json", exclude=None if embedding else {"embedding"}))
+
+
+@cli.command()
+@click.argument("memory_ids", nargs=-1, required=True)
+@click.option("--cascade", is_flag=True, help="Also delete the memories that hang off these.")
+@click.pass_context
+def delete(ctx, memory_ids, cascade):
+    """Delete memories by id (one commit)."""
+    click.echo(f"deleted {open_store(ctx).delete(list(memory_ids), cascade=cascade)} memories")
+
+
+@cli.command("import")
+@click.argument("path")
+@click.pass_context
+def import_(ctx, path):
+    """Upsert memories from a JSONL file ('-' for stdin); re-running adds no duplicates."""
+    from memlib.store.transfer import import_jsonl
+
+    store = open_store(ctx, create=True)
+    click.echo(f"imported {import_jsonl(store, path, progress=True)} memories")
+
+
+@cli.command()
+@click.argument("path")
+@click.pass_context
+def export(ctx, path):
+    """Write every memory, embeddings included, as JSONL ('-' for stdout)."""
+    from memlib.store.transfer import export_jsonl
+
+    count = export_jsonl(open_store(ctx), path)
+    if path != "-":
+        click.echo(f"exported {count} memories to {path}")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def stats(ctx, as_json):
+    """Counts by level, kind and project."""
+    data = open_store(ctx).stats()
+    if as_json:
+        echo_json(data)
+        return
+    click.echo(f"store {data['store']} ({data['model']}, {data['dims']} dims, version {data['version']})")
+    click.echo(f"memories: {data['memories']:,}   recall events: {data['recall_events']:,}"
+               f"   pending recall segments: {data['recall_segments_pending']}")
+    for title, key in (("by level", "by_level"), ("by kind", "by_kind"), ("by project", "by_project")):
+        click.echo(f"{title}:")
+        for name, count in data[key].items():
+            click.echo(f"  {name:<60} {count:>10,}")
+
+
+@cli.command()
+@click.pass_context
+def maintain(ctx):
+    """Flush recalls, fold usage into memories, compact tables, update indexes."""
+    echo_json(open_store(ctx).maintain(progress=True))
+
+
+@cli.command()
+@click.option("--size", type=click.IntRange(20, 1_000_000), default=2_000, show_default=True)
+@click.option("--seed", type=int, default=7, show_default=True)
+@click.option("--anchor", default=None, help="Last day of the corpus (default: today, UTC).")
+@click.option("--vectors", type=click.Choice(["auto", "model", "approx"]), default="auto",
+              show_default=True, help="Real embeddings, or real topic centroids plus noise for "
+                                      "large sizes (auto: real up to 20,000).")
+@embedder_option
+@click.pass_context
+def sample(ctx, size, seed, anchor, vectors, embedder):
+    """Write a realistic, deterministic sample corpus and recall history into an empty store."""
+    from memlib.sample import build_sample
+
+    store = open_store(ctx, create=True, embedder=embedder)
+    summary = build_sample(store, size=size, seed=seed, anchor=option_date(anchor, "--anchor"),
+                           vectors=vectors, progress=True)
+    echo_json(summary | {"store": store.uri})
+
+
+
+@cli.command()
+@click.argument("memory_id", required=False)
+@click.option("--as-of", "as_of", default=None, metavar="VERSION|TAG|DATE",
+              help="Open the store as it was: a version (12 or v12), a tag, or a date.")
+@click.option("--export", "export_path", default=None, metavar="PATH",
+              help="With --as-of: write every memory as it was, as JSONL.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def history(ctx, memory_id, as_of, export_path, as_json):
+    """One memory's whole life (its audit events), or the store as of a version or date."""
+    if export_path and not as_of:
+        raise InvalidInput("--export needs --as-of (use 'memlib export' for the store as it is)")
+    from memlib.store import history as histories
+
+    store = open_store(ctx, as_of=as_of)
+    if memory_id:
+        life = histories.memory_history(store, memory_id)
+        if as_json:
+            echo_json(life)
+            return
+        state = life["memory"]
+        click.echo(f"memory {memory_id}" + (f" as of version {store.version}" if as_of else "")
+                   + (": not in the store" if state is None else f": {state['kind']}"))
+        for e in life["events"]:
+            details = json.dumps(e["details"], default=str) if e["details"] else ""
+            click.echo(f"  {e['at']:%Y-%m-%d %H:%M:%S}  {e['action']:<16} {e['status']:<9} "
+                       f"{e['actor'] or '':<12} {details[:100]}")
+        return
+    if not as_of:
+        kept = histories.versions(store)
+        if as_json:
+            echo_json(kept)
+            return
+        click.echo(f"{len(kept['versions'])} versions kept, {len(kept['tags'])} tags; open one with --as-of")
+        for name, tag in sorted(kept["tags"].items(), key=lambda kv: kv[1]["version"]):
+            click.echo(f"  tag {name} -> version {tag['version']}")
+        return
+    if export_path:
+        from memlib.store.transfer import export_jsonl
+
+        count = export_jsonl(store, export_path)
+        if export_path != "-":
+            click.echo(f"exported {count} memories as of version {store.version} to {export_path}")
+        return
+    data = store.stats()
+    if as_json:
+        echo_json(data)
+        return
+    click.echo(f"store {data['store']} as of version {data['version']} "
+               f"({store.version_time():%Y-%m-%d %H:%M:%S} UTC): {data['memories']:,} memories")
+    for name, count in data["by_kind"].items():
+        click.echo(f"  {name:<20} {count:>10,}")

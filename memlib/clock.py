@@ -1,0 +1,58 @@
+"""Time in memlib: the one clock a store reads, and the one parser of dates users give.
+
+Every timestamp memlib writes (audit events, `updated_at`, recall events, the version ledger
+that time travel reads) comes from the store's `Clock`. It is the system's UTC time unless a
+test or a backfill (`memlib sample` writes its 240-day history day by day) sets it.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timezone
+
+from memlib.errors import InvalidInput
+
+# Dates memlib accepts: anything between these (TTL arithmetic and DuckDB stay in range).
+EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
+LATEST = datetime(2200, 1, 1, tzinfo=timezone.utc)
+
+
+class Clock:
+    """Now, in UTC: the system's time, or a time someone set (`set`, then `set(None)`)."""
+
+    def __init__(self, fixed: datetime | None = None):
+        self._fixed = None
+        self.set(fixed)
+
+    def set(self, when: datetime | None) -> None:
+        self._fixed = None if when is None else utc(when)
+
+    def now(self) -> datetime:
+        return self._fixed or datetime.now(timezone.utc)
+
+
+def utc(value: datetime) -> datetime:
+    """An aware UTC datetime; a naive one is taken to be UTC already."""
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+
+
+def parse_time(value: date | datetime | str | None, what: str, end_of_day: bool = False) -> datetime | None:
+    """A user's date or time as an aware UTC datetime. A bare date means its start, or with
+    `end_of_day` its last microsecond (an as-of date covers the whole day). One line names
+    `what` when the value is not an ISO date or lies outside 1970-2200."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            value = datetime.fromisoformat(text) if ("T" in text or " " in text) else date.fromisoformat(text)
+        except ValueError:
+            raise InvalidInput(f"{what}: {text!r} is not an ISO date such as 2026-11-01") from None
+    if isinstance(value, datetime):
+        out = utc(value)
+    elif isinstance(value, date):
+        out = datetime.combine(value, time.max if end_of_day else time.min, tzinfo=timezone.utc)
+    else:
+        raise InvalidInput(f"{what}: {value!r} is not a date")
+    if not EARLIEST <= out < LATEST:
+        raise InvalidInput(f"{what}: {out:%Y-%m-%d} is outside {EARLIEST:%Y} to {LATEST:%Y}")
+    return out

@@ -1,0 +1,75 @@
+"""Curation of memories by people and agents: promotion (an insight becomes a decision, a
+learning a pattern), closing an iteration, flags and confidence. Each change is audited."""
+
+from __future__ import annotations
+
+from memlib.errors import InvalidInput
+from memlib.models import Decision, Kind, Pattern
+from memlib.scope import sql_literal
+
+PROMOTIONS = {Kind.INSIGHT: Kind.DECISION, Kind.LEARNING: Kind.PATTERN}
+
+
+def _title(memory) -> str:
+    if memory.title:
+        return memory.title
+    first = memory.content.strip().splitlines()[0]
+    return first if len(first) <= 80 else first[:77].rstrip() + "..."
+
+
+def promote(store, memory_id: str, title: str | None = None, actor: str | None = None,
+            reason: str = "manual"):
+    """An insight becomes a project decision, a learning a reusable pattern. The new memory
+    links to its source (`promoted_from`) and keeps its project, root task and iteration."""
+    store.check_writable()
+    source = store.get(memory_id, with_embedding=False)
+    if source.kind not in PROMOTIONS:
+        raise InvalidInput(f"only insights and learnings can be promoted, not a {source.kind.value}")
+    done = store.audit.events(f"action = 'promote' AND subject_id = {sql_literal(memory_id)}")
+    if done:
+        raise InvalidInput(f"{source.kind.value} {memory_id} was already promoted to "
+                           f"{done[-1]['details']['to']}")
+    name = title or _title(source)
+    common = {"project_id": source.project_id, "root_task_id": source.root_task_id,
+              "iteration_id": source.iteration_id, "promoted_from": source.id, "tags": source.tags,
+              "confidence": source.confidence, "source": source.source, "agent": source.agent}
+    if source.kind is Kind.INSIGHT:
+        new = Decision(title=name, decision=source.content, **common)
+    else:
+        new = Pattern(name=name, description=source.content, **common)
+    (new_id,) = store.add([new], actor=actor)
+    store.audit.record("promote", [memory_id], actor=actor,
+                       details={"to": new_id, "kind": new.kind.value, "reason": reason})
+    store.audit.record("promoted", [new_id], actor=actor, details={"from": memory_id, "reason": reason})
+    return store.get(new_id)
+
+
+def finalize_iteration(store, project_id: str, iteration_id: str, actor: str | None = None) -> list:
+    """Close an iteration: its critical insights not yet promoted become decisions."""
+    store.check_writable()
+    where = (f"kind = 'insight' AND importance = 'critical' AND project_id = {sql_literal(project_id)} "
+             f"AND iteration_id = {sql_literal(iteration_id)}")
+    ids = store.dataset().to_table(columns=["id"], filter=where).column("id").to_pylist()
+    promoted = {e["subject_id"] for e in store.audit.events("action = 'promote'")}
+    out = [promote(store, i, actor=actor, reason=f"critical insight of finalized iteration {iteration_id}")
+           for i in sorted(ids) if i not in promoted]
+    store.audit.record("finalize", [iteration_id], actor=actor,
+                       details={"project_id": project_id, "promoted": [m.id for m in out]})
+    return out
+
+
+def set_flag(store, memory_id: str, value: bool, actor: str | None = None):
+    store.check_writable()
+    return store.update(memory_id, action="flag", actor=actor, manual_promote_flag=value)
+
+
+def adjust_confidence(store, memory_id: str, delta: int, reason: str, actor: str | None = None):
+    """Raise (delta > 0) or lower a memory's confidence, clamped to 0-100, with a reason."""
+    store.check_writable()
+    if not reason or not reason.strip():
+        raise InvalidInput("a confidence change needs a reason (--reason)")
+    if delta == 0:
+        raise InvalidInput("a confidence change must not be zero")
+    memory = store.get(memory_id)
+    value = max(0, min(100, memory.confidence + delta))
+    return store.update(memory_id, action="confidence", actor=actor, reason=reason, confidence=value)

@@ -1,0 +1,42 @@
+"""The Lance tables of a store, by name: opened when they exist, created on first use.
+
+A table that is not there is absent (None); one that is listed but cannot be opened is
+broken, and that is an error, never mistaken for absence.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from memlib.errors import StoreError
+
+MEMORIES = "memories"
+RECALL_EVENTS = "recall_events"
+AUDIT_LOG = "audit_log"
+ARCHIVE = "archive"
+
+
+def table_names(db) -> set[str]:
+    names, token = set(), None
+    while True:
+        page = db.list_tables(page_token=token)
+        names.update(page.tables)
+        token = page.page_token
+        if not token:
+            return names
+
+
+def open_table(db, name: str):
+    """A table of the store's database, or None if it does not exist (yet)."""
+    if name not in table_names(db):
+        return None
+    try:
+        return db.open_table(name)
+    except Exception as exc:  # listed, yet unreadable: a damaged store, not an empty one
+        raise StoreError(f"table {name!r} of the store cannot be opened: {exc}") from None
+
+
+def open_or_create(db, name: str, schema: pa.Schema):
+    """A table of the store's database, created empty with `schema` on first use."""
+    table = open_table(db, name)
+    return table if table is not None else db.create_table(name, schema=schema, exist_ok=True)

@@ -1,0 +1,74 @@
+"""Versions of the memories table, and which one a version number, tag or date names.
+
+Time travel reads the Lance version that was current at a date. Which version that was comes
+from the audit log's ledger: every change to the memories is recorded with the version it
+committed and the store clock's time (store/audit.py). Lance's own commit timestamps are
+wall-clock times, so a backfill (`memlib sample` writes a 240-day history) or a test with an
+injected clock could not be read back through them; they serve only stores written before
+the ledger existed. The versions between two recorded changes (index builds, compaction)
+hold the same memories, so a date resolves to the newest of them that is still kept.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+
+from memlib.clock import parse_time
+from memlib.errors import InvalidInput
+
+
+def kept(table) -> dict[int, datetime]:
+    """Every version Lance still keeps, with its commit time (UTC)."""
+    # Lance gives naive local times; astimezone() reads a naive time as local
+    return {v["version"]: v["timestamp"].astimezone(timezone.utc) for v in table.list_versions()}
+
+
+def resolve(table, audit, spec: str | int | date | datetime) -> int:
+    """A table version from a number ("12", "v12"), a tag, or a date or time."""
+    versions = kept(table)
+    text = str(spec).strip()
+    if isinstance(spec, int) or (text.lstrip("v").isdigit() and not text.startswith("0")):
+        number = int(text.lstrip("v"))
+        if number not in versions:
+            raise InvalidInput(f"the store has no version {number} (versions {min(versions)} "
+                               f"to {max(versions)} are kept)")
+        return number
+    if isinstance(spec, str):
+        tags = table.tags.list()
+        if text in tags:
+            return tags[text]["version"]
+    try:
+        when = parse_time(spec, "--as-of", end_of_day=True)
+    except InvalidInput:
+        raise InvalidInput(f"--as-of {text!r} is not a version number, a tag or an ISO date") from None
+    return current_at(versions, audit.ledger(), when)
+
+
+def current_at(versions: dict[int, datetime], ledger: list[tuple[int, datetime]],
+               when: datetime) -> int:
+    """The version whose memories were the store's at `when`."""
+    if ledger:
+        before = [v for v, at in ledger if at <= when]
+        after = [v for v, at in ledger if at > when and v > max(before, default=0)]
+        if not before:
+            raise InvalidInput(f"the store has no version as old as {when:%Y-%m-%d %H:%M:%S} UTC "
+                               f"(its first change is from {ledger[0][1]:%Y-%m-%d %H:%M:%S} UTC)")
+        low, high = max(before), (min(after) - 1 if after else max(versions))
+        same = [v for v in versions if low <= v <= high]
+        if not same:
+            raise InvalidInput(f"the versions of the store as of {when:%Y-%m-%d} were cleaned up")
+        return max(same)
+    then = [v for v, at in versions.items() if at <= when]
+    if not then:
+        oldest = min(versions.values())
+        raise InvalidInput(f"the store has no version as old as {when:%Y-%m-%d %H:%M:%S} UTC "
+                           f"(the oldest kept is from {oldest:%Y-%m-%d %H:%M:%S} UTC)")
+    return max(then)
+
+
+def committed_at(versions: dict[int, datetime], ledger: list[tuple[int, datetime]],
+                 version: int) -> datetime:
+    """When `version`'s memories were written: the ledger's time of the newest recorded
+    change at or before it, else Lance's commit time."""
+    recorded = [at for v, at in ledger if v <= version]
+    return max(recorded) if recorded else versions[version]

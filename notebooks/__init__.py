@@ -1,0 +1,1 @@
+"""The report notebooks of memlib (mapped into the package as memlib.notebooks)."""
