@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from memlib import MemoryStore
-from memlib.lifecycle import curation, retention as lifecycle
+from memlib.lifecycle import retention as lifecycle
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).resolve().parent / "results"

@@ -314,3 +314,20 @@ def test_reports_render_offline_in_chromium(published, tmp_path):
         screenshot(page, whole, "1200,2400")
         assert colored_pixels(whole) > 1000
     assert n_charts >= 10
+
+
+def test_the_exploration_notebook_runs_on_a_store(store_uri, tmp_path, monkeypatch):
+    """`memlib lab` opens explore.ipynb: it connects, lists every view and draws a chart."""
+    import papermill
+
+    from memlib.analytics.views import ordered_views
+
+    copy = reports.exploration_notebook(tmp_path / "nb")
+    assert copy.exists() and reports.exploration_notebook(tmp_path / "nb") == copy  # kept
+    monkeypatch.setenv("MEMLIB_STORE", store_uri)
+    done = papermill.execute_notebook(str(copy), str(tmp_path / "out.ipynb"), kernel_name="python3",
+                                      progress_bar=False, cwd=str(tmp_path))
+    outputs = [o for cell in done.cells for o in cell.get("outputs", [])]
+    text = "".join(str(o.get("data", {}).get("text/html", "")) for o in outputs)
+    assert all(name in text for name, _ in ordered_views())  # every view, one line each
+    assert any("image/svg+xml" in o.get("data", {}) for o in outputs)  # the chart, drawn offline

@@ -15,7 +15,6 @@ import html
 import json
 import os
 import shutil
-import sys
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from memlib.cli.app import cli, echo_json, embedder_option, open_store, option_date
+from memlib.cli.app import cli, echo_json, open_store
 from memlib.errors import InvalidInput
 
 # -- lifecycle ---------------------------------------------------------------------------------
@@ -29,9 +29,8 @@ def retention():
 @click.pass_context
 def retention_plan(ctx, policy, as_of, as_json, limit):
     """What a policy would remove, and why: the retention report's candidates (a dry run)."""
-    from memlib.lifecycle import retention as lifecycle
-
     from memlib import policy as policies
+    from memlib.lifecycle import retention as lifecycle
 
     plan = lifecycle.plan(open_store(ctx), policies.load(policy), as_of)
     rows = plan.candidates.select(["id", "kind", "project_id", "reasons", "decay_score", "confidence"]).to_pylist()

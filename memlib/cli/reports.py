@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from memlib.cli.app import cli, echo_json, embedder_option, open_store, option_date
+from memlib.cli.app import cli
 from memlib.errors import InvalidInput
 
 
