@@ -120,7 +120,7 @@ class Memlib:
         self.store.warm()
         warmed = time.perf_counter() - warm
         # ingest_s is everything a user runs before the quoted query speed holds: the adds,
-        # maintain (compaction, the vector index above 50k rows) and loading the vector cache;
+        # maintain (compaction; the IVF vector index from 250k rows) and loading the vector cache;
         # the parts are kept for the side-by-side table
         return {"ingest_s": added + maintained + warmed, "add_s": added, "maintain_s": maintained,
                 "warm_s": warmed}
@@ -344,7 +344,19 @@ def run(size: int, systems: list[str], queries: int, embedder) -> dict:
     return result
 
 
+def whole_ingest(result: dict) -> dict:
+    """Results written before 2026-11-23 timed memlib's adds alone as its ingest; recombine
+    their measured parts so every table counts add + maintain + warm."""
+    m = result["systems"].get("memlib")
+    if m is not None and "add_s" not in m:
+        m["add_s"] = m["ingest_s"]
+        m["ingest_s"] = m["add_s"] + m["maintain_s"] + m["warm_s"]
+        m["rate"] = result["size"] / m["ingest_s"]
+    return result
+
+
 def table(result: dict) -> str:
+    result = whole_ingest(result)
     systems = result["systems"]
     names = list(systems)
     def rate(part: str):
@@ -384,7 +396,7 @@ def table(result: dict) -> str:
         lines.append(f"memlib's ingest counts everything a user runs before the quoted query speed "
                      f"holds: `store.add` in commits of {CHUNK:,} rows ({m['add_s']:.1f} s: validation, "
                      f"the columns, scalar and full-text indexes built by the first add), `maintain` "
-                     f"({m['maintain_s']:.1f} s: compaction, the IVF vector index from 50k rows) and "
+                     f"({m['maintain_s']:.1f} s: compaction, and the IVF vector index in runs before 2026-11-23, from 50k rows; now from 250k) and "
                      f"`warm` ({m['warm_s']:.1f} s: the vectors loaded into memory). The peers' ingest "
                      f"is their whole ingest. Peak memory of the run (all systems): "
                      f"{result['peak_rss_mb']:,.0f} MB.")

@@ -155,6 +155,7 @@ def test_lifecycle_commands_end_to_end(cli_store):
     assert "removed 1 memories" in out
     fails("get", insight, store=store)
     assert json.loads(run("retention", "runs", "--json", store=store).stdout)[0]["status"] == "done"
+    assert "archived, reclaimable by purge" in run("retention", "runs", store=store).stdout
     assert "restored 1 memories" in run("retention", "undo", run_id, store=store).stdout
     history = json.loads(run("history", insight, "--json", store=store).stdout)
     assert [e["action"] for e in history["events"]] == ["write", "retention_remove", "restore"]

@@ -280,6 +280,7 @@ def test_reports_read_as_a_person_reads_them(published, tmp_path):
     shown = [t for _, t in index.texts]
     for title in ("Usage", "TTL and decay", "Confidence", "Retention", "Median decay score"):
         assert title in shown
+    assert shown.count("default") >= 2  # the policy that judged decay and retention
 
 
 def colored_pixels(png: Path) -> int:

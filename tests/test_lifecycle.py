@@ -110,6 +110,8 @@ def test_purge_deletes_the_archive_of_a_run_for_good(sample):
     assert result["archived_rows_deleted"] == out.removed
     now = sum(p.stat().st_size for p in archive.rglob("*") if p.is_file())
     assert result["bytes_freed"] == size - now > 0  # measured on disk, not estimated
+    (purged,) = lifecycle.runs(sample)
+    assert lifecycle.space(purged) == f"purged, {(size - now) / 2**20:,.1f} MB freed on disk"
     # only the run's archive goes: the memories keep their history for time travel
     assert MemoryStore.open(sample.uri, as_of=str(before)).table.count_rows() == \
         sample.table.count_rows() + out.removed

@@ -384,9 +384,12 @@ def _write_index(run_dir: Path, as_of: date, store: str, outcomes: list[Outcome]
                       f'{html.escape(o.stale_from)})</span>')
         else:
             status = f'<span class="failed">failed: {html.escape(o.error or "")}</span>'
-        cards = dict(list(o.headline.items())[:CARDS])
+        policy = o.headline.get("policy") or o.headline.get("decay_policy")
+        shown = [(k, v) for k, v in o.headline.items() if k not in ("policy", "decay_policy")]
+        cards = dict(shown[:CARDS])
         link = f'<a href="{o.name}.html">open the report</a>' if (o.ok or o.stale_from) else ""
-        sections.append(f'<section class="memlib-report"><h2>{title}</h2><p>{status} {link}</p>'
+        judged = f' · policy <b>{html.escape(str(policy))}</b>' if policy else ""
+        sections.append(f'<section class="memlib-report"><h2>{title}</h2><p>{status}{judged} {link}</p>'
                         f'{cards_html(cards) if cards else ""}</section>')
     context = (f'<p class="memlib-context">The store <code>{html.escape(store)}</code> as it was at the '
                f'end of {as_of.isoformat()} (UTC); generated {html.escape(generated)}. Each report says '

@@ -91,7 +91,7 @@ def retention_runs(ctx, as_json):
     for run in runs:
         click.echo(f"{run['run_id']}  {run['started_at']:%Y-%m-%d %H:%M}  {run.get('policy')} "
                    f"v{run.get('version')}  as of {run.get('as_of', '')[:10]}  "
-                   f"{run.get('candidates', 0):,} memories  {run['status']}")
+                   f"{run.get('candidates', 0):,} memories  {lifecycle.space(run)}")
 
 
 @retention.command("purge")

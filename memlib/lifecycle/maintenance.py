@@ -17,8 +17,13 @@ from lancedb.index import IvfHnswSq
 from memlib import analytics
 from memlib.models import arrow_schema
 
-# Below this many rows an exact (flat) scan is fast enough and needs no vector index.
-VECTOR_INDEX_MIN_ROWS = 50_000
+# Lance's vector index serves only cold processes (a one-shot `memlib search`): a warm one
+# answers from the vector cache, exactly up to 250k rows. Below this many rows a cold
+# unscoped query's flat scan (157 ms at 100k, bench/results/vector_index.md) is small beside a
+# cold process's start (about 3 s), while building the index cost 14 s of `maintain` at 100k,
+# most of memlib's ingest time there (bench/README.md). Scoped queries of up to 20k rows are
+# exact numpy scans either way.
+VECTOR_INDEX_MIN_ROWS = 250_000
 # IVF_HNSW_SQ with a partition per ~4k rows, probed 16 at a time with a 4x exact re-rank:
 # recall@10 0.973 against exact search at 100k real embeddings, 14 ms median
 # (bench/vector_index.py, bench/results/vector_index.md).

@@ -111,8 +111,20 @@ def runs(store) -> list[dict[str, Any]]:
         run.update({"status": event["status"], "at": event["at"], **(event["details"] or {})})
     for event in store.audit.events("action IN ('retention_undo', 'purge') AND subject_id IS NOT NULL"):
         if event["subject_id"] in out and event["status"] == "done":
-            out[event["subject_id"]]["status"] = "undone" if event["action"] == "retention_undo" else "purged"
+            run = out[event["subject_id"]]
+            run["status"] = "undone" if event["action"] == "retention_undo" else "purged"
+            if event["action"] == "purge":
+                run["bytes_freed"] = (event["details"] or {}).get("bytes_freed")
     return list(out.values())
+
+
+def space(run: dict[str, Any]) -> str:
+    """What a run's rows take, as a person should read it: nothing is freed until a purge."""
+    if run["status"] == "done":
+        return "archived, reclaimable by purge"
+    if run["status"] == "purged" and run.get("bytes_freed") is not None:
+        return f"purged, {run['bytes_freed'] / 2**20:,.1f} MB freed on disk"
+    return run["status"]
 
 
 Step = Callable[[str], None]

@@ -284,8 +284,8 @@ class Store:
     def lookup(self, ids: Sequence[str], columns: list[str]) -> dict[str, dict]:
         """Rows of the given ids that exist, chunked so filters stay small."""
         found: dict[str, dict] = {}
-        if not ids:
-            return found
+        if not ids or (len(ids) > LOOKUP_CHUNK and self._table.count_rows() == 0):
+            return found  # a bulk load into an empty table: nothing to look up
         cols = list(dict.fromkeys(["id", *columns]))
         for start in range(0, len(ids), LOOKUP_CHUNK):
             chunk = ids[start:start + LOOKUP_CHUNK]
