@@ -105,7 +105,10 @@ def headlines(memories, events, as_of, window=30, horizon=30, low_confidence=50)
     """The headline numbers of the four reports, as the reports define them."""
     alive = existing(memories, as_of)
     usage = usage_as_of(memories, events, as_of)
-    recent = window_events(events, as_of, window)
+    # the reports count recalls of the memories the store holds as of the date (a deleted
+    # memory's recalls go with it)
+    held = {m["id"] for m in alive}
+    recent = [e for e in window_events(events, as_of, window) if e["memory_id"] in held]
     recalled_recently = {e["memory_id"] for e in recent}
     expired = [m for m in alive if is_expired(m, as_of)]
     soon = [m for m in alive if m["expires_at"] is not None and not is_expired(m, as_of)

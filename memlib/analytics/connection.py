@@ -12,9 +12,9 @@ The Lance tables are scanned as Arrow datasets by default: on the 1,000,000-memo
 that is about twice as fast as DuckDB's `lance` extension (bench/reports.py), which remains
 available as backend="lance". A view file marked `-- materialize: table` is built as a table
 once per connection (its parameters are fixed for the connection), so the marts that share
-it do not recompute it. Report parameters live in small tables
-(`memlib_params`, `memlib_half_life`, `memlib_policy`, `memlib_policy_rule`) filled with bound values, never
-spliced into SQL text, so the views stay plain views an analyst can query.
+it do not recompute it. Report parameters live in small tables (`memlib_params`,
+`memlib_source_weight`, `memlib_policy`, `memlib_policy_rule`) filled with bound values,
+never spliced into SQL text, so the views stay plain views an analyst can query.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import duckdb
 import pyarrow as pa
 
 from memlib.analytics.views import MATERIALIZE, VIEW, closure, ordered_views
-from memlib.clock import parse_time
+from memlib.clock import Clock, parse_time
 from memlib.errors import InvalidInput, StoreError
 from memlib import policy as policy_module
 from memlib.policy import Policy, rule_key
@@ -88,7 +88,7 @@ class Params:
 def as_of_end(value: date | datetime | str | None, clock=None) -> datetime:
     """An as-of date means the end of that day (UTC); a datetime is taken as given; None is now."""
     if value is None:
-        return clock.now() if clock else parse_time(datetime.now().astimezone(), "as of")
+        return (clock or Clock()).now()
     return parse_time(value, "as of", end_of_day=True)
 
 
@@ -167,7 +167,7 @@ def _cache(store: Store, params: Params, backend: str, cache_dir: Path) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one builder; the others wait and attach its file
         if not path.exists():
             tmp = cache_dir / f".{key}.{os.getpid()}.tmp"
-            con = connect(store, params, backend)
+            con = connect(store, params, backend, time_travel=False)  # `store` is the snapshot
             con.execute(f"attach {sql_literal(str(tmp))} as memlib_out")
             for name, sql in ordered_views():
                 if MATERIALIZE.search(sql):

@@ -30,7 +30,7 @@ from memlib import analytics
 from memlib.errors import InvalidInput, NotFound
 from memlib import policy as policies
 from memlib.scope import sql_in, sql_literal
-from memlib.store.tables import ARCHIVE, open_or_create, open_table
+from memlib.store.tables import ARCHIVE, MEMORIES, is_local, open_or_create, open_table
 CHUNK = 5_000  # ids per filter when rows are read by id
 
 
@@ -242,14 +242,13 @@ def purge(store, run_id: str, actor: str | None = None) -> dict[str, Any]:
     n, freed = 0, 0
     if archive is not None:
         n = archive.count_rows(f"run_id = {sql_literal(run_id)}")
-        before = _disk_bytes(store, ARCHIVE)
-        if n:
-            archive.delete(f"run_id = {sql_literal(run_id)}")
-        with warnings.catch_warnings():  # that the archive's old versions go is the point
-            warnings.filterwarnings("ignore", message="optimize.cleanup_older_than")
+
+        def drop_run() -> None:
+            if n:
+                archive.delete(f"run_id = {sql_literal(run_id)}")
             archive.optimize(cleanup_older_than=timedelta(0))
-        after = _disk_bytes(store, ARCHIVE)
-        freed = None if before is None or after is None else max(before - after, 0)
+
+        freed = _freed(store, ARCHIVE, drop_run)
     tag = f"retention-{run_id}"
     if tag in store.table.tags.list():
         store.table.tags.delete(tag)
@@ -266,23 +265,27 @@ def cleanup_versions(store, older_than_days: int, actor: str | None = None) -> d
     if not isinstance(older_than_days, int) or older_than_days < 0:
         raise InvalidInput(f"--older-than must be a whole number of days, 0 or more, not {older_than_days!r}")
     before_versions = {v["version"] for v in store.table.list_versions()}
-    before = _disk_bytes(store, "memories")
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="optimize.cleanup_older_than")
-        store.optimize(cleanup_older_than=timedelta(days=older_than_days))
+    freed = _freed(store, MEMORIES, lambda: store.optimize(cleanup_older_than=timedelta(days=older_than_days)))
     removed = sorted(before_versions - {v["version"] for v in store.table.list_versions()})
-    after = _disk_bytes(store, "memories")
-    freed = None if before is None or after is None else max(before - after, 0)
     store.audit.record("cleanup", [None], actor=actor,
                        details={"versions_removed": len(removed), "bytes_freed": freed,
                                 "older_than_days": older_than_days})
     return {"versions_removed": removed, "bytes_freed": freed}
 
 
+def _freed(store, table: str, cleanup: Callable[[], None]) -> int | None:
+    """Run a cleanup of `table` that removes old versions, and return the bytes it freed on
+    disk, measured (None for a store not on this machine's disk)."""
+    before = _disk_bytes(store, table)
+    with warnings.catch_warnings():  # that old versions go is the point of the cleanup
+        warnings.filterwarnings("ignore", message="optimize.cleanup_older_than")
+        cleanup()
+    after = _disk_bytes(store, table)
+    return None if before is None or after is None else max(before - after, 0)
+
+
 def _disk_bytes(store, table: str) -> int | None:
     """What a table takes on disk (a local store only; None elsewhere)."""
-    from memlib.store.store import is_local
-
     if not is_local(store.uri):
         return None
     root = Path(store.uri.removeprefix("file://")) / f"{table}.lance"

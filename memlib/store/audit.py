@@ -24,7 +24,7 @@ from typing import Any, Sequence
 import pyarrow as pa
 
 from memlib.clock import Clock
-from memlib.store.tables import AUDIT_LOG, open_or_create, open_table
+from memlib.store.tables import AUDIT_LOG, add_missing_columns, open_or_create, open_table
 
 TABLE = AUDIT_LOG
 SCHEMA = pa.schema([
@@ -61,9 +61,7 @@ class AuditLog:
     def table(self):
         if self._table is None:
             self._table = open_or_create(self.db, TABLE, SCHEMA)
-            missing = [f for f in SCHEMA if f.name not in self._table.schema.names]
-            if missing:  # a log written before the version ledger existed
-                self._table.add_columns(pa.schema(missing))
+            add_missing_columns(self._table, SCHEMA)  # a log written before the version ledger
         return self._table
 
     def exists(self) -> bool:
@@ -122,6 +120,5 @@ class AuditLog:
         rows = data.to_table(filter=where).to_pylist()
         for row in rows:
             row.setdefault("version", None)
-        for row in rows:
             row["details"] = json.loads(row["details"]) if row["details"] else None
         return sorted(rows, key=lambda r: (r["at"], r["event_id"]))

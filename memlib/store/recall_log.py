@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from memlib.clock import Clock
 from memlib.scope import sql_literal
-from memlib.store.tables import RECALL_EVENTS, open_or_create
+from memlib.store.tables import RECALL_EVENTS, is_local, open_or_create
 
 TABLE = RECALL_EVENTS
 AUTO_FLUSH_SEGMENTS = 256
@@ -46,7 +46,7 @@ SCHEMA = pa.schema([
 
 def spool_dir_for(uri: str) -> Path:
     """Local stores keep their spool inside the store; remote ones in the user's cache."""
-    if "://" not in uri or uri.startswith("file://"):
+    if is_local(uri):
         return Path(uri.removeprefix("file://")) / "_spool" / "recalls"
     digest = hashlib.sha256(uri.encode()).hexdigest()[:16]
     base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))

@@ -25,7 +25,7 @@ from memlib.store import batch as batches
 from memlib.store import versions
 from memlib.store.audit import AuditLog
 from memlib.store.recall_log import RecallLog, spool_dir_for
-from memlib.store.tables import MEMORIES, open_table
+from memlib.store.tables import MEMORIES, add_missing_columns, is_local, open_table
 
 DEFAULT_URI = os.path.join("data", "store")
 META_MODEL, META_DIMS, META_SCHEMA = "memlib.embedding_model", "memlib.embedding_dims", "memlib.schema_version"
@@ -39,10 +39,6 @@ LOOKUP_CHUNK = 2_000
 def resolve_uri(uri: str | None) -> str:
     """`--store`, else MEMLIB_STORE, else the embedded default under data/."""
     return uri or os.environ.get("MEMLIB_STORE") or DEFAULT_URI
-
-
-def is_local(uri: str) -> bool:
-    return "://" not in uri or uri.startswith("file://")
 
 
 class Store:
@@ -362,9 +358,6 @@ class Store:
         per handle: columns are only ever added)."""
         if self._migrated:
             return
-        present = set(self._table.schema.names)
-        missing = [f for f in arrow_schema(self.dims) if f.name not in present]
-        if missing:
-            self._table.add_columns(pa.schema(missing))
+        if add_missing_columns(self._table, arrow_schema(self.dims)):
             self._committed(None)
         self._migrated = True

@@ -16,6 +16,21 @@ AUDIT_LOG = "audit_log"
 ARCHIVE = "archive"
 
 
+def is_local(uri: str) -> bool:
+    """A store on this machine's file system (a path or file://), not object storage."""
+    return "://" not in uri or uri.startswith("file://")
+
+
+def add_missing_columns(table, schema: pa.Schema) -> bool:
+    """Give a table written by an older memlib the columns of `schema` it lacks, as nulls
+    (columns are only ever added). Returns whether it committed."""
+    present = set(table.schema.names)
+    missing = [f for f in schema if f.name not in present]
+    if missing:
+        table.add_columns(pa.schema(missing))
+    return bool(missing)
+
+
 def table_names(db) -> set[str]:
     names, token = set(), None
     while True:
