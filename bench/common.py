@@ -43,3 +43,19 @@ def median_ms(samples: list[float]) -> float:
 def p95_ms(samples: list[float]) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))] * 1000
+
+
+def maintained_store(size: int, embedder, prefix: str):
+    """A new store in a temporary directory holding the sample corpus of `size` with its real
+    embeddings, maintained (compacted, indexed) as a user's would be. Returns (store, uri)."""
+    import tempfile
+
+    from memlib import MemoryStore
+
+    memories = corpus(size)
+    vectors = real_vectors(memories, size, embedder=embedder)
+    uri = str(Path(tempfile.mkdtemp(prefix=prefix)) / "store")
+    store = MemoryStore.open(uri, embedder=embedder)
+    store.add(memories, vectors=vectors, progress=True)
+    store.maintain(progress=True)
+    return store, uri

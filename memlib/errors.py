@@ -29,3 +29,13 @@ class EmbedderMismatch(StoreError):
 
 class InvalidInput(MemlibError):
     """A bad argument or file from the user (not a memory's own fields)."""
+
+
+def invalid(what: str, exc) -> InvalidInput:
+    """One line from a pydantic ValidationError: `what`, the field that failed and why (an
+    unknown field is named as such)."""
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"]) or "(value)"
+    message = ("is not an argument here" if err["type"] == "extra_forbidden"
+               else err["msg"].removeprefix("Value error, "))
+    return InvalidInput(f"{what}: {where}: {message}")

@@ -7,6 +7,7 @@ lifecycle package. Everything that writes still goes through the store underneat
 
 from __future__ import annotations
 
+import logging
 import uuid
 from typing import Any
 
@@ -14,10 +15,13 @@ import numpy as np
 
 from memlib.clock import Clock
 from memlib.embeddings import Embedder
+from memlib.errors import StoreError
 from memlib.scope import Scope
 from memlib.search import Hit, search
 from memlib.search.vector_cache import CacheSlot
 from memlib.store import Store
+
+log = logging.getLogger("memlib")
 
 
 class MemoryStore(Store):
@@ -27,8 +31,8 @@ class MemoryStore(Store):
     once a version of the table is searched twice, "on" at the first search, "off" never."""
 
     def __init__(self, uri: str, db, table, embedder: Embedder, clock: Clock | None = None,
-                 vector_cache: str | None = None):
-        super().__init__(uri, db, table, embedder, clock)
+                 vector_cache: str | None = None, **options):
+        super().__init__(uri, db, table, embedder, clock, **options)
         self.vectors = CacheSlot(vector_cache)
 
     def search(self, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | None = None,
@@ -44,17 +48,27 @@ class MemoryStore(Store):
                 "seconds": round(self.vectors.build_seconds, 2)}
 
     def recall(self, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | None = None,
-               agent: str | None = None) -> list[Hit]:
-        """Search on an agent's behalf and log one recall event per hit."""
-        self.check_writable()
+               agent: str | None = None, tool: str | None = None) -> list[Hit]:
+        """Search on an agent's behalf and log one recall event per hit (with the agent and
+        the tool it recalled through, if any). A store that cannot log (opened as of a date,
+        or read-only here) still answers, with a warning."""
         hits = self.search(text, k=k, mode=mode, scope=scope)
-        now, query_id = self.clock.now(), str(uuid.uuid4())
-        self.recalls.append([{
-            "event_id": str(uuid.uuid4()), "query_id": query_id, "query_text": text,
-            "memory_id": hit.id, "rank": hit.rank, "score": hit.score, "mode": mode,
-            "agent": agent, "recalled_at": now,
-        } for hit in hits])
+        self.log_recall(text, [(h.id, h.rank, h.score) for h in hits], mode, agent, tool)
         return hits
+
+    def log_recall(self, text: str, hits: list[tuple[str, int, float | None]], mode: str,
+                   agent: str | None = None, tool: str | None = None) -> None:
+        """Log what an agent was given: one event per (memory id, rank, score)."""
+        now, query_id = self.clock.now(), str(uuid.uuid4())
+        try:
+            self.check_writable()
+            self.recalls.append([{
+                "event_id": str(uuid.uuid4()), "query_id": query_id, "query_text": text,
+                "memory_id": memory_id, "rank": rank, "score": score, "mode": mode,
+                "agent": agent, "tool": tool, "recalled_at": now,
+            } for memory_id, rank, score in hits])
+        except (StoreError, OSError) as exc:
+            log.warning("recall not logged: %s", exc)
 
     def maintain(self, progress: bool = False) -> dict[str, Any]:
         """Flush recalls, fold usage into memories, compact, index (memlib.lifecycle.maintenance)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import types
 import typing
 import uuid
@@ -27,6 +28,7 @@ from pydantic import (
     field_validator,
 )
 
+from memlib.clock import EARLIEST, LATEST, MAX_DAYS, utc
 from memlib.errors import InvalidMemory
 
 MAX_TEXT = 10_000
@@ -59,13 +61,6 @@ class Importance(str, Enum):
     NORMAL = "normal"
 
 
-def _as_utc(value: datetime) -> datetime:
-    """Naive datetimes are taken as UTC; everything is stored in UTC at microsecond precision."""
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc)
-
-
 def _check_text(value: str) -> str:
     if not value.strip():
         raise ValueError("must not be empty")
@@ -75,6 +70,8 @@ def _check_text(value: str) -> str:
 
 
 Text = Annotated[str, Field(max_length=MAX_TEXT)]
+# -1: never expires; else days after created_at (bounded, so expires_at stays a date).
+TTL = Annotated[int, Field(ge=-1, le=MAX_DAYS)]
 
 
 class Memory(BaseModel):
@@ -98,7 +95,7 @@ class Memory(BaseModel):
     recalls_folded_until: datetime | None = None
     manual_promote_flag: bool = False
     confidence: int = Field(default=100, ge=0, le=100)
-    ttl_days: int = Field(default=-1, ge=-1)
+    ttl_days: TTL = -1
     tags: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
@@ -116,7 +113,20 @@ class Memory(BaseModel):
     @field_validator("created_at", "updated_at", "last_accessed_at", "recalls_folded_until")
     @classmethod
     def _utc(cls, value: datetime | None) -> datetime | None:
-        return None if value is None else _as_utc(value)
+        """Stored in UTC (a naive time is taken as UTC), between 1970 and 2200."""
+        if value is None:
+            return None
+        value = utc(value)
+        if not EARLIEST <= value < LATEST:
+            raise ValueError(f"{value:%Y-%m-%d} is outside {EARLIEST:%Y} to {LATEST:%Y}")
+        return value
+
+    @field_validator("embedding")
+    @classmethod
+    def _finite(cls, value: list[float] | None) -> list[float] | None:
+        if value is not None and not all(map(math.isfinite, value)):
+            raise ValueError("must be finite numbers (no NaN or Infinity)")
+        return value
 
     @field_validator("source")
     @classmethod
@@ -184,7 +194,7 @@ class Project(Memory):
     TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("name", "description")
     name: Text
     description: Text | None = None
-    ttl_days: int = Field(default=-1, ge=-1)
+    ttl_days: TTL = -1
     check_text = _text_validator("name", "description")
 
     @property
@@ -201,7 +211,7 @@ class RootTask(Memory):
     TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("objective",)
     project_id: str
     objective: Text
-    ttl_days: int = Field(default=90, ge=-1)
+    ttl_days: TTL = 90
     check_text = _text_validator("objective")
 
     @property
@@ -216,7 +226,7 @@ class SubTask(Memory):
     # Filled by the store from the root task, so every row of a project carries its project_id.
     project_id: str | None = None
     details: Text
-    ttl_days: int = Field(default=30, ge=-1)
+    ttl_days: TTL = 30
     check_text = _text_validator("details")
 
     @property
@@ -288,17 +298,17 @@ class _Note(Knowledge):
 class Insight(_Note):
     kind: Literal[Kind.INSIGHT] = Kind.INSIGHT
     importance: Importance = Importance.NORMAL
-    ttl_days: int = Field(default=180, ge=-1)
+    ttl_days: TTL = 180
 
 
 class Issue(_Note):
     kind: Literal[Kind.ISSUE] = Kind.ISSUE
-    ttl_days: int = Field(default=90, ge=-1)
+    ttl_days: TTL = 90
 
 
 class Learning(_Note):
     kind: Literal[Kind.LEARNING] = Kind.LEARNING
-    ttl_days: int = Field(default=180, ge=-1)
+    ttl_days: TTL = 180
 
 
 class Conversation(_Note):
@@ -312,7 +322,7 @@ class Conversation(_Note):
     speaker: str | None = None
     previous_id: str | None = None
     context: Text | None = None
-    ttl_days: int = Field(default=30, ge=-1)
+    ttl_days: TTL = 30
     check_context = _text_validator("context")
 
 
@@ -372,6 +382,9 @@ def record_label(index: int, data: Any) -> str:
 # Lance rows: one flat table holds every kind; columns a kind lacks are null.
 
 DERIVED_COLUMNS = {"level": pa.int64(), "text": pa.string(), "expires_at": pa.timestamp("us", tz="UTC")}
+# Kept by the store, not part of a memory: bumped by every change of the row, the condition of
+# the next one (store/concurrency.py). Null in rows written before it existed, read as 0.
+STORE_COLUMNS = {"revision": pa.int64()}
 JSON_COLUMNS = {"metadata"}
 
 
@@ -399,6 +412,7 @@ def _column_types() -> dict[str, pa.DataType]:
             if name not in columns and name != "embedding":
                 columns[name] = pa.string() if name in JSON_COLUMNS else _arrow_type(info.annotation)
     columns.update(DERIVED_COLUMNS)
+    columns.update(STORE_COLUMNS)
     return columns
 
 

@@ -40,11 +40,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from memlib.clock import MAX_DAYS
 from memlib.errors import InvalidInput
 from memlib.models import Kind
 
 PACKAGED = resources.files("memlib") / "policies"  # shipped inside the package
-MAX_DAYS = 36_500  # a hundred years: any TTL, half-life or window beyond is a mistake
 KINDS = tuple(k.value for k in Kind)
 LEVEL_KEY = re.compile(r"level:[012]")
 DEFAULT_HALF_LIVES: dict[str, float] = {  # days

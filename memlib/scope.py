@@ -47,7 +47,7 @@ class Predicate:
     """One condition of a scope: `column` `op` `value`. The one description of a scope that
     both Lance's `where` (Scope.where) and the vector cache's masks (search/vector_cache.py)
     are derived from. Ops: eq, in (value a tuple), has_any (a list column holding any of the
-    values), ge, lt, unexpired_at (expires_at null or after the value)."""
+    values), has_all (every one of them), ge, lt, unexpired_at (expires_at null or after the value)."""
 
     column: str
     op: str
@@ -61,6 +61,8 @@ def _sql(p: Predicate) -> str:
         return sql_in(p.column, p.value)
     if p.op == "has_any":
         return f"array_has_any({p.column}, {sql_list(p.value)})"
+    if p.op == "has_all":
+        return f"array_has_all({p.column}, {sql_list(p.value)})"
     if p.op == "ge":
         return f"{p.column} >= {sql_literal(p.value)}"
     if p.op == "lt":
@@ -91,7 +93,8 @@ def _strings(value, what: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Scope:
-    """Where a search may look. Empty fields do not filter; tags match if any tag is present."""
+    """Where a search may look. Empty fields do not filter; `tags` match if any of them is
+    present, `all_tags` if every one is; `iteration_ids`: knowledge of these iterations."""
 
     project_id: str | None = None
     root_task_id: str | None = None
@@ -99,6 +102,8 @@ class Scope:
     kinds: tuple[str, ...] = field(default_factory=tuple)
     tags: tuple[str, ...] = field(default_factory=tuple)
     source: str | None = None
+    all_tags: tuple[str, ...] = field(default_factory=tuple)
+    iteration_ids: tuple[str, ...] = field(default_factory=tuple)
     created_after: datetime | None = None
     created_before: datetime | None = None
     min_confidence: int | None = None
@@ -117,7 +122,8 @@ class Scope:
         if bad:
             raise InvalidInput(f"unknown kind {bad[0]!r}; kinds are {', '.join(k.value for k in Kind)}")
         object.__setattr__(self, "kinds", kinds)
-        object.__setattr__(self, "tags", _strings(self.tags, "tags"))
+        for name in ("tags", "all_tags", "iteration_ids"):
+            object.__setattr__(self, name, _strings(getattr(self, name), name.replace("_", " ")))
         if self.level is not None and self.level not in {lv.value for lv in Level}:
             raise InvalidInput(f"level must be 0, 1 or 2, not {self.level!r}")
         if self.min_confidence is not None and not 0 <= self.min_confidence <= 100:
@@ -137,6 +143,10 @@ class Scope:
             out.append(Predicate("kind", "in", self.kinds))
         if self.tags:
             out.append(Predicate("tags", "has_any", self.tags))
+        if self.all_tags:
+            out.append(Predicate("tags", "has_all", self.all_tags))
+        if self.iteration_ids:
+            out.append(Predicate("iteration_id", "in", self.iteration_ids))
         if self.created_after is not None:
             out.append(Predicate("created_at", "ge", self.created_after))
         if self.created_before is not None:

@@ -5,6 +5,6 @@ with source as (
     select * from raw_audit_log
 )
 select
-    event_id, subject_id, action, status, actor, "at", run_id,
+    event_id, subject_id, action, status, actor, "at", run_id, version,
     try_cast(details as json) as details
 from source

@@ -198,3 +198,37 @@ def test_policy_check_prints_each_problem_and_exits_1(tmp_path):
     assert any("ttl_days of insight must be from 1 to 36500 days" in line for line in lines)
     good = subprocess.run([MEMLIB, "policy", "check", "conservative"], capture_output=True, text=True)
     assert good.returncode == 0 and good.stdout.strip().endswith("conservative.toml: ok")
+
+
+def test_import_accepts_a_byte_order_mark(cli_store, tmp_path):
+    path = tmp_path / "bom.jsonl"
+    line = json.dumps({"kind": "insight", "project_id": cli_store["project"], "content": "from an editor"})
+    path.write_bytes("\ufeff".encode() + (line + "\n").encode())
+    run("import", path, store=cli_store["store"])
+    assert "from an editor" in run("search", "editor", store=cli_store["store"]).stdout
+
+
+def test_a_read_only_store_says_so_and_still_answers_recalls(cli_store):
+    import os
+    import shutil
+
+    store = cli_store["store"]
+    if os.geteuid() == 0:  # root writes through permissions: make the files immutable instead
+        if not shutil.which("chattr") or subprocess.run(["chattr", "-R", "+i", str(store)]).returncode:
+            pytest.skip("cannot make a store read-only here")
+    else:
+        subprocess.run(["chmod", "-R", "a-w", str(store)], check=True)
+    try:
+        line = fails("add", "--kind", "project", "--name", "x", store=store)
+        assert "read-only" in line and str(store) in line
+        proc = run("recall", "checkout", store=store)
+        assert "Speed up checkout" in proc.stdout
+        assert proc.stderr.strip().splitlines() == [
+            line for line in proc.stderr.strip().splitlines() if line.startswith("memlib: warning: recall not logged")]
+        assert proc.stderr.strip()
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["chattr", "-R", "-i", str(store)])
+        else:
+            subprocess.run(["chmod", "-R", "u+w", str(store)])
+    assert run("stats", store=store).returncode == 0

@@ -19,6 +19,7 @@ ALLOWED = {
     "lifecycle": {"store", "analytics"},
     "sample": {"store", "lifecycle"},
     "memory_store": {"store", "search", "lifecycle"},
+    "agents": {"store", "search", "lifecycle", "memory_store"},
 }
 
 

@@ -112,3 +112,47 @@ def test_defaults_and_derived_fields():
     assert m.expires_at == datetime(2026, 4, 1, tzinfo=timezone.utc)
     assert m.level == 1
     assert parse_memory({"kind": "project", "name": "p"}).expires_at is None
+
+
+def test_ttl_and_dates_are_bounded(store):
+    err = _rejects(store, [{"kind": "project", "name": "p", "ttl_days": 10**9}], "ttl_days")
+    assert "36500" in str(err)
+    _rejects(store, [{"kind": "project", "name": "p", "created_at": "9999-01-01T00:00:00Z"}], "created_at")
+    _rejects(store, [{"kind": "project", "name": "p", "updated_at": "1900-01-01T00:00:00Z"}], "updated_at")
+    # the largest TTL on the latest date still has an expiry date
+    latest = parse_memory({"kind": "project", "name": "p", "ttl_days": 36_500,
+                           "created_at": "2199-12-31T00:00:00Z"})
+    assert latest.expires_at.year == 2299
+
+
+@pytest.mark.parametrize("bad", [float("inf"), float("-inf"), float("nan")])
+def test_embeddings_must_be_finite(store, bad):
+    vector = [0.1] * store.dims
+    vector[3] = bad
+    _rejects(store, [{"kind": "project", "name": "p", "embedding": vector}], "embedding")
+
+
+def test_precomputed_vectors_must_be_finite(store):
+    import numpy as np
+
+    from memlib import InvalidInput
+
+    vectors = np.ones((1, store.dims), np.float32)
+    vectors[0, 0] = np.inf
+    with pytest.raises(InvalidInput, match="finite"):
+        store.add([Project(name="p")], vectors=vectors)
+    assert store.table.count_rows() == 0
+
+
+def test_links_must_name_existing_memories(store, tree):
+    project = tree["project"].id
+    _rejects(store, [{"kind": "conversation", "project_id": project, "content": "hi",
+                      "previous_id": str(uuid.uuid4())}], "previous_id")
+    _rejects(store, [{"kind": "conversation", "project_id": project, "content": "hi",
+                      "previous_id": tree["decision"].id}], "previous_id")  # not a turn
+    _rejects(store, [{"kind": "decision", "project_id": project, "title": "t", "decision": "d",
+                      "promoted_from": str(uuid.uuid4())}], "promoted_from")
+    _rejects(store, [{"kind": "pattern", "project_id": project, "name": "n", "description": "d",
+                      "promoted_from": tree["insight"].id}], "promoted_from")  # a learning's
+    store.add([{"kind": "decision", "project_id": project, "title": "t", "decision": "d",
+                "promoted_from": tree["insight"].id}])

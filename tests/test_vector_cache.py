@@ -30,7 +30,7 @@ def sample_store(tmp_path_factory):
 
 def random_scopes(store, count: int, seed: int = 1):
     rows = store.dataset().to_table(columns=["project_id", "root_task_id", "tags", "source",
-                                             "created_at"]).to_pylist()
+                                             "created_at", "iteration_id"]).to_pylist()
     rng = random.Random(seed)
     tags = sorted({t for r in rows for t in (r["tags"] or [])})
     for _ in range(count):
@@ -49,6 +49,10 @@ def random_scopes(store, count: int, seed: int = 1):
             fields["tags"] = tuple(rng.sample(tags, min(2, len(tags)))) + ("missing-tag",)
         if rng.random() < 0.2:
             fields["source"] = row["source"]
+        if rng.random() < 0.2 and row["tags"]:
+            fields["all_tags"] = tuple(row["tags"][:2]) + (("missing-tag",) if rng.random() < 0.3 else ())
+        if rng.random() < 0.2:
+            fields["iteration_ids"] = (row["iteration_id"] or "no-such-iteration", "o'brien")
         if rng.random() < 0.3:
             fields["created_after"] = row["created_at"]
         if rng.random() < 0.3:

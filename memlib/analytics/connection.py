@@ -158,7 +158,7 @@ def _connection(store: Store, params: Params, backend: str) -> duckdb.DuckDBPyCo
 
 def _cache(store: Store, params: Params, backend: str, cache_dir: Path) -> Path:
     """The DuckDB file of materialized views for this store state and these parameters."""
-    state = [store.uri, store.version, store.recalls.table.version,
+    state = [store.uri, store.version, store.recalls.dataset().version,
              [p.name for p in store.recalls.segments()], repr(params)]
     key = hashlib.sha256(json.dumps(state, default=str).encode()).hexdigest()[:20]
     path = cache_dir / f"{key}.duckdb"
@@ -194,7 +194,7 @@ def _attach(con, store: Store, backend: str) -> None:
         memories, recalls = "memlib_lance.main.memories", "memlib_lance.main.recall_events"
     elif backend == "arrow":
         con.register("lance_memories", store.dataset())
-        con.register("lance_recall_events", store.recalls.table.to_lance())
+        con.register("lance_recall_events", store.recalls.dataset())
         memories, recalls = "lance_memories", "lance_recall_events"
     else:
         raise InvalidInput(f"backend must be auto, lance or arrow, not {backend!r}")

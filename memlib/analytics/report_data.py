@@ -63,6 +63,9 @@ def usage(con, top: int = 20) -> Report:
                  [top])
     dead = _frame(con, "select kind, project_name, created_at, text, id from mart_usage_by_memory "
                        "where is_never_recalled order by created_at, id limit ?", [top])
+    activity = _frame(con, "select agent, activity, tool, n_calls, n_memories, last_at from mart_agent_activity "
+                           "order by activity desc, n_calls desc, agent, tool")
+    labelled = activity.with_columns((pl.col("agent") + " / " + pl.col("tool")).alias("agent_tool"))
     return Report(
         "Usage", headline,
         tables={
@@ -70,6 +73,7 @@ def usage(con, top: int = 20) -> Report:
             "Recalls by project": by["project_name"].head(top), "Recalls by agent": by["agent"],
             "Hot memories (most recalled in the window)": hot,
             "Dead memories (never recalled, oldest first)": dead,
+            "Agent activity by agent and tool (recalls, and changes to memories)": activity,
         },
         charts={
             "Recalls per day by kind": charts.usage_over_time(daily, "kind"),
@@ -79,6 +83,8 @@ def usage(con, top: int = 20) -> Report:
                                                 "Recalls by project (top 20)"),
             "Hit rank": charts.hit_rank(_frame(con, "select * from mart_hit_rank")),
             "Cohorts": charts.cohort_heatmap(cohorts),
+            "Agent activity": charts.bar_by(labelled.filter(pl.col("activity") == "recall"), "agent_tool",
+                                            "n_calls", "Recall calls by agent and tool (top 20)"),
         },
     )
 

@@ -17,7 +17,7 @@ MATERIALIZE = re.compile(r"^--\s*materialize:\s*table\s*$", re.MULTILINE)
 REQUIRED = ("mart_usage_summary", "mart_usage_by_memory", "mart_usage_daily", "mart_hit_rank",
             "mart_ttl", "mart_decay", "mart_decay_curve", "mart_confidence", "mart_risky_recalls",
             "mart_effective_confidence", "mart_retention_candidates", "int_usage_unfolded",
-            "stg_audit_log")
+            "stg_audit_log", "mart_agent_activity")
 
 
 @functools.cache

@@ -2,22 +2,26 @@
 library function and prints; it holds no SQL and no rules. A user's mistake is one line on
 stderr and a non-zero exit. One module per command group: memories (write, read, search,
 history), reports (the analytics reports, JupyterLab), lifecycle (retention, curation,
-policies)."""
+policies), agents (the MCP server)."""
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 
 import click
 
-from memlib.cli import lifecycle, memories, reports  # noqa: F401  (they register their commands)
+from memlib.cli import agents, lifecycle, memories, reports  # noqa: F401  (they register their commands)
 from memlib.cli.app import cli
 from memlib.errors import MemlibError
 
 
 def main(argv: list[str] | None = None) -> None:
     os.environ.setdefault("LANCE_LOG", "error")  # the command's own stderr stays for its errors
+    warnings = logging.StreamHandler(sys.stderr)  # the library's warnings, one line each
+    warnings.setFormatter(logging.Formatter("memlib: warning: %(message)s"))
+    logging.getLogger("memlib").addHandler(warnings)
     try:
         cli.main(args=argv, prog_name="memlib", standalone_mode=False)
     except click.exceptions.Exit as exc:

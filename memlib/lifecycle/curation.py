@@ -4,7 +4,7 @@ learning a pattern), closing an iteration, flags and confidence. Each change is 
 from __future__ import annotations
 
 from memlib.errors import InvalidInput
-from memlib.models import Decision, Kind, Pattern
+from memlib.models import Kind, parse_memory, title_key
 from memlib.scope import sql_literal
 
 PROMOTIONS = {Kind.INSIGHT: Kind.DECISION, Kind.LEARNING: Kind.PATTERN}
@@ -17,30 +17,48 @@ def _title(memory) -> str:
     return first if len(first) <= 80 else first[:77].rstrip() + "..."
 
 
+def _free_title(store, project_id: str, kind: Kind, title: str, iteration_id: str | None) -> str:
+    """A derived title made unique in its project (titles are, models.title_key): the
+    iteration it came from is added, then a number."""
+    rows = store.dataset().to_table(columns=["title", "name"], filter=(
+        f"kind = {sql_literal(kind.value)} AND project_id = {sql_literal(project_id)}")).to_pylist()
+    taken = {title_key(r["title"] or r["name"] or "") for r in rows}
+    candidates = [title] + ([f"{title} (iteration {iteration_id})"] if iteration_id else [])
+    candidates += [f"{candidates[-1]} ({n})" for n in range(2, 1000)]
+    return next(c for c in candidates if title_key(c) not in taken)
+
+
 def promote(store, memory_id: str, title: str | None = None, actor: str | None = None,
-            reason: str = "manual"):
+            reason: str = "manual", fields: dict | None = None):
     """An insight becomes a project decision, a learning a reusable pattern. The new memory
-    links to its source (`promoted_from`) and keeps its project, root task and iteration."""
+    links to its source (`promoted_from`) and keeps its project, root task and iteration;
+    `fields` sets more of it (a decision's context and consequences, a pattern's examples,
+    tags and code). A derived title is made unique in the project; a given one must be."""
     store.check_writable()
-    source = store.get(memory_id, with_embedding=False)
-    if source.kind not in PROMOTIONS:
-        raise InvalidInput(f"only insights and learnings can be promoted, not a {source.kind.value}")
-    done = store.audit.events(f"action = 'promote' AND subject_id = {sql_literal(memory_id)}")
-    if done:
-        raise InvalidInput(f"{source.kind.value} {memory_id} was already promoted to "
-                           f"{done[-1]['details']['to']}")
-    name = title or _title(source)
-    common = {"project_id": source.project_id, "root_task_id": source.root_task_id,
-              "iteration_id": source.iteration_id, "promoted_from": source.id, "tags": source.tags,
-              "confidence": source.confidence, "source": source.source, "agent": source.agent}
-    if source.kind is Kind.INSIGHT:
-        new = Decision(title=name, decision=source.content, **common)
-    else:
-        new = Pattern(name=name, description=source.content, **common)
-    (new_id,) = store.add([new], actor=actor)
-    store.audit.record("promote", [memory_id], actor=actor,
-                       details={"to": new_id, "kind": new.kind.value, "reason": reason})
-    store.audit.record("promoted", [new_id], actor=actor, details={"from": memory_id, "reason": reason})
+    with store.lock.held():  # checked and done by one process at a time: promoted once
+        store.refresh()
+        source = store.get(memory_id, with_embedding=False)
+        if source.kind not in PROMOTIONS:
+            raise InvalidInput(f"only insights and learnings can be promoted, not a {source.kind.value}")
+        done = store.audit.events(f"action = 'promote' AND subject_id = {sql_literal(memory_id)}")
+        if done:
+            raise InvalidInput(f"{source.kind.value} {memory_id} was already promoted to "
+                               f"{done[-1]['details']['to']}")
+        new_kind = PROMOTIONS[source.kind]
+        name = title or _free_title(store, source.project_id, new_kind, _title(source), source.iteration_id)
+        common = {"project_id": source.project_id, "root_task_id": source.root_task_id,
+                  "iteration_id": source.iteration_id, "promoted_from": source.id, "tags": source.tags,
+                  "confidence": source.confidence, "source": source.source, "agent": source.agent}
+        extra = dict(fields or {})
+        if "tags" in extra:
+            common["tags"] = list(dict.fromkeys([*source.tags, *extra.pop("tags")]))
+        data = ({"kind": "decision", "title": name, "decision": source.content} if source.kind is Kind.INSIGHT
+                else {"kind": "pattern", "name": name, "description": source.content})
+        new = parse_memory({**common, **data, **extra}, record=f"promotion of {memory_id}")
+        (new_id,) = store.add([new], actor=actor)
+        store.audit.record("promote", [memory_id], actor=actor,
+                           details={"to": new_id, "kind": new.kind.value, "reason": reason})
+        store.audit.record("promoted", [new_id], actor=actor, details={"from": memory_id, "reason": reason})
     return store.get(new_id)
 
 
@@ -49,12 +67,14 @@ def finalize_iteration(store, project_id: str, iteration_id: str, actor: str | N
     store.check_writable()
     where = (f"kind = 'insight' AND importance = 'critical' AND project_id = {sql_literal(project_id)} "
              f"AND iteration_id = {sql_literal(iteration_id)}")
-    ids = store.dataset().to_table(columns=["id"], filter=where).column("id").to_pylist()
-    promoted = {e["subject_id"] for e in store.audit.events("action = 'promote'")}
-    out = [promote(store, i, actor=actor, reason=f"critical insight of finalized iteration {iteration_id}")
-           for i in sorted(ids) if i not in promoted]
-    store.audit.record("finalize", [iteration_id], actor=actor,
-                       details={"project_id": project_id, "promoted": [m.id for m in out]})
+    with store.lock.held():
+        store.refresh()
+        ids = store.dataset().to_table(columns=["id"], filter=where).column("id").to_pylist()
+        promoted = {e["subject_id"] for e in store.audit.events("action = 'promote'")}
+        out = [promote(store, i, actor=actor, reason=f"critical insight of finalized iteration {iteration_id}")
+               for i in sorted(ids) if i not in promoted]
+        store.audit.record("finalize", [iteration_id], actor=actor,
+                           details={"project_id": project_id, "promoted": [m.id for m in out]})
     return out
 
 
@@ -70,6 +90,5 @@ def adjust_confidence(store, memory_id: str, delta: int, reason: str, actor: str
         raise InvalidInput("a confidence change needs a reason (--reason)")
     if delta == 0:
         raise InvalidInput("a confidence change must not be zero")
-    memory = store.get(memory_id)
-    value = max(0, min(100, memory.confidence + delta))
-    return store.update(memory_id, action="confidence", actor=actor, reason=reason, confidence=value)
+    return store.modify(memory_id, lambda memory: {"confidence": max(0, min(100, memory.confidence + delta))},
+                        action="confidence", actor=actor, reason=reason)

@@ -43,18 +43,27 @@ USAGE_COLUMNS = ["id", "usage_count", "last_accessed_at", "recalls_folded_until"
 
 def fold_usage(store, actor: str = "maintain") -> int:
     """Fold the flushed recall events each memory has not folded yet into its usage_count
-    and last_accessed_at. Returns how many memories changed."""
-    if store.recalls.table.count_rows() == 0:
+    and last_accessed_at. Returns how many memories changed.
+
+    The caller holds the recall log's lock (no other fold or flush); the store's writer lock
+    keeps imports out, and each row's revision condition skips a row changed meanwhile
+    (its recalls stay unfolded until the next fold)."""
+    if store.recalls.dataset().count_rows() == 0:
         return 0
-    con = analytics.connect(store, views=["int_usage_unfolded", "stg_memories"])
-    folded = con.execute(FOLD).to_arrow_table()
-    con.close()
-    if folded.num_rows == 0:
-        return 0
-    schema = arrow_schema(store.dims)
-    folded = folded.cast(pa.schema([schema.field(c) for c in USAGE_COLUMNS]))
-    store.merge_columns(folded, "usage", actor=actor)
-    return folded.num_rows
+    with store.lock.held():
+        store.refresh()
+        con = analytics.connect(store, views=["int_usage_unfolded", "stg_memories"], time_travel=False)
+        folded = con.execute(FOLD).to_arrow_table()
+        con.close()
+        if folded.num_rows == 0:
+            return 0
+        schema = arrow_schema(store.dims)
+        folded = folded.cast(pa.schema([schema.field(c) for c in USAGE_COLUMNS]))
+        read = store.revisions(folded.column("id").to_pylist())
+        folded = folded.append_column(schema.field("revision"), pa.array(
+            [None if read[i] is None else read[i] + 1 for i in folded.column("id").to_pylist()], pa.int64()))
+        applied, _ = store.merge_columns(folded, "usage", actor=actor)
+    return len(applied)
 
 
 def ensure_vector_index(store, min_rows: int = VECTOR_INDEX_MIN_ROWS) -> bool:

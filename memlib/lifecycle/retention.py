@@ -30,7 +30,7 @@ from memlib import analytics
 from memlib.errors import InvalidInput, NotFound
 from memlib import policy as policies
 from memlib.scope import sql_in, sql_literal
-from memlib.store.tables import ARCHIVE, MEMORIES, is_local, open_or_create, open_table
+from memlib.store.tables import ARCHIVE, MEMORIES, add_missing_columns, is_local, open_or_create, open_table
 CHUNK = 5_000  # ids per filter when rows are read by id
 
 
@@ -135,28 +135,58 @@ def _nothing(step: str) -> None:
 
 
 def finish_unfinished(store, actor: str | None = None, on_step: Step = _nothing) -> list[str]:
-    """Complete every run that started and did not end (a killed apply); returns their ids."""
+    """Complete every run that started and did not end (a killed apply); returns their ids.
+    The caller holds the store's writer lock."""
     finished = []
     unfinished = [run for run in runs(store) if run["status"] == "started"]
     archive = _open_archive(store, create=False) if unfinished else None
     for run in unfinished:
         run_id = run["run_id"]
-        archived = [] if archive is None else archive.to_lance().to_table(
-            columns=["id"], filter=f"run_id = {sql_literal(run_id)}").column("id").to_pylist()
-        if not archived:  # killed before the archive commit: nothing was changed
+        archived = None if archive is None else archive.to_lance().to_table(
+            columns=[c for c in ("id", "revision") if c in archive.schema.names],
+            filter=f"run_id = {sql_literal(run_id)}")
+        if archived is None or not len(archived):  # killed before the archive commit: nothing changed
             store.audit.record("retention_apply", [run_id], status="abandoned", actor=actor,
                                run_id=run_id, details={"policy": run.get("policy")})
             finished.append(run_id)
             continue
-        still = _present(store, archived)
-        version = store.delete_where(_id_filter(still)) if still else None
-        _record_removed(store, run_id, archived, actor, version, on_step)
+        _remove(store, archive, run_id, archived, actor, on_step)
         finished.append(run_id)
     return finished
 
 
 def _id_filter(ids: list[str]) -> str:
     return " OR ".join(sql_in("id", ids[i:i + CHUNK]) for i in range(0, len(ids), CHUNK))
+
+
+def _unchanged(rows: pa.Table) -> str:
+    """A filter for these rows as they were read: their ids at the revisions they had, so a
+    row another process changed meanwhile is not selected (store/concurrency.py)."""
+    ids = rows.column("id").to_pylist()
+    if "revision" not in rows.column_names:  # archived before rows had revisions
+        return _id_filter(ids)
+    by_revision: dict[int | None, list[str]] = {}
+    for memory_id, revision in zip(ids, rows.column("revision").to_pylist()):
+        by_revision.setdefault(revision, []).append(memory_id)
+    return " OR ".join(
+        f"(({'revision IS NULL' if revision is None else f'revision = {int(revision)}'}) "
+        f"AND ({_id_filter(chunk)}))" for revision, chunk in by_revision.items())
+
+
+def _remove(store, archive, run_id: str, archived: pa.Table, actor: str | None, on_step: Step) -> list[str]:
+    """Delete from `memories` the archived rows still there unchanged (one commit); a row
+    changed since it was planned stays, and leaves the archive. Records what was removed."""
+    ids = archived.column("id").to_pylist()
+    still = set(_present(store, ids))
+    delete = archived.filter(pc.is_in(archived.column("id"), pa.array(sorted(still), pa.string())))
+    version = store.delete_where(_unchanged(delete)) if len(delete) else None
+    on_step("deleted")
+    kept = _present(store, ids)
+    if kept:
+        archive.delete(f"run_id = {sql_literal(run_id)} AND ({_id_filter(kept)})")
+    removed = [i for i in ids if i not in set(kept)]
+    _record_removed(store, run_id, removed, actor, version, on_step)
+    return removed
 
 
 def _record_removed(store, run_id: str, ids: list[str], actor: str | None, version: int | None,
@@ -172,61 +202,71 @@ def _record_removed(store, run_id: str, ids: list[str], actor: str | None, versi
 
 def apply(store, policy, as_of=None, actor: str | None = None, on_step: Step = _nothing) -> RunOutcome:
     """Remove exactly the plan's rows, archived first and tagged, so `undo` restores them.
-    `on_step` is called after each step (started, tagged, archived, deleted, events)."""
+    A row another process changes between the plan and the delete stays. `on_step` is
+    called after each step (started, tagged, archived, deleted, events)."""
     store.check_writable()
-    resumed = finish_unfinished(store, actor, on_step)
-    chosen = plan(store, policy, as_of)
-    ids = chosen.ids
-    if not ids:
-        store.audit.record("retention_apply", [None], status="nothing", actor=actor,
-                           details=chosen.summary())
-        return RunOutcome(None, 0, resumed=resumed, plan=chosen.summary())
-    run_id = str(uuid.uuid4())
-    before = store.version
-    tag = f"retention-{run_id}"
-    store.audit.record("retention_apply", [run_id], status="started", actor=actor, run_id=run_id,
-                       details={**chosen.summary(), "version_before": before, "tag": tag})
-    on_step("started")
-    store.table.tags.create(tag, before)
-    on_step("tagged")
-    rows = _rows(store.dataset(), ids)
-    now = store.clock.now()
-    rows = rows.append_column(pa.field("run_id", pa.string()), pa.array([run_id] * len(rows), pa.string()))
-    rows = rows.append_column(pa.field("archived_at", pa.timestamp("us", tz="UTC")),
-                              pa.array([now] * len(rows), pa.timestamp("us", tz="UTC")))
-    archive = _open_archive(store, create=True)
-    archive.add(rows.select(archive.schema.names))
-    on_step("archived")
-    version = store.delete_where(_id_filter(ids))  # one commit: before or after, never between
-    on_step("deleted")
-    _record_removed(store, run_id, ids, actor, version, on_step)
-    return RunOutcome(run_id, len(ids), tag, resumed, chosen.summary())
+    with store.lock.held():
+        store.refresh()
+        resumed = finish_unfinished(store, actor, on_step)
+        chosen = plan(store, policy, as_of)
+        if not chosen.ids:
+            store.audit.record("retention_apply", [None], status="nothing", actor=actor,
+                               details=chosen.summary())
+            return RunOutcome(None, 0, resumed=resumed, plan=chosen.summary())
+        return remove(store, chosen.ids, chosen.summary(), actor, on_step, resumed)
+
+
+def remove(store, ids: list[str], details: dict[str, Any], actor: str | None = None,
+           on_step: Step = _nothing, resumed: list[str] | None = None) -> RunOutcome:
+    """Remove these memories as a retention run: archived and tagged first, one delete,
+    reversible by `undo`. `details` describe why (a policy's plan, or another caller's)."""
+    store.check_writable()
+    with store.lock.held():
+        store.refresh()
+        run_id = str(uuid.uuid4())
+        before = store.version
+        tag = f"retention-{run_id}"
+        store.audit.record("retention_apply", [run_id], status="started", actor=actor, run_id=run_id,
+                           details={**details, "version_before": before, "tag": tag})
+        on_step("started")
+        store.table.tags.create(tag, before)
+        on_step("tagged")
+        rows = _rows(store.dataset(), ids)
+        now = store.clock.now()
+        rows = rows.append_column(pa.field("run_id", pa.string()), pa.array([run_id] * len(rows), pa.string()))
+        rows = rows.append_column(pa.field("archived_at", pa.timestamp("us", tz="UTC")),
+                                  pa.array([now] * len(rows), pa.timestamp("us", tz="UTC")))
+        archive = _open_archive(store, create=True)
+        add_missing_columns(archive, rows.schema)  # an archive made before rows had revisions
+        archive.add(rows.select(archive.schema.names))
+        on_step("archived")
+        removed = _remove(store, archive, run_id, rows.select(["id", "revision"]), actor, on_step)
+    return RunOutcome(run_id, len(removed), tag, resumed or [], details)
 
 
 def undo(store, run_id: str, actor: str | None = None) -> int:
     """Put a run's archived rows back into `memories`, unchanged, in one commit; returns how
-    many came back. The run's archive rows are then dropped (its tag stays)."""
+    many came back (a row whose id the store holds again is not). The run's archive rows are
+    then dropped (its tag stays)."""
     store.check_writable()
-    finish_unfinished(store, actor)
-    known = {r["run_id"]: r for r in runs(store)}
-    if run_id not in known:
-        raise NotFound(f"no retention run {run_id!r} (see 'memlib retention runs')")
-    if known[run_id]["status"] in ("undone", "purged"):
-        raise InvalidInput(f"retention run {run_id} was already {known[run_id]['status']}")
-    archive = _open_archive(store, create=False)
-    rows = archive.to_lance().to_table(filter=f"run_id = {sql_literal(run_id)}") if archive else None
-    restored = 0
-    if rows is not None and len(rows):
-        rows = rows.select(store.table.schema.names)
-        present = set(_present(store, rows.column("id").to_pylist()))
-        missing = rows.filter(pc.invert(pc.is_in(rows.column("id"), pa.array(sorted(present), pa.string()))))
-        version = store.restore(missing) if len(missing) else None
-        restored = len(missing)
-        store.audit.record("restore", missing.column("id").to_pylist(), actor=actor, run_id=run_id,
-                           version=version)
-        archive.delete(f"run_id = {sql_literal(run_id)}")
-    store.audit.record("retention_undo", [run_id], actor=actor, run_id=run_id, details={"restored": restored})
-    return restored
+    with store.lock.held():
+        store.refresh()
+        finish_unfinished(store, actor)
+        known = {r["run_id"]: r for r in runs(store)}
+        if run_id not in known:
+            raise NotFound(f"no retention run {run_id!r} (see 'memlib retention runs')")
+        if known[run_id]["status"] in ("undone", "purged"):
+            raise InvalidInput(f"retention run {run_id} was already {known[run_id]['status']}")
+        archive = _open_archive(store, create=False)
+        rows = archive.to_lance().to_table(filter=f"run_id = {sql_literal(run_id)}") if archive else None
+        restored: list[str] = []
+        if rows is not None and len(rows):
+            restored, version = store.restore(rows)
+            store.audit.record("restore", restored, actor=actor, run_id=run_id, version=version)
+            archive.delete(f"run_id = {sql_literal(run_id)}")
+        store.audit.record("retention_undo", [run_id], actor=actor, run_id=run_id,
+                           details={"restored": len(restored)})
+    return len(restored)
 
 
 def purge(store, run_id: str, actor: str | None = None) -> dict[str, Any]:

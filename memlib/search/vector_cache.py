@@ -30,7 +30,7 @@ from memlib.search.kmeans import partition
 
 IVF_ABOVE = 250_000       # rows; at or below this, unscoped queries are exact products
 NPROBE = 48               # partitions scanned per query; bench/search.py measures recall
-CODED = ("project_id", "root_task_id", "kind", "source", "previous_id")
+CODED = ("project_id", "root_task_id", "kind", "source", "previous_id", "iteration_id")
 NEVER = np.iinfo(np.int64).max
 MODES = ("auto", "on", "off")
 DEFAULT_LIMIT_MB = 4096
@@ -159,6 +159,8 @@ class VectorCache:
                     parts.append(at(coded.codes) == coded.lookup.get(p.value, -2))  # -2: no row holds it
                 else:  # in
                     parts.append(np.isin(at(coded.codes), [coded.lookup[v] for v in p.value if v in coded.lookup]))
+            elif p.column == "tags" and p.op == "has_all":
+                parts.extend(at(self._any_tag([tag])) for tag in p.value)
             elif p.column == "tags":
                 parts.append(at(self._any_tag(p.value)))
             elif p.op == "unexpired_at":

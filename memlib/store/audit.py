@@ -24,6 +24,7 @@ from typing import Any, Sequence
 import pyarrow as pa
 
 from memlib.clock import Clock
+from memlib.store.concurrency import committing
 from memlib.store.tables import AUDIT_LOG, add_missing_columns, open_or_create, open_table
 
 TABLE = AUDIT_LOG
@@ -68,9 +69,13 @@ class AuditLog:
         return self._table is not None or open_table(self.db, TABLE) is not None
 
     def dataset(self):
-        """The log as a Lance dataset to read, or None if nothing was logged yet."""
+        """The log as a Lance dataset to read (its latest version: other processes log too),
+        or None if nothing was logged yet."""
         table = self._table or open_table(self.db, TABLE)
-        return None if table is None else table.to_lance()
+        if table is None:
+            return None
+        table.checkout_latest()
+        return table.to_lance()
 
     def ledger(self) -> list[tuple[int, datetime]]:
         """(memories version, when it was committed by the store's clock), oldest first."""
@@ -110,7 +115,7 @@ class AuditLog:
             "details": pa.array(texts, pa.string()),
             "version": pa.array([version] * n, pa.int64()),
         }, schema=SCHEMA)
-        self.table.add(batch)
+        committing(lambda: self.table.add(batch))
 
     def events(self, where: str | None = None) -> list[dict[str, Any]]:
         """Events (oldest first) matching a SQL filter over the columns above."""

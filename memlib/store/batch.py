@@ -5,6 +5,7 @@ refused whole before anything is."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -29,14 +30,41 @@ from memlib.models import (
 from memlib.scope import sql_in
 
 EMBED_CHUNK = 256
+# The links a memory may name besides its parents, and the kinds they must name.
+LINKS: dict[Kind, tuple[tuple[str, tuple[Kind, ...]], ...]] = {
+    Kind.CONVERSATION: (("previous_id", (Kind.CONVERSATION,)),),
+    Kind.DECISION: (("promoted_from", (Kind.INSIGHT,)),),
+    Kind.PATTERN: (("promoted_from", (Kind.LEARNING,)),),
+}
 CONTEXT_CHARS = 1_000  # of the turn before a conversation turn, indexed with it
 
 
+@dataclass
+class Prepared:
+    """A batch ready to commit: the rows that change the store (new, or different from the
+    stored row), every id of the batch, and the revision each id had when it was read
+    (None: not stored), the condition of the commit (store/concurrency.py)."""
+
+    rows: pa.Table
+    ids: list[str]
+    read: dict[str, int | None]
+    version: int  # of the table it was checked against
+    embedded: dict[str, np.ndarray] = field(default_factory=dict)  # what this batch embedded
+
+
 def prepare(store, memories: Iterable[Memory | dict], upsert: bool, progress: bool,
-            vectors: np.ndarray | None = None, labels: Sequence[str] | None = None) -> pa.Table:
+            vectors: np.ndarray | None = None, labels: Sequence[str] | None = None,
+            embedded: dict[str, np.ndarray] | None = None) -> Prepared:
+    """`embedded`: vectors already computed for some texts (a retried batch embeds once)."""
     items = list(memories)
     labels = list(labels) if labels is not None else [record_label(i, m) for i, m in enumerate(items)]
-    batch = [m if isinstance(m, Memory) else parse_memory(m, label) for m, label in zip(items, labels)]
+    batch = [_own(m) if isinstance(m, Memory) else parse_memory(m, label)
+             for m, label in zip(items, labels)]
+    if vectors is not None:
+        if vectors.shape != (len(batch), store.dims):
+            raise InvalidInput(f"vectors have shape {vectors.shape}, expected ({len(batch)}, {store.dims})")
+        if not np.isfinite(vectors).all():
+            raise InvalidInput("vectors must be finite numbers (no NaN or Infinity)")
     seen: set[str] = set()
     for memory, label in zip(batch, labels):
         if memory.id in seen:
@@ -44,11 +72,11 @@ def prepare(store, memories: Iterable[Memory | dict], upsert: bool, progress: bo
         seen.add(memory.id)
 
     ids = [m.id for m in batch]
-    parents = {p for m in batch for p in (getattr(m, "project_id", None), getattr(m, "root_task_id", None))
-               if p and p not in seen}
-    # one read for the batch's own ids and its parents
-    found = store.lookup(sorted(seen | parents),
-                         ["kind", "project_id", "text", "embedding"] if upsert else ["kind", "project_id"])
+    version = store.version
+    parents = {p for m in batch for p in _references(m) if p not in seen}
+    # one read for the batch's own ids and what they name
+    columns = store.table.schema.names if upsert else ["kind", "project_id"]
+    found = store.lookup(sorted(seen | parents), columns)
     existing = {i: found[i] for i in ids if i in found}
     for memory, label in zip(batch, labels):
         old = existing.get(memory.id)
@@ -57,37 +85,78 @@ def prepare(store, memories: Iterable[Memory | dict], upsert: bool, progress: bo
         if old and old["kind"] != memory.kind.value:
             raise InvalidMemory(label, "kind", f"cannot change an existing {old['kind']} "
                                                f"into a {memory.kind.value}")
-    check_parents(batch, labels, {p: found[p] for p in parents if p in found})
+    check_parents(batch, labels, {p: found[p] for p in parents if p in found}, existing)
     check_titles(store, batch, labels)
-    fill_context(store, batch)
-    if vectors is None:
-        vectors = embed(store, batch, labels, existing, progress)
-    elif vectors.shape != (len(batch), store.dims):
-        raise InvalidInput(f"vectors have shape {vectors.shape}, expected ({len(batch)}, {store.dims})")
+    relinked = fill_context(store, batch, existing)
+    embedded = {} if embedded is None else embedded
+    matrix = embed(store, batch, labels, existing, progress, embedded, vectors, relinked)
 
     rows = [to_row(m) for m in batch]
-    for row in rows:
+    keep = []
+    for i, row in enumerate(rows):
+        old = existing.get(row["id"])
+        row["revision"] = 0 if old is None else (old.get("revision") or 0) + 1
+        if old is None or not same_row(old, row, matrix[i]):
+            keep.append(i)
         row.pop("embedding")
     schema = arrow_schema(store.dims)
-    table = pa.Table.from_pylist(rows, schema=pa.schema([f for f in schema if f.name != "embedding"]))
-    flat = pa.array(vectors.reshape(-1), type=pa.float32())
-    return table.append_column(schema.field("embedding"),
-                               pa.FixedSizeListArray.from_arrays(flat, store.dims))
+    table = pa.Table.from_pylist([rows[i] for i in keep],
+                                 schema=pa.schema([f for f in schema if f.name != "embedding"]))
+    flat = pa.array(matrix[keep].reshape(-1), type=pa.float32())
+    table = table.append_column(schema.field("embedding"),
+                                pa.FixedSizeListArray.from_arrays(flat, store.dims))
+    read = {i: (None if i not in existing else existing[i].get("revision") or 0) for i in ids}
+    return Prepared(table, ids, read, version, embedded)
 
 
-def check_parents(batch: list[Memory], labels: list[str], stored: dict[str, dict]) -> None:
-    """Every parent exists (in the batch or among the `stored` rows) and is of its kind."""
+def _own(memory: Memory) -> Memory:
+    """The caller's memory, or a copy if the store may fill its links (a retried batch starts
+    again from what the caller gave)."""
+    if isinstance(memory, Conversation) and memory.previous_id is None and memory.context is None:
+        return memory.model_copy()
+    return memory
+
+
+def same_row(stored: dict, row: dict, vector: np.ndarray) -> bool:
+    """Whether writing `row` would change nothing of the `stored` one (its revision aside)."""
+    for name, value in row.items():
+        if name in ("revision", "embedding"):
+            continue
+        if stored.get(name) != value:
+            return False
+    old = stored.get("embedding")
+    return old is not None and np.array_equal(np.asarray(old, dtype=np.float32), vector)
+
+
+def _references(memory: Memory) -> list[str]:
+    """The ids a memory names: its parents, the turn before it, what it was promoted from."""
+    names = ("project_id", "root_task_id", "previous_id", "promoted_from")
+    return [v for v in (getattr(memory, n, None) for n in names) if v and v != memory.id]
+
+
+def check_parents(batch: list[Memory], labels: list[str], stored: dict[str, dict],
+                  existing: dict[str, dict] | None = None) -> None:
+    """Every parent exists (in the batch or among the `stored` rows) and is of its kind; so
+    do the turn before a conversation turn and what a decision or pattern was promoted from,
+    when they are new (a stored row keeps its link even after retention removed its target)."""
     in_batch = {m.id: {"kind": m.kind.value, "project_id": getattr(m, "project_id", None)}
                 for m in batch}
     known = {**stored, **in_batch}
+    existing = existing or {}
 
-    def parent(label: str, field: str, pid: str, kind: Kind) -> dict:
+    def parent(label: str, field: str, pid: str, *kinds: Kind) -> dict:
         row = known.get(pid)
-        if row is None or row["kind"] != kind.value:
-            raise InvalidMemory(label, field, f"{kind.value} {pid!r} does not exist")
+        if row is None or row["kind"] not in {k.value for k in kinds}:
+            raise InvalidMemory(label, field, f"{' or '.join(k.value for k in kinds)} {pid!r} does not exist")
         return row
 
     for m, label in zip(batch, labels):
+        for link, kinds in LINKS.get(m.kind, ()):
+            value = getattr(m, link)
+            if value is not None and value != (existing.get(m.id) or {}).get(link):
+                if value == m.id:
+                    raise InvalidMemory(label, link, "must not name the memory itself")
+                parent(label, link, value, *kinds)
         if isinstance(m, RootTask):
             parent(label, "project_id", m.project_id, Kind.PROJECT)
         elif isinstance(m, SubTask):
@@ -133,64 +202,75 @@ def check_titles(store, batch: list[Memory], labels: list[str]) -> None:
         taken[key] = memory.id
 
 
-def fill_context(store, batch: list[Memory]) -> None:
-    """A conversation turn given neither `previous_id` nor `context` gets both from the turn
-    before it in its thread (same project and iteration): the one before it in this batch,
-    which is taken in thread order, else the latest stored turn of the thread created
-    before it. A turn given either keeps what it was given."""
-    last: dict[tuple, Conversation] = {}
-    first: list[Conversation] = []  # their turn before is in the store, if anywhere
-    for memory in batch:
-        if not isinstance(memory, Conversation):
-            continue
-        thread = (memory.project_id, memory.iteration_id)
-        if memory.previous_id is None and memory.context is None:
-            if thread in last:
-                _follow(memory, last[thread].id, last[thread].content)
-            else:
-                first.append(memory)
-        last[thread] = memory
-    if not first or store.table.count_rows() == 0:
-        return
-    iterations = sorted({m.iteration_id for m in first if m.iteration_id is not None})
-    same_iteration = ["iteration_id IS NULL"] if any(m.iteration_id is None for m in first) else []
-    if iterations:
-        same_iteration.append(sql_in("iteration_id", iterations))
-    where = (f"kind = 'conversation' AND {sql_in('project_id', sorted({m.project_id for m in first}))} "
-             f"AND ({' OR '.join(same_iteration)})")
-    stored = store.dataset().to_table(
-        columns=["id", "project_id", "iteration_id", "created_at", "content"], filter=where)
-    threads: dict[tuple, list[dict]] = {}
-    for row in stored.to_pylist():
-        threads.setdefault((row["project_id"], row["iteration_id"]), []).append(row)
+def fill_context(store, batch: list[Memory], existing: dict[str, dict]) -> set[str]:
+    """A new conversation turn given neither `previous_id` nor `context` gets both from the
+    turn before it in its thread (same project and iteration): the latest turn, stored or in
+    this batch, created before it (at the same time, the stored one and then batch order
+    come first). A turn given either keeps what it was given, and a stored turn keeps its
+    stored link (the store never rewrites a turn it holds). Returns the ids it filled."""
+    turns = [m for m in batch if isinstance(m, Conversation)]
+    first = [m for m in turns if m.previous_id is None and m.context is None]
     for memory in first:
-        earlier = [row for row in threads.get((memory.project_id, memory.iteration_id), [])
-                   if row["created_at"] < memory.created_at and row["id"] != memory.id]
+        old = existing.get(memory.id)
+        if old is not None:
+            memory.previous_id, memory.context = old.get("previous_id"), old.get("context")
+    first = [m for m in first if m.id not in existing]
+    if not first:
+        return set()
+    threads: dict[tuple, list[tuple]] = {}  # thread -> [(order key, id, content)]
+    for position, memory in enumerate(turns):
+        threads.setdefault((memory.project_id, memory.iteration_id), []).append(
+            ((memory.created_at, 1, position), memory.id, memory.content))
+    if store.table.count_rows():
+        iterations = sorted({m.iteration_id for m in first if m.iteration_id is not None})
+        same_iteration = ["iteration_id IS NULL"] if any(m.iteration_id is None for m in first) else []
+        if iterations:
+            same_iteration.append(sql_in("iteration_id", iterations))
+        where = (f"kind = 'conversation' AND {sql_in('project_id', sorted({m.project_id for m in first}))} "
+                 f"AND ({' OR '.join(same_iteration)})")
+        in_batch = {m.id for m in turns}
+        stored = store.dataset().to_table(
+            columns=["id", "project_id", "iteration_id", "created_at", "content"], filter=where)
+        for row in stored.to_pylist():
+            if row["id"] not in in_batch:
+                threads.setdefault((row["project_id"], row["iteration_id"]), []).append(
+                    ((row["created_at"], 0, 0), row["id"], row["content"]))
+    positions = {m.id: i for i, m in enumerate(turns)}
+    filled = set()
+    for memory in first:
+        key = (memory.created_at, 1, positions[memory.id])
+        earlier = [t for t in threads[(memory.project_id, memory.iteration_id)] if t[0] < key]
         if earlier:
-            latest = max(earlier, key=lambda row: (row["created_at"], row["id"]))
-            _follow(memory, latest["id"], latest["content"])
-
-
-def _follow(turn: Conversation, previous_id: str, previous_content: str) -> None:
-    turn.previous_id = previous_id
-    turn.context = previous_content[-CONTEXT_CHARS:]
+            _, previous_id, content = max(earlier, key=lambda t: t[0])
+            memory.previous_id, memory.context = previous_id, content[-CONTEXT_CHARS:]
+            filled.add(memory.id)
+    return filled
 
 
 def embed(store, batch: list[Memory], labels: list[str], existing: dict[str, dict],
-          progress: bool) -> np.ndarray:
-    """Each memory's vector: given with it, kept from the stored row when its text is the
-    same, else embedded (in chunks, with a progress bar on a terminal)."""
+          progress: bool, embedded: dict[str, np.ndarray], given: np.ndarray | None = None,
+          relinked: set[str] = frozenset()) -> np.ndarray:
+    """Each memory's vector: given with it (or as a row of `given`), kept from the stored row
+    when its text is the same, else embedded (in chunks, with a progress bar on a terminal).
+    A turn whose context the store just filled (`relinked`) has a new text, so a vector given
+    for it is not its own and it is embedded. What is embedded is added to `embedded`."""
     vectors = np.zeros((len(batch), store.dims), dtype=np.float32)
     todo: list[int] = []
     for i, (memory, label) in enumerate(zip(batch, labels)):
         old = existing.get(memory.id)
-        if memory.embedding is not None:
+        if memory.id in relinked:
+            todo.append(i)
+        elif given is not None:
+            vectors[i] = given[i]
+        elif memory.embedding is not None:
             if len(memory.embedding) != store.dims:
                 raise InvalidMemory(label, "embedding", f"has {len(memory.embedding)} dims, "
                                                         f"the store's model has {store.dims}")
             vectors[i] = memory.embedding
         elif old is not None and old.get("embedding") is not None and old["text"] == memory.text:
             vectors[i] = old["embedding"]
+        elif memory.text in embedded:
+            vectors[i] = embedded[memory.text]
         else:
             todo.append(i)
     chunks = range(0, len(todo), EMBED_CHUNK)
@@ -201,4 +281,6 @@ def embed(store, batch: list[Memory], labels: list[str], existing: dict[str, dic
     for start in chunks:
         idx = todo[start:start + EMBED_CHUNK]
         vectors[idx] = store.embedder.embed([batch[i].text for i in idx])
+        for i in idx:
+            embedded[batch[i].text] = vectors[i]
     return vectors

@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from memlib.clock import Clock
 from memlib.scope import sql_literal
-from memlib.store.tables import RECALL_EVENTS, is_local, open_or_create
+from memlib.store.tables import RECALL_EVENTS, add_missing_columns, is_local, open_or_create
 
 TABLE = RECALL_EVENTS
 AUTO_FLUSH_SEGMENTS = 256
@@ -38,6 +38,7 @@ SCHEMA = pa.schema([
     pa.field("score", pa.float64()),
     pa.field("mode", pa.string()),
     pa.field("agent", pa.string()),
+    pa.field("tool", pa.string()),  # the agent tool it recalled through (memlib.agents), if any
     pa.field("recalled_at", pa.timestamp("us", tz="UTC")),
     pa.field("flush_id", pa.string()),
     pa.field("flushed_at", pa.timestamp("us", tz="UTC")),
@@ -64,7 +65,13 @@ class RecallLog:
     def table(self):
         if self._table is None:
             self._table = open_or_create(self.db, TABLE, SCHEMA)
+            add_missing_columns(self._table, SCHEMA)  # a log written before the tool column
         return self._table
+
+    def dataset(self):
+        """The table as a Lance dataset at its latest version (other processes flush too)."""
+        self.table.checkout_latest()
+        return self.table.to_lance()
 
     def append(self, events: list[dict]) -> None:
         """Write one spool segment atomically; flush when enough segments wait."""

@@ -14,6 +14,10 @@ MEMORIES = "memories"
 RECALL_EVENTS = "recall_events"
 AUDIT_LOG = "audit_log"
 ARCHIVE = "archive"
+SESSIONS = "sessions"            # the agent layers (memlib/agents/sessions.py)
+SHORT_TERM = "short_term"
+PENDING_LOOPS = "pending_loops"
+SNAPSHOTS = "knowledge_snapshots"  # iteration knowledge (memlib/agents/knowledge.py)
 
 
 def is_local(uri: str) -> bool:
@@ -54,4 +58,12 @@ def open_table(db, name: str):
 def open_or_create(db, name: str, schema: pa.Schema):
     """A table of the store's database, created empty with `schema` on first use."""
     table = open_table(db, name)
-    return table if table is not None else db.create_table(name, schema=schema, exist_ok=True)
+    if table is not None:
+        return table
+    try:
+        return db.create_table(name, schema=schema, exist_ok=True)
+    except Exception:  # another process created it first
+        table = open_table(db, name)
+        if table is None:
+            raise
+        return table

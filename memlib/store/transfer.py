@@ -17,7 +17,8 @@ def read_jsonl(path: str) -> list[tuple[str, dict[str, Any]]]:
     """(label, record) for each non-blank line; a bad line is one clear error naming it."""
     name = "<stdin>" if path == "-" else path
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        # utf-8-sig: a byte-order mark some editors put at the start is not part of the JSON
+        text = sys.stdin.read().removeprefix("\ufeff") if path == "-" else Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidInput(f"cannot read {name}: {exc}") from None
     records = []

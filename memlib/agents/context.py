@@ -1,0 +1,95 @@
+"""The context an agent's next step is given (seeds 002, 003): who it is and for whom, what
+tools it has, what the lifecycle policy recalls for the goal, and the session's transcript,
+each part labelled and the whole cut to a token budget, with a report of what was cut.
+
+Parts are filled in that order of priority, items whole or not at all: the persona and owner
+profile, the tools, the recalled memories (best first), then the transcript from its latest
+turn backwards (shown in time order). Tokens are counted by `memlib.embeddings.count_tokens`
+(the store's embedding model's tokenizer) unless the caller passes its own counter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from memlib.agents.lifecycle_policy import ConservativePolicy, MemoryLifecyclePolicy, RecallInput
+from memlib.agents.query import render_memory
+from memlib.agents.sessions import Sessions
+from memlib.embeddings import count_tokens
+from memlib.errors import InvalidInput
+from memlib.scope import Scope
+
+
+@dataclass
+class Part:
+    label: str
+    items: list[str]
+    total: int  # items there were before the budget
+
+    @property
+    def cut(self) -> int:
+        return self.total - len(self.items)
+
+
+@dataclass
+class Context:
+    text: str
+    parts: list[Part]
+    budget_tokens: int
+    tokens: int
+    recalled: list[str] = field(default_factory=list)  # ids of the memories recalled
+
+    def report(self) -> dict[str, dict[str, int]]:
+        """What each part kept and cut for the budget."""
+        return {p.label: {"kept": len(p.items), "cut": p.cut} for p in self.parts}
+
+
+def build_context(store, session_id: str, goal: str, budget_tokens: int = 4_000,
+                  policy: MemoryLifecyclePolicy | None = None, tools: list[dict] | None = None,
+                  count: Callable[[str], int] | None = None) -> Context:
+    if not isinstance(budget_tokens, int) or budget_tokens < 1:
+        raise InvalidInput(f"budget_tokens must be a positive whole number, not {budget_tokens!r}")
+    sessions = Sessions(store)
+    session = sessions.get(session_id)
+    policy = policy or ConservativePolicy()
+    count = count or (lambda text: count_tokens(store.embedder, text))
+    if tools is None:
+        from memlib.agents.tools import describe
+
+        tools = describe()
+
+    profile = [f"{key.capitalize()}: {session.preferences[key]}" for key in ("persona", "owner")
+               if session.preferences.get(key)]
+    tool_lines = [f"- {t['name']}: {t['description']}" for t in tools]
+    recalled, recall_items = [], []
+    query = policy.build_recall_query(RecallInput(
+        goal=goal, agent=session.agent, project_id=session.project_id, session_id=session_id,
+        pending_loop_active=sessions.pending_loop(session_id) is not None))
+    if query is not None:
+        hits = store.recall(query.text, k=query.limit, scope=Scope(project_id=query.project_id),
+                            agent=session.agent, tool="build_context")
+        recalled = [h.id for h in hits]
+        recall_items = [render_memory(h.memory).strip() for h in hits]
+    turns = sessions.transcript(session_id)
+    turn_items = [f"{t.role}: {t.content}" for t in reversed(turns)]  # latest first
+
+    budget, used = budget_tokens, 0
+    parts: list[Part] = []
+    for label, items in (("Persona and owner", profile), ("Tools", tool_lines),
+                         ("Recalled memory", recall_items), ("Transcript", turn_items)):
+        kept: list[str] = []
+        heading = f"## {label}\n"
+        for item in items:
+            cost = count(item + "\n") + (0 if kept else count(heading))
+            if used + cost > budget:
+                break  # whole items only, and none after one that did not fit: order is priority
+            kept.append(item)
+            used += cost
+        parts.append(Part(label, kept, len(items)))
+    blocks = []
+    for part in parts:
+        if part.items:
+            items = list(reversed(part.items)) if part.label == "Transcript" else part.items
+            blocks.append(f"## {part.label}\n" + "\n".join(items) + "\n")
+    return Context("\n".join(blocks), parts, budget_tokens, used, recalled)

@@ -1,0 +1,343 @@
+"""Agents on memlib: the session layers, the lifecycle policy, project / iteration / smart
+queries and their context strings, iteration knowledge, the context builder, the tools."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from memlib import Decision, Insight, Issue, Learning, MemoryStore, Pattern, Project
+from memlib.agents import (
+    ConservativePolicy,
+    DisabledPolicy,
+    RecallInput,
+    Sessions,
+    WriteInput,
+    build_context,
+    cleanup_old_knowledge,
+    load_base_knowledge,
+    load_lifecycle_policy,
+    query_memory,
+    save_knowledge_snapshot,
+)
+from memlib.agents import tools
+from memlib.agents.knowledge import load_document_summary
+from memlib.agents.sessions import PENDING_LOOPS, SESSIONS, SHORT_TERM
+from memlib.embeddings import HashEmbedder
+from memlib.errors import InvalidInput, MemlibError, NotFound
+from memlib.lifecycle import curation, retention
+
+T0 = datetime(2026, 6, 1, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def project_memory(tmp_path):
+    """A project with decisions, a pattern and three iterations of knowledge."""
+    store = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder())
+    p = Project(name="payments", created_at=T0)
+    other = Project(name="other", created_at=T0)
+    items = [
+        Decision(project_id=p.id, title="Use Postgres", decision="Postgres 16 stores the ledger",
+                 context="We need transactions", consequences="Ops must run Postgres", created_at=T0 + timedelta(days=1)),
+        Decision(project_id=p.id, title="Idempotency keys", decision="Every ledger write carries an idempotency key",
+                 tags=["ledger", "api"], created_at=T0 + timedelta(days=2)),
+        Pattern(project_id=p.id, name="Outbox", description="Write events to an outbox table in the same transaction",
+                tags=["ledger"], usage_examples=["order events"], code_example="INSERT INTO outbox ...",
+                created_at=T0 + timedelta(days=3)),
+        Decision(project_id=other.id, title="Use Mongo", decision="Mongo stores the ledger", created_at=T0),
+    ]
+    for n in (1, 2, 3):
+        day = T0 + timedelta(days=10 * n)
+        items += [Insight(project_id=p.id, iteration_id=f"it{n}", content=f"Ledger retries duplicate rows in iteration {n}",
+                          importance="critical" if n == 3 else "normal", created_at=day, tags=["ledger"]),
+                  Issue(project_id=p.id, iteration_id=f"it{n}", content=f"Flaky settlement test {n}", created_at=day,
+                        ttl_days=-1),
+                  Learning(project_id=p.id, iteration_id=f"it{n}", content=f"Batch inserts are faster {n}",
+                           created_at=day)]
+    store.add([p, other, *items])
+    return store, p, other
+
+
+def test_sessions_hold_transcript_loop_and_preferences_and_delete_only_their_rows(project_memory):
+    store, p, _ = project_memory
+    sessions = Sessions(store)
+    s = sessions.start("coder", project_id=p.id, preferences={"persona": "terse", "owner": "Ada"})
+    other = sessions.start("reviewer")
+    for i, role in enumerate(["user", "assistant", "user"]):
+        sessions.append(s.session_id, role, f"turn {i}")
+    sessions.append(other.session_id, "user", "elsewhere")
+    assert [t.content for t in sessions.transcript(s.session_id)] == ["turn 0", "turn 1", "turn 2"]
+    assert [t.seq for t in sessions.transcript(s.session_id, last=2)] == [1, 2]
+    sessions.save_loop(s.session_id, "fix ledger", 1, {"done": ["a"]})
+    sessions.save_loop(s.session_id, "fix ledger", 2, {"done": ["a", "b"]})
+    assert sessions.pending_loop(s.session_id).state == {"done": ["a", "b"]}
+    assert sessions.set_preferences(s.session_id, language="en", owner=None).preferences == {
+        "persona": "terse", "language": "en"}
+    with pytest.raises(InvalidInput, match="preference key"):
+        sessions.set_preferences(s.session_id, **{"Bad Key": 1})
+    with pytest.raises(InvalidInput, match="role"):
+        sessions.append(s.session_id, "robot", "x")
+    memories = store.count()
+    counts = sessions.delete(s.session_id)
+    assert counts == {SHORT_TERM: 3, PENDING_LOOPS: 2, SESSIONS: 1}
+    assert store.count() == memories  # long-term memory untouched
+    assert [t.content for t in sessions.transcript(other.session_id)] == ["elsewhere"]
+    with pytest.raises(NotFound):
+        sessions.get(s.session_id)
+
+
+def test_ending_a_session_clears_short_term_and_the_loop(project_memory):
+    store, p, _ = project_memory
+    sessions = Sessions(store)
+    s = sessions.start("coder", project_id=p.id)
+    sessions.append(s.session_id, "user", "hello")
+    sessions.save_loop(s.session_id, "g", 0, {})
+    ended = sessions.end(s.session_id)
+    assert ended.status == "ended" and ended.ended_at is not None
+    assert sessions.transcript(s.session_id) == [] and sessions.pending_loop(s.session_id) is None
+    with pytest.raises(InvalidInput, match="ended"):
+        sessions.append(s.session_id, "user", "late")
+
+
+def test_conservative_policy_recalls_three_and_writes_back_only_when_told(project_memory):
+    store, p, _ = project_memory
+    policy = ConservativePolicy()
+    assert policy.build_recall_query(RecallInput("fix the ledger", "coder", p.id)).limit == 3
+    assert policy.build_recall_query(RecallInput("   ", "coder", p.id)) is None
+    assert policy.build_recall_query(RecallInput("fix", "coder", p.id, pending_loop_active=True)) is None
+    done = WriteInput("fix the ledger", "Added idempotency keys", "coder", p.id, "s1")
+    assert policy.build_write_request(done) is None  # automatic write-back is off by default
+    assert DisabledPolicy().build_recall_query(RecallInput("fix", "coder")) is None
+    writing = ConservativePolicy(automatic_write_back=True)
+    (summary,) = writing.build_write_request(done)
+    assert summary.kind.value == "summary" and summary.metadata["session_id"] == "s1"
+    assert "goal=" not in summary.content and summary.agent == "coder"
+    assert writing.build_write_request(WriteInput("g", "r", "coder", p.id, pending_loop_active=True)) is None
+    store.add([summary])
+    (again,) = writing.build_write_request(WriteInput("fix  the ledger", "Added idempotency keys", "coder", p.id, "s2"))
+    assert again.id == summary.id  # same content, same id: the store refuses it twice
+    with pytest.raises(MemlibError, match="already exists"):
+        store.add([again])
+
+
+def test_lifecycle_policy_file_is_validated(tmp_path):
+    good = tmp_path / "agent.toml"
+    good.write_text("[recall]\ntop_k = 5\n[write_back]\nautomatic = true\n")
+    policy = load_lifecycle_policy(good)
+    assert policy.recall_limit == 5 and policy.automatic_write_back
+    off = tmp_path / "off.toml"
+    off.write_text('policy = "disabled"\n')
+    assert isinstance(load_lifecycle_policy(off), DisabledPolicy)
+    for text, field in (("[recall]\ntop_k = 0\n", "recall.top_k"), ("[recall]\ntopk = 3\n", "recall.topk"),
+                        ("[write_back]\nautomatic = 'yes please'\n", "write_back.automatic")):
+        bad = tmp_path / "bad.toml"
+        bad.write_text(text)
+        with pytest.raises(InvalidInput, match=field.replace(".", r"\.")):
+            load_lifecycle_policy(bad)
+
+
+def test_project_iteration_and_smart_scopes(project_memory):
+    store, p, _ = project_memory
+    project = query_memory(store, {"project_id": p.id, "scope": "project"}, agent="coder")
+    assert {i.memory.kind.value for i in project.items} == {"decision", "pattern"}
+    assert all(i.memory.project_id == p.id for i in project.items)
+    iteration = query_memory(store, {"project_id": p.id, "scope": "iteration", "iteration_id": "it1"})
+    assert {i.memory.iteration_id for i in iteration.items} == {"it1"} and len(iteration.items) == 3
+    smart = query_memory(store, {"project_id": p.id, "scope": "smart"})
+    knowledge = [i.memory for i in smart.items if i.memory.kind.value in ("insight", "issue", "learning")]
+    assert smart.iterations == ["it3"] and {m.iteration_id for m in knowledge} == {"it3"}
+    assert len(smart.items) == 6
+    two = query_memory(store, {"project_id": p.id, "scope": "smart", "latest_iterations": 2, "types": ["issues"]})
+    assert {i.memory.iteration_id for i in two.items} == {"it2", "it3"}
+    with pytest.raises(InvalidInput, match="iteration_id"):
+        query_memory(store, {"project_id": p.id, "scope": "iteration"})
+    with pytest.raises(InvalidInput, match="types"):
+        query_memory(store, {"project_id": p.id, "types": ["rumours"]})
+
+
+def test_keywords_tags_time_and_limit(project_memory):
+    store, p, _ = project_memory
+    hits = query_memory(store, {"project_id": p.id, "scope": "project", "keywords": ["LEDGER", "idempotency"]})
+    assert hits.items[0].memory.title == "Idempotency keys"  # ranked, case-insensitive
+    assert all(i.memory.project_id == p.id for i in hits.items)  # never another project's
+    tagged = query_memory(store, {"project_id": p.id, "scope": "project", "tags": ["ledger", "api"]})
+    assert [i.memory.title for i in tagged.items] == ["Idempotency keys"]  # every tag present
+    recent = query_memory(store, {"project_id": p.id, "scope": "project", "since": T0 + timedelta(days=2),
+                                  "until": T0 + timedelta(days=3)})
+    assert [i.memory.title for i in recent.items] == ["Idempotency keys"]
+    assert len(query_memory(store, {"project_id": p.id, "scope": "smart", "limit": 2}).items) == 2
+
+
+def test_queries_are_logged_with_agent_and_tool(project_memory):
+    store, p, _ = project_memory
+    result = query_memory(store, {"project_id": p.id, "scope": "project"}, agent="coder")
+    events = store.recalls.spooled()
+    assert {e["memory_id"] for e in events} == {i.memory.id for i in result.items}
+    assert {(e["agent"], e["tool"]) for e in events} == {("coder", "query_memory")}
+
+
+def test_context_string_groups_orders_and_respects_the_budget(project_memory):
+    store, p, _ = project_memory
+    result = query_memory(store, {"project_id": p.id, "scope": "smart"})
+    text = result.to_context_string(budget_tokens=10_000)
+    assert text.index("## Decisions") < text.index("## Patterns") < text.index("## Insights")
+    assert text.index("Idempotency keys (2026-06-03") < text.index("Use Postgres (2026-06-02")  # newest first
+    assert "Context: We need transactions" in text and "Consequences: Ops must run Postgres" in text
+    assert "[tags: ledger]" in text and "INSERT INTO outbox" in text and "[critical]" in text
+    assert text == result.to_context_string(budget_tokens=10_000)  # deterministic
+    words = lambda s: len(s.split())  # noqa: E731
+    small = result.to_context_string(budget_tokens=40, count=words)
+    assert words(small) <= 40 and small.count("\n- ") + small.count("### ") < text.count("\n- ") + text.count("### ")
+    for block in small.split("\n###")[1:]:  # every item it kept is whole
+        assert block.strip() in text
+
+
+def test_knowledge_snapshots_base_knowledge_and_summaries(project_memory):
+    store, p, other = project_memory
+    decision = query_memory(store, {"project_id": p.id, "scope": "project", "types": ["decisions"]}).items[0].memory
+    save_knowledge_snapshot(store, {"project_id": p.id, "iteration_id": "it1",
+                                    "summaries": {"idea": "A ledger", "plan": "Postgres first"},
+                                    "tech_stack": ["python", "postgres"], "key_decisions": [decision.id]})
+    save_knowledge_snapshot(store, {"project_id": p.id, "iteration_id": "it2", "summaries": {"idea": "v2"}})
+    assert load_base_knowledge(store, p.id, "it2").summaries.plan == "Postgres first"
+    assert load_base_knowledge(store, p.id, "it3").iteration_id == "it2"
+    assert load_base_knowledge(store, p.id, "it1") is None
+    assert load_document_summary(store, p.id, "it1", "idea") == "A ledger"
+    with pytest.raises(InvalidInput, match="summaries.prd"):
+        save_knowledge_snapshot(store, {"project_id": p.id, "iteration_id": "it3", "summaries": {"prd": "x" * 1001}})
+    with pytest.raises(InvalidInput, match="key_decisions"):
+        save_knowledge_snapshot(store, {"project_id": other.id, "iteration_id": "it9", "key_decisions": [decision.id]})
+
+
+def test_cleanup_old_knowledge_keeps_latest_detail_and_is_reversible(project_memory):
+    store, p, _ = project_memory
+    save_knowledge_snapshot(store, {"project_id": p.id, "iteration_id": "it1"})
+    before = store.count()
+    out = cleanup_old_knowledge(store, p.id, keep_count=2)
+    assert out["iterations_cleaned"] == ["it1"] and out["removed"] == 3
+    assert store.count() == before - 3
+    left = query_memory(store, {"project_id": p.id, "scope": "smart", "latest_iterations": 5}).iterations
+    assert left == ["it3", "it2"]
+    assert len(query_memory(store, {"project_id": p.id, "scope": "project"}).items) == 3  # decisions stay
+    assert load_base_knowledge(store, p.id, "it2").iteration_id == "it1"  # snapshots stay
+    assert store.audit.events("action = 'knowledge_cleanup'")[0]["run_id"] == out["run_id"]
+    assert retention.undo(store, out["run_id"]) == 3 and store.count() == before
+
+
+def test_finalize_promotes_critical_insights_with_unique_titles(project_memory):
+    store, p, _ = project_memory
+    store.add([Decision(project_id=p.id, title="Ledger retries duplicate rows in iteration 3",
+                        decision="an older one", created_at=T0)])
+    (made,) = curation.finalize_iteration(store, p.id, "it3")
+    assert made.title == "Ledger retries duplicate rows in iteration 3 (iteration it3)"
+    assert made.iteration_id == "it3" and made.promoted_from is not None
+
+
+def test_build_context_labels_parts_and_reports_what_was_cut(project_memory):
+    store, p, _ = project_memory
+    sessions = Sessions(store)
+    s = sessions.start("coder", project_id=p.id, preferences={"persona": "A careful payments engineer",
+                                                              "owner": "Ada, who hates flaky tests"})
+    for i in range(30):
+        sessions.append(s.session_id, "user" if i % 2 == 0 else "assistant", f"message number {i} about the ledger")
+    words = lambda t: len(t.split())  # noqa: E731
+    big = build_context(store, s.session_id, "ledger retries", budget_tokens=100_000, count=words)
+    assert [p.label for p in big.parts] == ["Persona and owner", "Tools", "Recalled memory", "Transcript"]
+    assert all(part.cut == 0 for part in big.parts) and len(big.recalled) == 3
+    assert big.text.index("message number 0") < big.text.index("message number 29")  # time order
+    small = build_context(store, s.session_id, "ledger retries", budget_tokens=400, count=words)
+    report = small.report()
+    assert report["Persona and owner"] == {"kept": 2, "cut": 0}
+    assert report["Transcript"]["cut"] > 0 and small.tokens <= 400
+    assert "message number 29" in small.text and "message number 0 " not in small.text  # latest kept
+    events = [e for e in store.recalls.spooled() if e["tool"] == "build_context"]
+    assert {e["agent"] for e in events} == {"coder"} and len(events) == 6
+    sessions.save_loop(s.session_id, "g", 1, {})
+    assert build_context(store, s.session_id, "ledger", count=words).recalled == []  # loop pending: no recall
+
+
+def test_tools_as_plain_functions(project_memory, tmp_path):
+    store, p, _ = project_memory
+    (tmp_path / "ws" / "src").mkdir(parents=True)
+    (tmp_path / "ws" / "src" / "app.py").write_text("print('hi')\n")
+    (tmp_path / "secret.txt").write_text("no")
+    box = tools.Toolbox(store, agent="coder", workspace=tmp_path / "ws")
+    saved = tools.call(box, "save_learning", {"project_id": p.id, "content": "Use COPY for bulk loads",
+                                              "iteration_id": "it3"})
+    pattern = tools.call(box, "promote_to_pattern", {"learning_id": saved["id"], "tags": ["db"],
+                                                     "usage_examples": ["nightly import"]})
+    assert store.get(pattern["id"]).tags == ["db"] and store.get(pattern["id"]).promoted_from == saved["id"]
+    insight = tools.call(box, "save_insight", {"project_id": p.id, "content": "Cache the FX rates",
+                                               "importance": "important"})
+    decision = tools.call(box, "promote_to_decision", {"insight_id": insight["id"], "title": "FX cache",
+                                                       "consequences": "Rates may be a minute old"})
+    assert store.get(decision["id"]).consequences == "Rates may be a minute old"
+    assert tools.call(box, "list_files_workspace", {})["files"][0]["path"] == "src/app.py"
+    for name, args, message in [
+        ("save_insight", {"project_id": p.id, "content": "x", "importance": "huge"}, "importance"),
+        ("save_issue", {"project_id": "nope", "content": "x"}, "no memory"),
+        ("promote_to_decision", {"insight_id": insight["id"]}, "already promoted"),
+        ("list_files_workspace", {"path": "../"}, "outside the workspace"),
+        ("query_memory", {"project_id": p.id, "limit": 0}, "limit"),
+        ("query_memory", {"project_id": p.id, "color": "red"}, "color: is not an argument"),
+        ("no_such_tool", {}, "no tool"),
+    ]:
+        with pytest.raises(MemlibError, match=message) as info:
+            tools.call(box, name, args)
+        assert "\n" not in str(info.value)
+    assert len(tools.describe()) == 10
+
+
+def test_agent_activity_report_matches_the_logs(project_memory):
+    from collections import Counter
+
+    from memlib import analytics
+    from memlib.analytics import report_data
+
+    store, p, _ = project_memory
+    for agent in ("coder", "reviewer"):
+        box = tools.Toolbox(store, agent=agent)
+        tools.call(box, "query_memory", {"project_id": p.id, "scope": "project"})
+        tools.call(box, "save_issue", {"project_id": p.id, "content": f"{agent} found a bug"})
+    tools.call(tools.Toolbox(store, agent="coder"), "query_memory", {"project_id": p.id, "keywords": ["ledger"]})
+    store.recall("ledger", agent="reviewer")
+    con = analytics.connect(store, analytics.Params(as_of=datetime.now(timezone.utc) + timedelta(minutes=1)))
+    rows = {(r[0], r[1], r[2]): (r[3], r[4]) for r in con.execute(
+        "select agent, activity, tool, n_calls, n_memories from mart_agent_activity").fetchall()}
+    # independently: the spool's events and the audit log, counted in Python
+    events = store.recalls.spooled()
+    calls = Counter((e["agent"], e["tool"] or "recall") for e in {e["query_id"]: e for e in events}.values())
+    memories = Counter((e["agent"], e["tool"] or "recall") for e in events)
+    for (agent, tool), n in calls.items():
+        assert rows[(agent, "recall", tool)] == (n, memories[(agent, tool)])
+    assert rows[("coder", "recall", "query_memory")][0] == 2 and rows[("reviewer", "recall", "recall")][0] == 1
+    held = set(store.dataset().to_table(columns=["id"]).column("id").to_pylist())
+    writes = Counter(e["actor"] for e in store.audit.events("action = 'write'") if e["subject_id"] in held)
+    for actor, n in writes.items():
+        assert rows[(actor, "change", "write")][1] == n
+    report = report_data.usage(con)
+    table = report.tables["Agent activity by agent and tool (recalls, and changes to memories)"]
+    assert table.height == len(rows) and "Agent activity" in report.charts
+
+
+def test_the_readme_agent_loop_runs(tmp_path, monkeypatch, model):
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    start = text.index("```python\nfrom memlib import MemoryStore\nfrom memlib.agents import")
+    code = text[start + len("```python\n"):text.index("```", start + 10)]
+    monkeypatch.chdir(tmp_path)
+    store = MemoryStore.open("data/store", embedder=model)
+    project = Project(name="shop")
+    store.add([project])
+    answers = []
+    namespace = {"PROJECT_ID": project.id, "goals": ["cache prices", "cache prices"],
+                 "my_llm": lambda context, goal: answers.append(context) or f"Done: {goal} in Redis"}
+    exec(compile(code, "README.md", "exec"), namespace)
+    assert len(answers) == 2 and "## Persona and owner" in answers[0]
+    assert "## Transcript" in answers[1] and "Done: cache prices" in answers[1]
+    store.refresh()
+    summaries = store.dataset().to_table(filter="kind = 'summary'").to_pylist()
+    assert len(summaries) == 1  # the same outcome twice is written back once
+    assert Sessions(store).get(namespace["session"].session_id).status == "ended"

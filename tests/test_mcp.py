@@ -1,0 +1,125 @@
+"""`memlib mcp` driven as an agent host drives it: the official SDK's stdio client starts the
+server as a subprocess, initializes, lists the tools and calls every one, bad input too."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import anyio
+import pytest
+
+from memlib import MemoryStore, Project
+from memlib.embeddings import HashEmbedder
+
+
+async def _session_run(store_uri: str, workspace: str, script):
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=sys.executable, args=[
+        "-m", "memlib.cli", "--store", store_uri, "mcp", "--agent", "host-agent", "--workspace", workspace])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            return await script(session)
+
+
+def drive(store_uri: str, workspace: str, script):
+    return anyio.run(_session_run, store_uri, workspace, script)
+
+
+def answer(result) -> dict:
+    assert not result.is_error, result.content[0].text
+    return json.loads(result.content[0].text)
+
+
+def refusal(result) -> str:
+    assert result.is_error
+    text = result.content[0].text
+    assert "\n" not in text and "Traceback" not in text
+    return text
+
+
+@pytest.fixture
+def served(tmp_path):
+    store = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder())
+    project = Project(name="payments")
+    store.add([project])
+    workspace = tmp_path / "workspace"
+    (workspace / "docs").mkdir(parents=True)
+    (workspace / "docs" / "prd.md").write_text("# PRD\n")
+    (tmp_path / "outside.txt").write_text("secret")
+    return store, project, str(workspace)
+
+
+def test_every_tool_over_mcp(served):
+    store, project, workspace = served
+    pid = project.id
+
+    async def script(session):
+        out = {}
+        listed = await session.list_tools()
+        out["tools"] = {t.name: t.input_schema for t in listed.tools}
+        insight = answer(await session.call_tool("save_insight", {
+            "project_id": pid, "content": "Ledger retries must be idempotent", "importance": "critical",
+            "iteration_id": "it1"}))
+        answer(await session.call_tool("save_issue", {"project_id": pid, "content": "Settlement test is flaky",
+                                                      "iteration_id": "it1"}))
+        learning = answer(await session.call_tool("save_learning", {
+            "project_id": pid, "content": "COPY beats INSERT for bulk loads", "iteration_id": "it1"}))
+        out["decision"] = answer(await session.call_tool("promote_to_decision", {
+            "insight_id": insight["id"], "consequences": "Every write carries a key"}))
+        out["pattern"] = answer(await session.call_tool("promote_to_pattern", {
+            "learning_id": learning["id"], "name": "Bulk COPY", "tags": ["db"]}))
+        out["snapshot"] = answer(await session.call_tool("save_knowledge_snapshot", {
+            "project_id": pid, "iteration_id": "it1", "summaries": {"idea": "A ledger", "prd": "Pay out daily"},
+            "key_decisions": [out["decision"]["id"]], "tech_stack": ["python"]}))
+        out["summary"] = answer(await session.call_tool("load_document_summary", {
+            "project_id": pid, "iteration_id": "it1", "document": "prd"}))
+        out["base"] = answer(await session.call_tool("load_base_knowledge", {"project_id": pid, "iteration_id": "it2"}))
+        out["query"] = answer(await session.call_tool("query_memory", {
+            "project_id": pid, "scope": "smart", "keywords": ["ledger", "idempotent"], "budget_tokens": 500}))
+        out["files"] = answer(await session.call_tool("list_files_workspace", {}))
+        out["refusals"] = [refusal(await session.call_tool(name, args)) for name, args in [
+            ("save_insight", {"project_id": pid, "content": ""}),
+            ("save_insight", {"project_id": pid, "content": "x", "mood": "happy"}),
+            ("save_issue", {"project_id": "no-such-project", "content": "x"}),
+            ("promote_to_decision", {"insight_id": insight["id"]}),
+            ("query_memory", {"project_id": pid, "scope": "iteration"}),
+            ("load_document_summary", {"project_id": pid, "iteration_id": "it1", "document": "novel"}),
+            ("list_files_workspace", {"path": ".."}),
+            ("save_knowledge_snapshot", {"project_id": pid, "iteration_id": "it2", "summaries": {"plan": "x" * 2000}}),
+        ]]
+        # the server is still serving after every refusal
+        out["after"] = answer(await session.call_tool("query_memory", {"project_id": pid, "scope": "project"}))
+        return out
+
+    out = drive(store.uri, workspace, script)
+    assert sorted(out["tools"]) == sorted([
+        "query_memory", "save_insight", "save_issue", "save_learning", "promote_to_decision",
+        "promote_to_pattern", "load_document_summary", "load_base_knowledge", "save_knowledge_snapshot",
+        "list_files_workspace"])
+    schema = out["tools"]["save_insight"]
+    assert schema["required"] == ["project_id", "content"] and schema["additionalProperties"] is False
+    assert schema["properties"]["importance"]["enum"] == ["critical", "important", "normal"]
+    assert out["summary"]["summary"] == "Pay out daily"
+    assert out["base"]["snapshot"]["iteration_id"] == "it1"
+    assert {i["kind"] for i in out["query"]["items"][:2]} == {"insight", "decision"}  # both about it
+    assert all(i["text"].startswith("Ledger retries must be idempotent") for i in out["query"]["items"][:2])
+    assert "## Decisions" in out["query"]["context"] and "## Insights" in out["query"]["context"]
+    assert [f["path"] for f in out["files"]["files"]] == ["docs/prd.md"]
+    messages = out["refusals"]
+    for needle in ["content", "mood: is not an argument", "no memory", "already promoted", "iteration_id",
+                   "document", "outside the workspace", "summaries.plan"]:
+        assert any(needle in m for m in messages), (needle, messages)
+    assert {i["kind"] for i in out["after"]["items"]} == {"decision", "pattern"}
+
+    store.refresh()
+    decision = store.get(out["decision"]["id"])
+    assert decision.consequences == "Every write carries a key" and decision.agent == "host-agent"
+    written = store.audit.events("action = 'write'")
+    assert {e["actor"] for e in written if e["subject_id"] != pid} == {"host-agent"}
+    recalls = store.recalls.spooled()
+    assert {(e["agent"], e["tool"]) for e in recalls} == {("host-agent", "query_memory")}
+    assert store.count() == 1 + 3 + 2
