@@ -341,3 +341,22 @@ def test_the_readme_agent_loop_runs(tmp_path, monkeypatch, model):
     summaries = store.dataset().to_table(filter="kind = 'summary'").to_pylist()
     assert len(summaries) == 1  # the same outcome twice is written back once
     assert Sessions(store).get(namespace["session"].session_id).status == "ended"
+
+
+def test_ending_a_session_offers_its_transcript_to_the_policy(project_memory):
+    store, p, _ = project_memory
+    sessions = Sessions(store)
+    quiet = sessions.start("coder", project_id=p.id)
+    sessions.append(quiet.session_id, "user", "Why do ledger retries duplicate rows?")
+    sessions.append(quiet.session_id, "assistant", "No idempotency key; added one per write.")
+    before = store.count()
+    sessions.end(quiet.session_id, policy=ConservativePolicy())  # write-back off: nothing
+    assert store.count() == before
+    s = sessions.start("coder", project_id=p.id)
+    sessions.append(s.session_id, "user", "Why do ledger retries duplicate rows?")
+    sessions.append(s.session_id, "assistant", "Looking.")
+    sessions.append(s.session_id, "assistant", "No idempotency key; added one per write.")
+    sessions.end(s.session_id, policy=ConservativePolicy(automatic_write_back=True))
+    (summary,) = store.dataset().to_table(filter="kind = 'summary'").to_pylist()
+    assert "Why do ledger retries" in summary["content"] and "added one per write" in summary["content"]
+    assert '"session_id": "%s"' % s.session_id in summary["metadata"]

@@ -121,6 +121,7 @@ def test_partitioned_search_finds_the_exact_neighbours():
         "tags": pa.array([[]] * len(points), pa.list_(pa.string())),
         **{c: pa.array(["p"] * len(points)) for c in ("project_id", "root_task_id", "kind", "source")},
         "previous_id": pa.nulls(len(points), pa.string()),
+        "iteration_id": pa.nulls(len(points), pa.string()),
     })
     flat = VectorCache(1, table, 32, ivf_above=10**9)
     split = VectorCache(1, table, 32, ivf_above=1000)

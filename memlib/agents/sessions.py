@@ -172,10 +172,21 @@ class Sessions:
         self._put(updated)
         return updated
 
-    def end(self, session_id: str) -> Session:
-        """Mark the session ended and clear its transcript and pending loop (what the
-        lifecycle policy writes back is the caller's, before it ends the session)."""
+    def end(self, session_id: str, policy=None) -> Session:
+        """Mark the session ended and clear its transcript and pending loop. With a lifecycle
+        policy, the transcript is first offered to it for write-back: the first user turn as
+        the goal, the last assistant turn as the outcome (the policy decides whether and what
+        to write)."""
         session = self.get(session_id)
+        if policy is not None and session.status == "active":
+            from memlib.agents.lifecycle_policy import WriteInput, write_back
+
+            turns = self.transcript(session_id)
+            asked = next((t.content for t in turns if t.role == "user"), "")
+            answered = next((t.content for t in reversed(turns) if t.role == "assistant"), "")
+            write_back(self.store, policy, WriteInput(
+                asked, answered, session.agent, session.project_id, session_id,
+                pending_loop_active=self.pending_loop(session_id) is not None))
         ended = session.model_copy(update={"status": "ended", "ended_at": self.store.clock.now()})
         self._put(ended)
         cleared = self._clear(SHORT_TERM, session_id) + self._clear(PENDING_LOOPS, session_id)

@@ -231,7 +231,7 @@ def generate_recalls(ids: list[str], created: np.ndarray, seed: int, anchor: dat
     ids = np.array(ids, dtype=object)
     unfolded_from = int((anchor - timedelta(days=UNFOLDED_DAYS)).timestamp() * 1e6)
     ts = pa.timestamp("us", tz="UTC")
-    return pa.table({
+    return _with_tools(pa.table({
         "event_id": [str(uuid.UUID(int=py.getrandbits(128), version=4)) for _ in range(n_events)],
         "query_id": [str(uuid.UUID(int=py.getrandbits(128), version=4)) for _ in range(n_events)],
         "query_text": pa.array(np.array(queries, dtype=object)[rng.integers(0, len(queries), n_events)]),
@@ -244,7 +244,15 @@ def generate_recalls(ids: list[str], created: np.ndarray, seed: int, anchor: dat
         "recalled_at": pa.array(recalled, type=ts),
         "flush_id": pa.array(np.where(recalled < unfolded_from, "sample-old", "sample-recent").astype(object)),
         "flushed_at": pa.array(np.where(recalled < unfolded_from, unfolded_from, end), type=ts),
-    }, schema=RECALL_SCHEMA)
+    }))
+
+
+def _with_tools(events: pa.Table) -> pa.Table:
+    """The tool each recall went through: the sample's agents ask `query_memory` (hybrid);
+    their vector and full-text recalls are direct. Derived, so the draws above are unchanged."""
+    mode = events.column("mode").to_numpy(zero_copy_only=False)
+    tool = pa.array(np.where(mode == "hybrid", "query_memory", None).astype(object), pa.string())
+    return events.append_column("tool", tool).select(RECALL_SCHEMA.names).cast(RECALL_SCHEMA)
 
 
 def approximate_vectors(centroids: dict[str, np.ndarray], topics: list[str], rng: np.random.Generator,
