@@ -355,7 +355,7 @@ def parse_memory(data: dict[str, Any], record: str = "record") -> Memory:
     kind = data.get("kind")
     if isinstance(kind, Kind):
         kind = kind.value
-    if kind not in {k.value for k in Kind}:
+    if not isinstance(kind, str) or kind not in {k.value for k in Kind}:
         raise InvalidMemory(record, "kind", f"{kind!r} is not one of {', '.join(k.value for k in Kind)}")
     try:
         return _ADAPTER.validate_python(data)
