@@ -249,3 +249,18 @@ def test_retryable_conflicts_are_recognised():
     assert retryable(RuntimeError("Retryable commit conflict for version 7: This CreateIndex "
                                   "transaction was preempted by concurrent transaction Append"))
     assert not retryable(ValueError("Schema error: No field named x"))
+
+
+def test_maintain_leaves_a_contended_compaction_for_next_time(project_store, monkeypatch, caplog):
+    store, _, _ = project_store
+
+    def preempted(**kwargs):
+        raise RuntimeError("lance error: Retryable commit conflict for version 17: This Rewrite transaction "
+                           "was preempted by concurrent transaction Update at version 17. Please retry.")
+
+    monkeypatch.setattr(store, "optimize", preempted)
+    out = store.maintain()
+    assert out["compacted"] is False and "next maintain" in caplog.text
+    monkeypatch.setattr(store, "optimize", lambda **kw: (_ for _ in ()).throw(ValueError("disk on fire")))
+    with pytest.raises(ValueError, match="disk on fire"):  # anything else is not swallowed
+        store.maintain()

@@ -8,6 +8,7 @@ is run again never counts an event twice.
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
@@ -16,6 +17,9 @@ from lancedb.index import IvfHnswSq
 
 from memlib import analytics
 from memlib.models import arrow_schema
+from memlib.store.concurrency import committing, retryable
+
+log = logging.getLogger("memlib")
 
 # Lance's vector index serves only cold processes (a one-shot `memlib search`): a warm one
 # answers from the vector cache, exactly up to 250k rows. Below this many rows a cold
@@ -76,6 +80,19 @@ def ensure_vector_index(store, min_rows: int = VECTOR_INDEX_MIN_ROWS) -> bool:
     return True
 
 
+def _unless_contended(what: str, step) -> bool:
+    """Run a maintenance step; one that keeps losing to other writers' commits (after the
+    retries) is left for the next run, with a warning, rather than failing maintain."""
+    try:
+        step()
+        return True
+    except Exception as exc:
+        if not retryable(exc):
+            raise
+        log.warning("did not %s now (other writers kept committing); the next maintain will", what)
+        return False
+
+
 def maintain(store, progress: bool = False) -> dict[str, Any]:
     store.check_writable()
     started = time.perf_counter()
@@ -98,12 +115,14 @@ def maintain(store, progress: bool = False) -> dict[str, Any]:
         done("fold usage")
     created = store.ensure_indexes() if store.table.count_rows() else []
     done("indexes")
-    store.optimize()  # compact first: an index built before would be remapped at once
+    # compact first: an index built before would be remapped at once. Compaction loses to
+    # writers that keep changing the same fragments; then it waits for the next maintain.
+    compacted = _unless_contended("compact the memories", store.optimize)
     done("compact")
     vector = ensure_vector_index(store)
     done("vector index")
-    store.recalls.table.optimize()
+    _unless_contended("compact the recall log", lambda: committing(store.recalls.table.optimize))
     if bar is not None:
         bar.close()
     return {"events_flushed": flushed, "memories_folded": folded, "indexes_created": created,
-            "vector_index_built": vector, "seconds": round(time.perf_counter() - started, 2)}
+            "vector_index_built": vector, "compacted": compacted, "seconds": round(time.perf_counter() - started, 2)}
