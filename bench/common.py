@@ -40,9 +40,14 @@ def median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
 
-def p95_ms(samples: list[float]) -> float:
+def percentile(samples: list[float], q: float) -> float:
+    """The nearest-rank `q` quantile (0-1) of the samples; NaN for none."""
     ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))] * 1000
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else float("nan")
+
+
+def p95_ms(samples: list[float]) -> float:
+    return percentile(samples, 0.95) * 1000
 
 
 def maintained_store(size: int, embedder, prefix: str):

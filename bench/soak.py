@@ -28,6 +28,9 @@ import time
 import traceback
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).parent))
+from common import percentile  # noqa: E402
+
 BATCH = 10
 MAINTAIN_PAUSE = 2.0  # seconds between maintain runs: a busy scheduler, not a tight loop
 
@@ -124,11 +127,6 @@ def _new_store(uri: str, embedder: str):
     return store, project, shared
 
 
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else float("nan")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=60)
@@ -185,7 +183,7 @@ def main() -> None:
         ("errors in any process", f"{len(errors)}"),
         ("searches", f"{len(staleness):,}"),
         ("staleness p50 / p99 / max seen by searchers", f"{statistics.median(staleness) if staleness else float('nan'):.2f} s / "
-                                                         f"{_percentile(staleness, 0.99):.2f} s / {max(staleness, default=0):.2f} s"),
+                                                         f"{percentile(staleness, 0.99):.2f} s / {max(staleness, default=0):.2f} s"),
         ("maintain runs", f"{sum(r.get('maintained', 0) for _, r in results)}"),
         ("add throughput: 4 writers under contention", f"{contended_rate:.1f} rows/s"),
         ("add throughput: one writer alone", f"{alone_rate:.1f} rows/s"),
