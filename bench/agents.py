@@ -4,8 +4,8 @@ agent processes at once.
 1. A warm `memlib mcp` server (a subprocess, driven by the official SDK's stdio client, as an
    agent host does) on the sample corpus with real embeddings (cached in data/bench/):
    `query_memory` round trips (keywords, smart scope), `save_insight` round trips beside the
-   time the model takes to embed the same texts in-process, and `build_context` in-process
-   on a session with 40 turns. Targets: query p50 <= 30 ms, build_context p50 <= 50 ms,
+   time the model takes to embed the same texts in-process (queries, then saves, then the two
+   in turn), and `build_context` in-process on a session with 40 turns. Targets: query p50 <= 30 ms, build_context p50 <= 50 ms,
    save_insight p50 <= 20 ms plus its embedding.
 2. Concurrency: 4 agent processes each with its own MCP server saving insights, and 2
    querying, for `--seconds`: every saved id is in the store afterwards, no call failed.
@@ -51,20 +51,41 @@ def _ok(result) -> dict:
     return json.loads(result.content[0].text)
 
 
-def latency(uri: str, project_id: str, texts: list[str], calls: int) -> dict[str, list[float]]:
+def latency(uri: str, project_id: str, texts: list[str], warm: list[str], calls: int) -> dict[str, list[float]]:
+    """Three phases on one warm server: `calls` queries, `calls` saves, then `calls` of each
+    in turn (every query then meets a table version the save before it made). Every query
+    text is asked once; the warm-up asks other texts."""
     async def body(session):
-        times: dict[str, list[float]] = {"query_memory": [], "save_insight": []}
-        for text in texts[:20]:  # warm: the server's vector cache, Lance's caches
-            _ok(await session.call_tool("query_memory", {"project_id": project_id, "keywords": text.split()[:6]}))
-        for i in range(calls):
+        times: dict[str, list[float]] = {"query_memory": [], "save_insight": [],
+                                          "query_memory after a save": [], "save_insight after a query": []}
+
+        async def query(text: str, label: str) -> None:
             started = time.perf_counter()
-            _ok(await session.call_tool("query_memory", {"project_id": project_id,
-                                                         "keywords": texts[i % len(texts)].split()[:6]}))
-            times["query_memory"].append(time.perf_counter() - started)
+            _ok(await session.call_tool("query_memory", {"project_id": project_id, "keywords": text.split()[:6]}))
+            times[label].append(time.perf_counter() - started)
+
+        async def save(i: int, label: str) -> None:
             started = time.perf_counter()
             _ok(await session.call_tool("save_insight", {"project_id": project_id, "iteration_id": "bench",
                                                          "content": f"bench insight {i}: {texts[i % len(texts)]}"}))
-            times["save_insight"].append(time.perf_counter() - started)
+            times[label].append(time.perf_counter() - started)
+
+        for text in warm:  # the server's model, its rows in memory, Lance's caches
+            _ok(await session.call_tool("query_memory", {"project_id": project_id, "keywords": text.split()[:6]}))
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # the server loads the rows in the background
+            started = time.perf_counter()
+            _ok(await session.call_tool("query_memory", {"project_id": project_id, "keywords": warm[0].split()[:6]}))
+            if time.perf_counter() - started < 0.1:
+                break
+            await anyio.sleep(0.5)
+        for i in range(calls):
+            await query(texts[i], "query_memory")
+        for i in range(calls):
+            await save(i, "save_insight")
+        for i in range(calls):
+            await query(texts[calls + i], "query_memory after a save")
+            await save(calls + i, "save_insight after a query")
         return times
 
     return anyio.run(_with_server, uri, "bench", body)
@@ -118,9 +139,10 @@ def main() -> None:
     store, uri = maintained_store(args.size, embedder, "memlib-agents-")
     projects = store.dataset().to_table(columns=["id"], filter="kind = 'project'").column("id").to_pylist()
     project_id = projects[0]
-    texts = query_texts(max(args.calls, 50))
+    texts = query_texts(2 * args.calls + 20)  # distinct: none is asked twice
+    warm, texts = texts[-20:], texts[:-20]
 
-    times = latency(uri, project_id, texts, args.calls)
+    times = latency(uri, project_id, texts, warm, args.calls)
     embed = []
     for i in range(args.calls):
         started = time.perf_counter()
@@ -140,10 +162,11 @@ def main() -> None:
 
     print(f"\n{args.size:,} memories, {args.calls} calls each, warm\n")
     print("| what | median ms | p95 ms | target |\n|---|---|---|---|")
-    print(f"| query_memory over MCP (round trip) | {median_ms(times['query_memory']):.1f} | "
-          f"{p95_ms(times['query_memory']):.1f} | <= 30 |")
-    print(f"| save_insight over MCP (round trip) | {median_ms(times['save_insight']):.1f} | "
-          f"{p95_ms(times['save_insight']):.1f} | <= 20 + embedding |")
+    for label, target in [("query_memory", "<= 30"), ("query_memory after a save", "")]:
+        print(f"| {label} over MCP (round trip) | {median_ms(times[label]):.1f} | {p95_ms(times[label]):.1f} | {target} |")
+    for label in ("save_insight", "save_insight after a query"):
+        print(f"| {label} over MCP (round trip) | {median_ms(times[label]):.1f} | {p95_ms(times[label]):.1f} | "
+              f"<= 20 + embedding |")
     print(f"| embedding one insight in-process | {median_ms(embed):.1f} | {p95_ms(embed):.1f} | |")
     print(f"| save_insight minus its embedding (medians) | "
           f"{median_ms(times['save_insight']) - median_ms(embed):.1f} | | <= 20 |")

@@ -7,8 +7,12 @@ of the embedder that wrote it and refuses another one.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import logging
+import os
 import re
+from pathlib import Path
 from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
@@ -17,6 +21,12 @@ from memlib.errors import StoreError
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 HASH_MODEL = "memlib/hash"
+# A query or a single saved memory is a batch of one: PyTorch spends about 19 ms on it here,
+# ONNX Runtime 7 ms (bench/agents.py), with the same vectors to 1e-6. Batches up to this
+# size go through ONNX Runtime when it is installed ($MEMLIB_ONNX=0 turns it off); larger
+# ones through PyTorch, faster at throughput.
+SMALL_BATCH = 8
+log = logging.getLogger("memlib")
 
 
 @runtime_checkable
@@ -39,6 +49,9 @@ class SentenceTransformerEmbedder:
         self.batch_size = batch_size
         self._dims = dims
         self._model = None
+        self._session = None  # ONNX Runtime, for small batches; False: not available
+        # a context string counts the same memories' tokens query after query
+        self.count_tokens = functools.lru_cache(maxsize=2**16)(self._count_tokens)
 
     def _load(self):
         if self._model is None:
@@ -67,15 +80,100 @@ class SentenceTransformerEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
+        if len(texts) <= SMALL_BATCH and (session := self._small()) is not None:
+            return _run_onnx(session, self._load(), list(texts))
         vectors = self._load().encode(
             list(texts), batch_size=self.batch_size, normalize_embeddings=True,
             convert_to_numpy=True, show_progress_bar=False)
         return vectors.astype(np.float32, copy=False)
 
 
-    def count_tokens(self, text: str) -> int:
+    def _small(self):
+        """The ONNX Runtime session for small batches, made on first use (None: use PyTorch)."""
+        if self._session is None:
+            self._session = False
+            if os.environ.get("MEMLIB_ONNX", "1") != "0":
+                try:
+                    self._session = _onnx_session(self._load(), self.model_path) or False
+                except Exception as exc:  # any failure leaves the PyTorch path, which always works
+                    log.warning("embedding small batches with PyTorch (ONNX Runtime failed: %s)",
+                                str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        return self._session or None
+
+    def _count_tokens(self, text: str) -> int:
         """Tokens of `text` by this model's own tokenizer (special tokens excluded)."""
         return len(self._load().tokenizer.encode(text, add_special_tokens=False, verbose=False))
+
+
+def _onnx_session(model, model_path: str):
+    """An ONNX Runtime session running the model's transformer, exported from the loaded
+    PyTorch model once per machine into the user's cache (nothing is downloaded). None when
+    ONNX Runtime is not installed or the model is not transformer, mean pooling, normalize."""
+    try:
+        import onnxruntime
+    except ImportError:
+        return None
+    modules = list(model)
+    pooling = modules[1] if len(modules) == 3 else None
+    if pooling is None or "mean" not in str(getattr(pooling, "pooling_mode", "")) + \
+            ("mean" if getattr(pooling, "pooling_mode_mean_tokens", False) else ""):
+        return None
+    import torch
+    import transformers
+
+    key = hashlib.sha256(f"{Path(model_path).resolve()}|{torch.__version__}|{transformers.__version__}"
+                         .encode()).hexdigest()[:16]
+    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "memlib" / "onnx"
+    path = base / f"{key}.onnx"
+    if not path.exists():
+        base.mkdir(parents=True, exist_ok=True)
+        _export(modules[0].auto_model, model.tokenizer, base, path)
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1  # a batch of one gains nothing from a second thread here
+    options.log_severity_level = 3
+    return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def _export(bert, tokenizer, base: Path, path: Path) -> None:
+    import tempfile
+    import warnings
+
+    import torch
+
+    class Hidden(torch.nn.Module):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            return self.inner(input_ids=input_ids, attention_mask=attention_mask,
+                              token_type_ids=token_type_ids).last_hidden_state
+
+    sample = tokenizer(["an example sentence"], return_tensors="pt")
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    fd, tmp = tempfile.mkstemp(dir=base, suffix=".onnx.tmp")
+    os.close(fd)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(Hidden(bert.eval()), tuple(sample[n] for n in names), tmp, input_names=names,
+                              output_names=["hidden"], opset_version=17, dynamo=False,
+                              dynamic_axes={n: {0: "batch", 1: "tokens"} for n in [*names, "hidden"]})
+        os.replace(tmp, path)  # another process exporting at once writes the same file
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def _run_onnx(session, model, texts: list[str]) -> np.ndarray:
+    """Mean pooling over the tokens, then unit length: what the PyTorch pipeline computes."""
+    encoded = model.tokenizer(texts, padding=True, truncation=True, max_length=model.max_seq_length,
+                              return_tensors="np")
+    inputs = {n: encoded[n].astype(np.int64) for n in ("input_ids", "attention_mask", "token_type_ids")}
+    hidden = session.run(None, inputs)[0]
+    mask = inputs["attention_mask"][..., None].astype(np.float32)
+    vectors = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return (vectors / np.where(norms == 0, 1.0, norms)).astype(np.float32)
 
 
 def count_tokens(embedder, text: str) -> int:

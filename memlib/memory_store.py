@@ -40,6 +40,9 @@ class MemoryStore(Store):
         """`vector`: the query's embedding if the caller already has it (skips embedding)."""
         return search(self, text, k=k, mode=mode, scope=scope or Scope(), vector=vector)
 
+    def cached(self):
+        return self.vectors.current(self)
+
     def warm(self) -> dict[str, Any]:
         """Load the vectors into memory now, for a process about to search many times."""
         cache = self.vectors.build(self)

@@ -47,7 +47,8 @@ class Predicate:
     """One condition of a scope: `column` `op` `value`. The one description of a scope that
     both Lance's `where` (Scope.where) and the vector cache's masks (search/vector_cache.py)
     are derived from. Ops: eq, in (value a tuple), has_any (a list column holding any of the
-    values), has_all (every one of them), ge, lt, unexpired_at (expires_at null or after the value)."""
+    values), has_all (every one of them), ge, lt, unexpired_at (expires_at null or after the value),
+    any (value a tuple of predicate tuples: at least one tuple holds in full; no column)."""
 
     column: str
     op: str
@@ -69,6 +70,9 @@ def _sql(p: Predicate) -> str:
         return f"{p.column} < {sql_literal(p.value)}"
     if p.op == "unexpired_at":
         return f"({p.column} IS NULL OR {p.column} > {sql_literal(p.value)})"
+    if p.op == "any":
+        return "(" + " OR ".join("(" + (" AND ".join(_sql(q) for q in option) or "TRUE") + ")"
+                                 for option in p.value) + ")"
     raise ValueError(f"unknown predicate op {p.op!r}")
 
 
@@ -94,7 +98,10 @@ def _strings(value, what: str) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class Scope:
     """Where a search may look. Empty fields do not filter; `tags` match if any of them is
-    present, `all_tags` if every one is; `iteration_ids`: knowledge of these iterations."""
+    present, `all_tags` if every one is; `iteration_ids`: knowledge of these iterations;
+    `any_of`: scopes of which a row must match at least one besides all of this scope's
+    fields (their expiry and `as_of` are this scope's), so one search covers, say, a
+    project's decisions and its latest iteration's insights."""
 
     project_id: str | None = None
     root_task_id: str | None = None
@@ -109,6 +116,7 @@ class Scope:
     min_confidence: int | None = None
     include_expired: bool = False
     as_of: datetime | None = None
+    any_of: tuple["Scope", ...] = field(default_factory=tuple)
 
     def __post_init__(self):
         for name in ("project_id", "root_task_id", "source"):
@@ -130,6 +138,10 @@ class Scope:
             raise InvalidInput(f"min confidence must be between 0 and 100, not {self.min_confidence}")
         for name in ("created_after", "created_before", "as_of"):
             object.__setattr__(self, name, parse_time(getattr(self, name), name.replace("_", " ")))
+        if isinstance(self.any_of, Scope) or not isinstance(self.any_of, (list, tuple)) or \
+                not all(isinstance(s, Scope) for s in self.any_of):
+            raise InvalidInput(f"scope any of must be a list of scopes, not {self.any_of!r}")
+        object.__setattr__(self, "any_of", tuple(self.any_of))
 
     def predicates(self, now: datetime | None = None) -> list[Predicate]:
         """This scope as conditions that must all hold."""
@@ -153,6 +165,9 @@ class Scope:
             out.append(Predicate("created_at", "lt", self.created_before))
         if self.min_confidence is not None:
             out.append(Predicate("confidence", "ge", int(self.min_confidence)))
+        if self.any_of:
+            out.append(Predicate("", "any", tuple(
+                tuple(p for p in option.predicates(now) if p.op != "unexpired_at") for option in self.any_of)))
         if not self.include_expired:
             out.append(Predicate("expires_at", "unexpired_at", self.as_of or now or datetime.now(timezone.utc)))
         return out

@@ -156,6 +156,18 @@ def test_project_iteration_and_smart_scopes(project_memory):
         query_memory(store, {"project_id": p.id, "types": ["rumours"]})
 
 
+def test_latest_iterations_agree_from_memory_and_from_lance(project_memory):
+    store, p, _ = project_memory
+    from memlib.agents.query import latest_iterations
+
+    assert store.cached() is None  # not warmed: read from Lance
+    from_lance = [latest_iterations(store, p.id, n) for n in (1, 2, 5)]
+    store.warm()
+    assert store.cached() is not None
+    assert [latest_iterations(store, p.id, n) for n in (1, 2, 5)] == from_lance
+    assert from_lance[1] == ["it3", "it2"] and latest_iterations(store, "no-such-project", 3) == []
+
+
 def test_keywords_tags_time_and_limit(project_memory):
     store, p, _ = project_memory
     hits = query_memory(store, {"project_id": p.id, "scope": "project", "keywords": ["LEDGER", "idempotency"]})

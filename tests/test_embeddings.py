@@ -36,3 +36,18 @@ def test_a_plugged_in_model_is_recorded_and_reloaded(tmp_path, model):
     assert reopened.model_name == path and reopened.dims == 384
     hits = reopened.search("coffee", k=1, mode="vector")
     assert hits[0].memory.name == "espresso machine maintenance"
+
+
+def test_small_batches_through_onnx_runtime_equal_the_pytorch_vectors(model, monkeypatch):
+    """A query (a batch of one) goes through ONNX Runtime; its vector is PyTorch's."""
+    from memlib import embeddings
+
+    texts = ["ledger", "Ledger retries must be idempotent, always!",
+             "a long note " + "about the payment ledger and its retries " * 60,  # past 256 tokens
+             "日本語のメモ", ""]
+    small = np.concatenate([model.embed([t]) for t in texts])
+    assert model._small() is not None  # the fast path really ran
+    monkeypatch.setattr(embeddings, "SMALL_BATCH", 0)  # everything through PyTorch
+    big = model.embed(texts)
+    assert np.allclose(small, big, atol=2e-5)
+    assert np.allclose(np.linalg.norm(small, axis=1), 1.0, atol=1e-5)

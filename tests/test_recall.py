@@ -77,6 +77,7 @@ CHILD = textwrap.dedent("""
     from memlib.store import recall_log
     from memlib.embeddings import HashEmbedder
     recall_log.AUTO_FLUSH_SEGMENTS = 4      # flush often, while the other process appends
+    recall_log.AUTO_FLUSH_CHECK = 1
     store = MemoryStore.open(sys.argv[1], embedder=HashEmbedder())
     total = 0
     for i in range(int(sys.argv[2])):
@@ -99,3 +100,14 @@ def test_two_processes_recalling_at_once_lose_no_event(tmp_path):
     assert len({e["event_id"] for e in events}) == 240
     assert collections.Counter(e["agent"] for e in events) == {"agent-0": 120, "agent-1": 120}
     assert sum(count for count, _ in _usage(store).values()) == 240
+
+
+def test_a_segment_cut_short_is_read_up_to_its_last_whole_line(store, tree, caplog):
+    """A machine crash before the background sync can leave a segment ending mid-line."""
+    store.recall("ledger", k=2)
+    (segment,) = store.recalls.segments()
+    whole = segment.read_text()
+    segment.write_text(whole + whole.splitlines()[0][:40])  # one more event, cut short
+    assert store.recalls.flush() == len(whole.splitlines())
+    assert "partial line" in caplog.text
+    assert store.recalls.dataset().count_rows() == len(whole.splitlines())

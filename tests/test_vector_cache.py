@@ -13,7 +13,7 @@ from memlib import MemoryStore, Scope
 from memlib.embeddings import HashEmbedder
 from memlib.errors import InvalidInput
 from memlib.sample import generate
-from memlib.search.search import SearchConfig, neighbour_links, vector_candidates
+from memlib.search.search import SearchConfig, fts_candidates, neighbour_links, vector_candidates
 from memlib.search.vector_cache import CacheSlot, VectorCache
 
 from conftest import T0
@@ -59,6 +59,11 @@ def random_scopes(store, count: int, seed: int = 1):
             fields["created_before"] = row["created_at"] + timedelta(days=rng.randint(0, 30))
         if rng.random() < 0.3:
             fields["min_confidence"] = rng.randint(0, 100)
+        if rng.random() < 0.25:  # one of two alternatives, as the agents' smart query asks
+            fields["any_of"] = (Scope(kinds=tuple(rng.sample(["decision", "pattern", "insight"], 2))),
+                                Scope(kinds=("insight", "issue", "learning", "conversation"),
+                                      iteration_ids=(row["iteration_id"] or "no-such-iteration",),
+                                      level=rng.choice([None, 2])))
         if rng.random() < 0.3:
             fields["include_expired"] = True
         else:
@@ -201,3 +206,88 @@ def test_a_given_query_vector_replaces_embedding_the_text(tree, store):
         assert by_vector == by_text and by_text
     other = store.embedder.embed(["Postgres 16 stores the ledger"])[0]
     assert store.search(text, mode="vector", vector=other, k=1)[0].memory.id == tree["decision"].id
+
+
+def test_the_cache_follows_every_kind_of_write_without_reloading(tmp_path):
+    """Appends, updates, deletes, a tidy's compaction and another process's commit: each is
+    read into the cache as a change, and the cache then holds exactly the table's rows."""
+    path = str(tmp_path / "store")
+    store = MemoryStore.open(path, embedder=HashEmbedder(), vector_cache="on")
+    sample = generate(600, seed=4, anchor=T0 + timedelta(days=200))
+    store.add(sample.memories)
+    store.search("ledger", mode="vector")
+    loaded = store.vectors.cache.segments[0]
+    other = MemoryStore.open(path, embedder=HashEmbedder(), vector_cache="off")
+    project = sample.memories[0].id
+    new = lambda text: {"kind": "manual", "content": text, "project_id": project, "created_at": T0}
+
+    def same_as_lance(label):
+        cache = store.vectors.current(store)
+        assert cache is not None and cache.version == store.version, label
+        assert cache.segments[0].matrix is loaded.matrix, f"{label}: reloaded"
+        table = store.dataset().to_table(columns=[c for c in store.table.schema.names if c != "embedding"])
+        rows = {r["id"]: r for r in table.to_pylist()}
+        assert len(cache) == len(rows), label
+        assert {r["id"]: r for r in cache.take(sorted(rows))} == rows, label
+        for scope in random_scopes(store, 12, seed=len(label)):
+            for text in ("ledger retries", "flaky test"):
+                vector = store.embedder.embed([text])[0]
+                got = cache.search(vector, 10, scope)
+                want = vector_candidates(store, vector, 10, scope, SearchConfig())
+                assert [round(s, 5) for _, s in got] == [round(s, 5) for _, s in want], label
+                now = datetime.now(timezone.utc)
+                ids = [i for i, _ in want]
+                assert cache.links(ids, scope, now) == neighbour_links(store, ids, scope, now), label
+                where = scope.where(now)
+                by_address = fts_candidates(store, text, 10, where, scope, now, cache)
+                assert [round(s, 4) for _, s in by_address] == \
+                    [round(s, 4) for _, s in fts_candidates(store, text, 10, where)], label
+
+    store.add([new("a single append")])
+    same_as_lance("append")
+    store.add([new(f"batch {i}") for i in range(20)])
+    same_as_lance("batch")
+    memory_id = sample.memories[5].id
+    store.modify(memory_id, lambda m: {"confidence": 17})
+    assert store.get(memory_id).confidence == 17
+    same_as_lance("update")
+    store.delete(sample.memories[7].id, cascade=True)
+    same_as_lance("delete")
+    for i in range(20):  # enough single writes for a tidy to merge their fragments
+        store.add([new(f"single {i}")])
+    assert len(store.dataset().get_fragments()) < 20
+    same_as_lance("tidy")
+    other.add([new("written by another process")])
+    store.refresh()
+    same_as_lance("another process")
+
+
+def test_full_text_candidates_are_lancedbs_answer(sample_store):
+    """memlib asks the Lance dataset directly (the scope as a filter, or as the row addresses
+    in it when the rows are in memory); LanceDB's query builder gives the same list."""
+    cache = CacheSlot("on").build(sample_store)
+    checked = 0
+    for scope, text in zip(random_scopes(sample_store, 40, seed=3),
+                           ["ledger retries", "payment rollout", "flaky CI test", "vector index"] * 10):
+        where = scope.where(datetime.now(timezone.utc))
+        query = sample_store.table.search(text, query_type="fts", fts_columns="text").select(["id", "_score"]).limit(20)
+        rows = (query.where(where, prefilter=True) if where else query).to_arrow()
+        want = list(zip(rows.column("id").to_pylist(), rows.column("_score").to_pylist()))
+        got = fts_candidates(sample_store, text, 20, where)
+        assert [round(s, 4) for _, s in got] == [round(s, 4) for _, s in want], scope
+        now = datetime.now(timezone.utc)
+        by_address = fts_candidates(sample_store, text, 20, scope.where(now), scope, now, cache)
+        assert [round(s, 4) for _, s in by_address] == [round(s, 4) for _, s in want], scope
+        assert {i for i, _ in got} == {i for i, _ in want} or got[-1][1] == want[-1][1]
+        checked += bool(want)
+    assert checked > 10
+
+
+def test_any_of_takes_only_scopes():
+    with pytest.raises(InvalidInput, match="any of"):
+        Scope(any_of=Scope(kinds=("decision",)))
+    with pytest.raises(InvalidInput, match="any of"):
+        Scope(any_of=["decision"])
+    union = Scope(project_id="p", any_of=[Scope(kinds=("decision",)), Scope(iteration_ids=("it1",))])
+    assert union.where(datetime(2026, 1, 1, tzinfo=timezone.utc)).startswith(
+        "project_id = 'p' AND ((kind IN ('decision')) OR (iteration_id IN ('it1'))) AND (expires_at IS NULL")

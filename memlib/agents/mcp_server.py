@@ -9,6 +9,8 @@ field, and never stops the server.
 
 from __future__ import annotations
 
+import logging
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +60,18 @@ def build_server(box: Toolbox):
 
 
 def serve(store, agent: str = "agent", workspace: str | Path | None = None) -> None:
-    """Serve the tools over stdio until the client closes the stream."""
+    """Serve the tools over stdio until the client closes the stream. A server is long-lived:
+    it loads the model and the store's rows into memory in the background as it starts (calls
+    are answered meanwhile, from Lance), and keeps them current as memories are written."""
     box = Toolbox(store=store, agent=agent, workspace=Path(workspace) if workspace else None)
+    threading.Thread(target=_warm, args=(store,), daemon=True, name="memlib-warm").start()
     build_server(box).run("stdio")
+
+
+def _warm(store) -> None:
+    try:
+        store.embedder.embed(["warm"])
+        if store.vectors.mode != "off" and store.count():  # $MEMLIB_VECTOR_CACHE=off: never
+            store.warm()
+    except Exception as exc:  # a cold server still answers; say why it stays cold
+        logging.getLogger("memlib").warning("the store was not loaded into memory: %s", exc)

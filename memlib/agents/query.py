@@ -147,14 +147,18 @@ def render_memory(m: Memory) -> str:
 
 
 def latest_iterations(store, project_id: str, n: int) -> list[str]:
-    """The project's latest `n` iterations, by their newest knowledge."""
-    rows = store.dataset().to_table(
-        columns=["iteration_id", "created_at"],
-        filter=f"project_id = {sql_literal(project_id)} AND iteration_id IS NOT NULL").to_pylist()
-    newest: dict[str, datetime] = {}
-    for row in rows:
-        if row["iteration_id"] not in newest or row["created_at"] > newest[row["iteration_id"]]:
-            newest[row["iteration_id"]] = row["created_at"]
+    """The project's latest `n` iterations, by their newest knowledge (from the rows held in
+    memory when the store has them)."""
+    cache = store.cached()
+    if cache is not None:
+        newest = cache.newest(Scope(project_id=project_id, include_expired=True), "iteration_id")
+    else:
+        grouped = store.dataset().to_table(
+            columns=["iteration_id", "created_at"],
+            filter=f"project_id = {sql_literal(project_id)} AND iteration_id IS NOT NULL",
+        ).group_by("iteration_id").aggregate([("created_at", "max")])
+        newest = dict(zip(grouped.column("iteration_id").to_pylist(),
+                          grouped.column("created_at_max").to_pylist()))
     return [i for i, _ in sorted(newest.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)[:n]]
 
 
@@ -176,28 +180,23 @@ def query_memory(store, query: MemoryQuery | dict, agent: str | None = None,
     common = {"project_id": query.project_id, "all_tags": tuple(query.tags),
               "created_after": utc(query.since) if query.since else None,
               "created_before": utc(query.until) if query.until else None}
-    scopes = []
+    parts = []  # project knowledge, iteration knowledge: one scope, so one ranking of both
     if project_kinds:
-        scopes.append(Scope(kinds=tuple(k.value for k in project_kinds), **common))
+        parts.append(Scope(kinds=tuple(k.value for k in project_kinds)))
     if iteration_kinds and iterations:
-        scopes.append(Scope(kinds=tuple(k.value for k in iteration_kinds), iteration_ids=tuple(iterations), **common))
+        parts.append(Scope(kinds=tuple(k.value for k in iteration_kinds), iteration_ids=tuple(iterations)))
     text = " ".join(query.keywords)
     items: list[Item] = []
-    for scope in scopes:
+    if parts:
+        scope = Scope(any_of=tuple(parts), **common)
         if text:
-            hits = store.search(text, k=query.limit, scope=scope)
-            items += [Item(h.memory, h.score) for h in hits]
+            items = [Item(h.memory, h.score) for h in store.search(text, k=query.limit, scope=scope)]
         else:
             rows = store.dataset().to_table(
                 columns=[c for c in store.table.schema.names if c != "embedding"],
                 filter=scope.where(store.clock.now())).to_pylist()
             rows.sort(key=lambda r: (r["created_at"], r["id"]), reverse=True)
-            items += [Item(from_row(r, trusted=True)) for r in rows[:query.limit]]
-    if text:
-        items.sort(key=lambda i: (-(i.score or 0.0), i.memory.id))
-    else:
-        items.sort(key=lambda i: (i.memory.created_at, i.memory.id), reverse=True)
-    items = items[:query.limit]
+            items = [Item(from_row(r, trusted=True)) for r in rows[:query.limit]]
     store.log_recall(text or f"({query.scope} memory)", [(i.memory.id, rank, i.score) for rank, i in
                                                          enumerate(items, start=1)],
                      "hybrid" if text else "list", agent, tool)

@@ -27,7 +27,7 @@ from memlib.errors import InvalidInput, NotFound, invalid
 from memlib.models import MAX_TEXT, Kind
 from memlib.scope import sql_literal
 from memlib.store.concurrency import committing
-from memlib.store.tables import PENDING_LOOPS, SESSIONS, SHORT_TERM, open_or_create, open_table
+from memlib.store.tables import PENDING_LOOPS, SESSIONS, SHORT_TERM, open_or_create, open_table, tidy
 
 TS = pa.timestamp("us", tz="UTC")
 SCHEMAS = {
@@ -224,6 +224,7 @@ class Sessions:
                                    "at": self.store.clock.now()}, "turn")
             table = self._table(SHORT_TERM, create=True)
             committing(lambda: table.add(pa.Table.from_pylist([turn.model_dump()], schema=SCHEMAS[SHORT_TERM])))
+            tidy(table)  # a turn per commit: keep the transcript's reads fast
         return turn
 
     def transcript(self, session_id: str, last: int | None = None) -> list[Turn]:

@@ -8,6 +8,7 @@ MCP with the models' JSON schemas.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -227,5 +228,10 @@ def call(box: Toolbox, name: str, arguments: dict[str, Any] | BaseModel) -> dict
 
 def describe() -> list[dict[str, Any]]:
     """Each tool's name, description and JSON schema (what an agent host is shown)."""
-    return [{"name": name, "description": " ".join((fn.__doc__ or "").split()),
-             "input_schema": model.model_json_schema()} for name, (model, fn) in TOOLS.items()]
+    return [dict(tool) for tool in _described()]
+
+
+@functools.cache
+def _described() -> tuple[dict[str, Any], ...]:  # the schemas never change: made once (36 ms)
+    return tuple({"name": name, "description": " ".join((fn.__doc__ or "").split()),
+                  "input_schema": model.model_json_schema()} for name, (model, fn) in TOOLS.items())

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
+from lance.dataset import serialize_row_addrs
 
 from memlib.errors import InvalidInput
 from memlib.models import Memory, from_row
@@ -117,13 +118,23 @@ def _exact(store, vector: np.ndarray, n: int, where: str | None, in_scope: int) 
     return [(ids[i], float(scores[i])) for i in top]
 
 
-def fts_candidates(store, text: str, n: int, where: str | None) -> list[tuple[str, float]]:
-    """(id, BM25 score) of the n best full-text matches in scope, best first."""
-    query = store.table.search(text, query_type="fts", fts_columns="text") \
-        .select(["id", "_score"]).limit(n)
-    if where:
-        query = query.where(where, prefilter=True)
-    rows = query.to_arrow()
+def fts_candidates(store, text: str, n: int, where: str | None, scope: Scope | None = None,
+                   now: datetime | None = None, cache=None) -> list[tuple[str, float]]:
+    """(id, BM25 score) of the n best full-text matches in scope, best first. Asked of the
+    Lance dataset itself: the same index and answer as LanceDB's query builder, in half the
+    time (4.6 against 9.7 ms at 100k memories). With the rows in memory (`cache`, at the
+    dataset's version), the scope goes to Lance as the row addresses in it rather than as a
+    filter to evaluate: the same ranking, about three times faster for a narrow scope."""
+    if cache is not None and scope is not None:
+        addresses = cache.addresses(scope, now)
+        if addresses is not None and len(addresses) == 0:
+            return []
+        allow = None if addresses is None else serialize_row_addrs(addresses.tolist())
+        rows = store.dataset().scanner(columns=["id", "_score"], full_text_query=text, limit=n,
+                                       row_addr_allowlist=allow).to_table()
+    else:
+        rows = store.dataset().to_table(columns=["id", "_score"], full_text_query=text, limit=n,
+                                        filter=where, prefilter=bool(where))
     return list(zip(rows.column("id").to_pylist(), rows.column("_score").to_pylist()))
 
 
@@ -181,7 +192,7 @@ def search(store, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | N
     if (len(cache) if cache is not None else store.table.count_rows()) == 0:
         return []
     if mode == "fts":
-        ranked = [(i, s, {"fts": s}) for i, s in fts_candidates(store, text, k, where)]
+        ranked = [(i, s, {"fts": s}) for i, s in fts_candidates(store, text, k, where, scope, now, cache)]
     elif mode == "vector":
         if vector is None:
             vector = store.embedder.embed([text])[0]
@@ -190,7 +201,7 @@ def search(store, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | N
     else:
         n = max(k, config.candidates)
         with ThreadPoolExecutor(max_workers=1) as pool:  # full-text runs while we embed
-            fts = pool.submit(fts_candidates, store, text, n, where)
+            fts = pool.submit(fts_candidates, store, text, n, where, scope, now, cache)
             if vector is None:
                 vector = store.embedder.embed([text])[0]
             lists = {"vector": vector_candidates(store, vector, n, scope, config, now, cache),

@@ -14,6 +14,7 @@ tests/test_vector_cache.py checks that both select the same rows for many random
 
 from __future__ import annotations
 
+import copy
 import os
 import threading
 import time
@@ -34,6 +35,9 @@ CODED = ("project_id", "root_task_id", "kind", "source", "previous_id", "iterati
 NEVER = np.iinfo(np.int64).max
 MODES = ("auto", "on", "off")
 DEFAULT_LIMIT_MB = 4096
+ADDR = "_rowaddr"         # Lance's row address: fragment id << 32 | offset in the fragment
+DELTA_ROWS = 20_000       # rows written since the load that are read in, not reloaded
+MAX_SEGMENTS = 8          # then the segments after the first are merged into one
 
 
 def _micros(column: pa.ChunkedArray, null: int) -> np.ndarray:
@@ -76,6 +80,10 @@ class VectorCache:
     def __init__(self, version: int, table: pa.Table, dims: int, ivf_above: int = IVF_ABOVE,
                  seed: int = 0):
         self.version = version
+        # where each row lives in Lance (fragment << 32 | offset), when read with it
+        addr = table.column(ADDR).to_numpy().astype(np.int64) if ADDR in table.schema.names else None
+        table = table.drop_columns([ADDR]) if addr is not None else table
+        self.alive: np.ndarray | None = None  # rows deleted since the load are False
         matrix = table.column("embedding").combine_chunks().flatten().to_numpy()
         matrix = matrix.reshape(-1, dims).astype(np.float32, copy=False)
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
@@ -85,7 +93,9 @@ class VectorCache:
             order, self.centroids, self.offsets = partition(matrix, seed)
             matrix = matrix[order]
             table = table.take(pa.array(order))
+            addr = None if addr is None else addr[order]
         self.matrix = matrix
+        self.addr = addr
         # what a hit returns, without the vector; one chunk, or each take walks them all
         self.rows = table.drop_columns(["embedding"]).combine_chunks()
         self.ids = table.column("id").to_numpy(zero_copy_only=False)
@@ -99,41 +109,68 @@ class VectorCache:
         self._tag_index: dict[str, np.ndarray] | None = None
 
     @classmethod
-    def load(cls, dataset, version: int, dims: int, **kwargs) -> "VectorCache":
-        """Every column of the table (rows of older stores get the newer columns as nulls)."""
+    def load(cls, dataset, version: int, dims: int, fragments=None, **kwargs) -> "VectorCache":
+        """Every column of the table, or of some of its `fragments` (rows of older stores get
+        the newer columns as nulls)."""
         from memlib.models import arrow_schema
 
-        table = dataset.to_table()
+        table = dataset.scanner(fragments=fragments, with_row_address=True).to_table()
         for field in arrow_schema(dims):
             if field.name not in table.schema.names:
                 table = table.append_column(field.name, pa.nulls(table.num_rows, field.type))
         return cls(version, table, dims, **kwargs)
 
+    @classmethod
+    def merged(cls, segments: list["VectorCache"], version: int, dims: int) -> "VectorCache":
+        """One flat segment of the live rows of `segments`."""
+        parts = []
+        for segment in segments:
+            keep = np.arange(len(segment)) if segment.alive is None else np.flatnonzero(segment.alive)
+            table = segment.rows.take(pa.array(keep, pa.int64()))
+            flat = pa.array(segment.matrix[keep].reshape(-1), pa.float32())
+            table = table.append_column("embedding", pa.FixedSizeListArray.from_arrays(flat, dims))
+            parts.append(table.append_column(ADDR, pa.array(segment.addr[keep], pa.int64())))
+        return cls(version, pa.concat_tables(parts), dims, ivf_above=NEVER)
+
+    def find(self, memory_id: str) -> int | None:
+        """The position of a live row with this id, or None."""
+        p = self.position.get(memory_id)
+        return None if p is None or (self.alive is not None and not self.alive[p]) else p
+
     def take(self, ids: list[str], columns: list[str] | None = None) -> list[dict]:
         """The rows (every column but the embedding, or `columns`) of these ids, those that
         exist, in that order."""
-        positions = pa.array([self.position[i] for i in ids if i in self.position], pa.int64())
-        rows = self.rows if columns is None else self.rows.select(columns)
-        return rows.take(positions).to_pylist()
+        return Cached(self.version, [self]).take(ids, columns)
 
     def links(self, ids: list[str], scope: Scope, now: datetime | None = None) -> list[tuple[str, str]]:
         """(before, after) pairs of adjacent conversation turns where one of the two is among
         `ids` and the other is in scope (see search.neighbour_links)."""
-        positions = np.array([self.position[i] for i in ids if i in self.position], np.int64)
-        previous = self.coded["previous_id"]
-        before = [(self.position[previous.values[c]], self.ids[p]) for p, c in
-                  zip(positions, previous.codes[positions]) if c >= 0 and previous.values[c] in self.position]
-        after = [(after, memory_id) for memory_id in ids for after in previous.positions(memory_id)]
-        found = np.array([p for p, _ in before] + [p for p, _ in after], np.int64)
-        inside = self.mask(scope, now, found)
-        pairs = set()
-        for i, (p, other) in enumerate(before + after):
-            if inside is None or inside[i]:
-                pairs.add((self.ids[p], other) if i < len(before) else (other, self.ids[p]))
-        return sorted(pairs)
+        return Cached(self.version, [self]).links(ids, scope, now)
+
+    def followers(self, memory_id: str) -> np.ndarray:
+        """Live positions of the turns whose previous turn is `memory_id`."""
+        found = self.coded["previous_id"].positions(memory_id)
+        return found if self.alive is None else found[self.alive[found]]
+
+    def previous(self, position: int) -> str | None:
+        code = self.coded["previous_id"].codes[position]
+        return None if code < 0 else self.coded["previous_id"].values[code]
+
+    def without(self, dead: np.ndarray) -> "VectorCache":
+        """The same rows with those where `dead` is True deleted (a shallow copy: a search
+        running on this one is undisturbed)."""
+        clone = copy.copy(self)
+        alive = np.ones(len(self.ids), bool) if self.alive is None else self.alive.copy()
+        alive[dead] = False
+        clone.alive = alive
+        return clone
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    @property
+    def live(self) -> int:
+        return len(self.ids) if self.alive is None else int(self.alive.sum())
 
     @property
     def nbytes(self) -> int:
@@ -148,11 +185,14 @@ class VectorCache:
         """Which rows are in scope: the scope's predicates (scope.Predicate, the description
         `Scope.where()` is rendered from too) evaluated over every row, or over the given
         `rows` only; None when all of them are."""
+        return self._all(scope.predicates(now), rows)
+
+    def _all(self, predicates, rows: np.ndarray | None) -> np.ndarray | None:
         def at(values: np.ndarray) -> np.ndarray:
             return values if rows is None else values[rows]
 
         parts = []
-        for p in scope.predicates(now):
+        for p in predicates:
             if p.column in self.coded:
                 coded = self.coded[p.column]
                 if p.op == "eq":
@@ -163,6 +203,10 @@ class VectorCache:
                 parts.extend(at(self._any_tag([tag])) for tag in p.value)
             elif p.column == "tags":
                 parts.append(at(self._any_tag(p.value)))
+            elif p.op == "any":
+                options = [self._all(option, rows) for option in p.value]
+                if all(option is not None for option in options):  # else one admits every row
+                    parts.append(np.logical_or.reduce(options))
             elif p.op == "unexpired_at":
                 if self.first_expiry <= _us(p.value):  # nothing expires before then: no mask
                     parts.append(at(self.expires) > _us(p.value))
@@ -186,6 +230,9 @@ class VectorCache:
         elif scope.project_id is not None:
             base = self.coded["project_id"].positions(scope.project_id)
         mask = self.mask(scope, now, base)
+        if self.alive is not None:
+            alive = self.alive if base is None else self.alive[base]
+            mask = alive if mask is None else mask & alive
         if base is None:
             return None if mask is None else np.flatnonzero(mask)
         return base if mask is None else base[mask]
@@ -256,6 +303,144 @@ class VectorCache:
         return [(self.ids[rows[i]], float(scores[i])) for i in keep]
 
 
+class Cached:
+    """The rows of one table version in memory: the first load of the table, then a segment
+    per batch of fragments written since (by this process or another), with the rows deleted
+    since each segment was read masked out. Following the table this way costs a read of
+    what changed, so a process that writes and searches in turn keeps its cache."""
+
+    def __init__(self, version: int, segments: list[VectorCache], fragments: dict | None = None):
+        self.version = version
+        self.segments = segments
+        self.fragments = fragments or {}  # fragment id -> (data files, deletions) when read
+
+    @property
+    def offsets(self):
+        return self.segments[0].offsets if self.segments else None
+
+    def __len__(self) -> int:
+        return sum(s.live for s in self.segments)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(s.nbytes for s in self.segments)
+
+    def locate(self, memory_id: str) -> tuple[VectorCache, int] | None:
+        for segment in self.segments:
+            p = segment.find(memory_id)
+            if p is not None:
+                return segment, p
+        return None
+
+    def take(self, ids: list[str], columns: list[str] | None = None) -> list[dict]:
+        """The rows (every column but the embedding, or `columns`) of these ids, those that
+        exist, in that order."""
+        found: dict[str, dict] = {}
+        for segment in self.segments:
+            positions = [(i, p) for i, p in ((i, segment.find(i)) for i in ids) if p is not None]
+            if positions:
+                rows = segment.rows if columns is None else segment.rows.select(columns)
+                taken = rows.take(pa.array([p for _, p in positions], pa.int64())).to_pylist()
+                found.update(zip((i for i, _ in positions), taken))
+        return [found[i] for i in ids if i in found]
+
+    def search(self, vector: np.ndarray, n: int, scope: Scope, now: datetime | None = None,
+               nprobe: int = NPROBE) -> list[tuple[str, float]]:
+        """(id, cosine similarity) of the n nearest rows in scope, best first (equal scores
+        in id order)."""
+        if len(self.segments) == 1:
+            return self.segments[0].search(vector, n, scope, now, nprobe)
+        found = [hit for segment in self.segments for hit in segment.search(vector, n, scope, now, nprobe)]
+        return sorted(found, key=lambda hit: (-hit[1], hit[0]))[:n]
+
+    def links(self, ids: list[str], scope: Scope, now: datetime | None = None) -> list[tuple[str, str]]:
+        """(before, after) pairs of adjacent conversation turns where one of the two is among
+        `ids` and the other is in scope (see search.neighbour_links)."""
+        candidates: list[tuple[VectorCache, int, tuple[str, str]]] = []  # the other end, the pair
+        for memory_id in ids:
+            here = self.locate(memory_id)
+            previous = here[0].previous(here[1]) if here else None
+            there = self.locate(previous) if previous else None
+            if there:
+                candidates.append((*there, (previous, memory_id)))
+            for segment in self.segments:
+                candidates += [(segment, int(p), (memory_id, segment.ids[p])) for p in segment.followers(memory_id)]
+        pairs = set()
+        for segment in self.segments:
+            mine = [(p, pair) for s, p, pair in candidates if s is segment]
+            if mine:
+                inside = segment.mask(scope, now, np.array([p for p, _ in mine], np.int64))
+                pairs |= {pair for i, (_, pair) in enumerate(mine) if inside is None or inside[i]}
+        return sorted(pairs)
+
+    def addresses(self, scope: Scope, now: datetime | None = None) -> np.ndarray | None:
+        """Lance row addresses of the rows in scope, ascending; None when every row is."""
+        found = []
+        for segment in self.segments:
+            rows = segment.select(scope, now)
+            if rows is not None or len(self.segments) > 1:
+                found.append(segment.addr if rows is None else segment.addr[rows])
+        return None if not found else np.sort(np.concatenate(found))
+
+    def newest(self, scope: Scope, column: str, now: datetime | None = None) -> dict[str, int]:
+        """For each value of `column` among the rows in scope, its newest `created_at` (in
+        microseconds since 1970)."""
+        newest: dict[str, int] = {}
+        for segment in self.segments:
+            rows = segment.select(scope, now)
+            codes = segment.coded[column].codes if rows is None else segment.coded[column].codes[rows]
+            created = segment.numbers["created_at"] if rows is None else segment.numbers["created_at"][rows]
+            held = codes >= 0
+            if not held.any():
+                continue
+            unique, inverse = np.unique(codes[held], return_inverse=True)
+            best = np.full(len(unique), np.iinfo(np.int64).min)
+            np.maximum.at(best, inverse, created[held])
+            for code, micros in zip(unique, best):
+                value = segment.coded[column].values[code]
+                newest[value] = max(newest.get(value, micros), int(micros))
+        return newest
+
+
+def _signature(fragment) -> tuple[tuple, tuple | None]:
+    """What identifies a fragment's rows: (its data files, its deletions)."""
+    meta, deletions = fragment.metadata, fragment.metadata.deletion_file
+    return (tuple(f.path for f in meta.files),
+            None if deletions is None else (deletions.id, deletions.read_version, deletions.num_deleted_rows))
+
+
+def advance(cached: Cached, dataset, version: int, dims: int) -> Cached | None:
+    """`cached` brought to `version` by reading only what changed: fragments that are new
+    (appends, the new rows of updates, compacted rows) become a segment; rows of fragments
+    that were removed or gained deletions are masked out. None when so much changed that a
+    fresh load is the better buy."""
+    fragments = {f.fragment_id: f for f in dataset.get_fragments()}
+    now = {i: _signature(f) for i, f in fragments.items()}
+    then = cached.fragments
+    added = [i for i in now if i not in then or now[i][0] != then[i][0]]
+    gone = [i for i in then if i not in now or now[i][0] != then[i][0]]
+    changed = [i for i in now if i in then and now[i][0] == then[i][0] and now[i][1] != then[i][1]]
+    if sum(fragments[i].metadata.physical_rows for i in added) > max(DELTA_ROWS, len(cached) // 10):
+        return None
+    kept = {i: dataset.scanner(columns=["id"], fragments=[fragments[i]], with_row_address=True).to_table()
+            .column(ADDR).to_numpy().astype(np.int64) for i in changed}
+    segments = []
+    for segment in cached.segments:
+        frag = segment.addr >> 32
+        dead = np.isin(frag, gone)
+        for i, addresses in kept.items():
+            dead |= (frag == i) & ~np.isin(segment.addr, addresses)
+        segment = segment.without(dead) if dead.any() else segment
+        if segment.live:
+            segments.append(segment)
+    if added:
+        segments.append(VectorCache.load(dataset, version, dims, fragments=[fragments[i] for i in added],
+                                         ivf_above=NEVER))
+    if len(segments) > MAX_SEGMENTS:
+        segments = [segments[0], VectorCache.merged(segments[1:], version, dims)]
+    return Cached(version, segments, now)
+
+
 def _us(value: datetime) -> int:
     if value.tzinfo is None:
         value = value.replace(tzinfo=timezone.utc)
@@ -281,21 +466,19 @@ class CacheSlot:
                 raise InvalidInput(f"$MEMLIB_VECTOR_CACHE_MB must be a whole number of megabytes "
                                    f"above 0, not {text!r}")
         self.limit_mb = limit_mb
-        self.cache: VectorCache | None = None
+        self.cache: Cached | None = None
         self.build_seconds: float | None = None
         self._seen = (-1, 0)  # (table version, searches of it so far)
         self._lock = threading.Lock()
         self._building: int | None = None
         self._declined: int | None = None  # a version too large (or empty) to hold
 
-    def get(self, store) -> VectorCache | None:
+    def get(self, store) -> Cached | None:
         """The cache for the store's current version if it is ready, else None."""
         version = store.version
-        cache = self.cache
-        if cache is not None and cache.version == version:
+        cache = self.current(store, version)
+        if cache is not None or self.mode == "off":
             return cache
-        if self.mode == "off":
-            return None
         with self._lock:
             searches = self._seen[1] + 1 if self._seen[0] == version else 1
             self._seen = (version, searches)
@@ -311,14 +494,35 @@ class CacheSlot:
         threading.Thread(target=self.build, args=(store, version), daemon=True).start()
         return None
 
-    def build(self, store, version: int | None = None) -> VectorCache:
+    def current(self, store, version: int | None = None) -> Cached | None:
+        """The cache at the store's current version, brought there from an older one when
+        little changed; None if there is none (nothing is built here)."""
+        version = store.version if version is None else version
+        cache = self.cache
+        if cache is None or cache.version == version:
+            return cache
+        if cache.version > version:  # a handle reading an older version than the cache
+            return None
+        dataset = store.dataset()
+        if dataset.version != version:
+            return None
+        moved = advance(cache, dataset, version, store.dims)
+        if moved is None:
+            return None
+        with self._lock:
+            if self.cache is None or self.cache.version < version:
+                self.cache = moved
+        return moved
+
+    def build(self, store, version: int | None = None) -> Cached:
         version = store.version if version is None else version
         started = time.perf_counter()
         try:
             dataset = store.dataset()
             if dataset.version != version:
                 dataset = dataset.checkout_version(version)
-            cache = VectorCache.load(dataset, version, store.dims)
+            cache = Cached(version, [VectorCache.load(dataset, version, store.dims)],
+                           {f.fragment_id: _signature(f) for f in dataset.get_fragments()})
         finally:  # a failed build may be tried again at a later search
             with self._lock:
                 self._building = None

@@ -29,13 +29,15 @@ from memlib.store import versions
 from memlib.store.audit import AuditLog
 from memlib.store.concurrency import ATTEMPTS, Contended, WriterLock, committing, pause, writable_dir
 from memlib.store.recall_log import RecallLog, spool_dir_for
-from memlib.store.tables import MEMORIES, add_missing_columns, is_local, open_or_create, open_table
+from memlib.store.tables import (MEMORIES, TIDY_FRAGMENTS, add_missing_columns, is_local, open_or_create,
+                                 open_table, tidy)
 
 DEFAULT_URI = os.path.join("data", "store")
 META_MODEL, META_DIMS, META_SCHEMA = "memlib.embedding_model", "memlib.embedding_dims", "memlib.schema_version"
 SCALAR_INDEXES = {
     "id": BTree(), "source": Bitmap(), "created_at": BTree(), "level": Bitmap(), "kind": Bitmap(),
     "project_id": BTree(), "root_task_id": BTree(), "tags": LabelList(), "previous_id": BTree(),
+    "iteration_id": BTree(),  # the agents' iteration and smart queries filter on it
 }
 LOOKUP_CHUNK = 2_000
 # Merge a row only if it still has the revision it was read at (its new one is one more).
@@ -76,6 +78,7 @@ class Store:
         self.read_only = False
         self._version: int | None = None
         self._indexed = False
+        self._tidy_at = TIDY_FRAGMENTS  # small fragments that start a tidy
         self._vector_index: bool | None = None
         self._dataset = None
         self._dims: int | None = None
@@ -326,7 +329,7 @@ class Store:
     def delete(self, ids: Sequence[str], cascade: bool = False, actor: str | None = None) -> int:
         """Delete memories (and, with cascade, what hangs off them) in one commit."""
         self.check_writable()
-        ids = list(dict.fromkeys(ids))
+        ids = list(dict.fromkeys([ids] if isinstance(ids, str) else ids))  # one id, or many
         if not ids:
             return 0
         with self.lock.held():  # no child is added to what is being deleted
@@ -373,7 +376,10 @@ class Store:
     # -- reading ---------------------------------------------------------------------------
 
     def get(self, memory_id: str, with_embedding: bool = False) -> Memory:
-        rows = self.rows(f"id = {sql_literal(memory_id)}", limit=1, with_embedding=with_embedding)
+        if not with_embedding and (cache := self.cached()) is not None:
+            rows = cache.take([memory_id])
+        else:
+            rows = self.rows(f"id = {sql_literal(memory_id)}", limit=1, with_embedding=with_embedding)
         if not rows:
             raise NotFound(f"no memory with id {memory_id!r}")
         return from_row(rows[0])
@@ -395,12 +401,19 @@ class Store:
         self.version  # noqa: B018 (fresh within max_staleness)
         return self._table.search().where(where).select(columns).limit(limit).to_list()
 
+    def cached(self):
+        """The rows of the version this handle reads held in memory (a MemoryStore's vector
+        cache, `take(ids, columns)`), or None."""
+        return None
+
     def lookup(self, ids: Sequence[str], columns: list[str]) -> dict[str, dict]:
         """Rows of the given ids that exist, chunked so filters stay small."""
         found: dict[str, dict] = {}
         if not ids or (len(ids) > LOOKUP_CHUNK and self._table.count_rows() == 0):
             return found  # a bulk load into an empty table: nothing to look up
         cols = list(dict.fromkeys(["id", *columns]))
+        if "embedding" not in cols and (cache := self.cached()) is not None:
+            return {row["id"]: row for row in cache.take(list(ids), cols)}
         for start in range(0, len(ids), LOOKUP_CHUNK):
             chunk = ids[start:start + LOOKUP_CHUNK]
             for row in self.rows(sql_in("id", chunk), limit=len(chunk), columns=cols):
@@ -481,14 +494,25 @@ class Store:
         return created
 
     def index_quietly(self) -> None:
-        """Index after a write: best effort, never failing the write it follows (maintain
-        builds what is left)."""
-        if self._indexed:
-            return
+        """Index and tidy after a write: best effort, never failing the write it follows
+        (maintain builds and compacts what is left)."""
         try:
-            self.ensure_indexes()
+            if not self._indexed:
+                self.ensure_indexes()
+            self.tidy()
         except Exception as exc:
             log.warning("indexes not built now (memlib maintain builds them): %s", str(exc).splitlines()[0])
+
+    def tidy(self) -> bool:
+        """Merge the small fragments single writes leave behind, once there are enough of
+        them (tables.tidy); returns whether it merged. Small fragments a merge leaves (it
+        cannot always merge them all) do not count towards starting the next one."""
+        left = tidy(self._table, self._tidy_at, self.dataset())
+        if left is None:
+            return False
+        self._committed(None)
+        self._tidy_at = left + TIDY_FRAGMENTS
+        return True
 
     def optimize(self, **kwargs) -> None:
         """Compact the memories table (and fold in new rows of its indexes)."""

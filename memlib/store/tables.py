@@ -20,6 +20,36 @@ PENDING_LOOPS = "pending_loops"
 SNAPSHOTS = "knowledge_snapshots"  # iteration knowledge (memlib/agents/knowledge.py)
 
 
+# Every commit adds a fragment; reads pay for each one an index does not cover yet. Once
+# TIDY_FRAGMENTS small ones (fewer rows than TIDY_ROWS) are there, a write merges them into
+# one (about 30 ms for 16; the large fragments are left alone); maintain does the rest.
+TIDY_FRAGMENTS = 16
+TIDY_ROWS = 8_192
+
+
+def small_fragments(dataset) -> int:
+    return sum(f.metadata.physical_rows < TIDY_ROWS for f in dataset.get_fragments())
+
+
+def tidy(table, at: int = TIDY_FRAGMENTS, dataset=None) -> int | None:
+    """Merge a table's small fragments when there are `at` or more of them (counted in
+    `dataset`, the table's current one if given). Returns the small fragments left after a
+    merge, None if there was none to make. A merge that keeps losing to other writers is
+    left for a later write."""
+    from memlib.store.concurrency import Contended, committing
+
+    if small_fragments(dataset or table.to_lance()) < at:
+        return None
+    table.checkout_latest()
+    dataset = table.to_lance()
+    try:
+        committing(lambda: dataset.optimize.compact_files(target_rows_per_fragment=TIDY_ROWS))
+    except Contended:
+        return None
+    table.checkout_latest()
+    return small_fragments(table.to_lance())
+
+
 def is_local(uri: str) -> bool:
     """A store on this machine's file system (a path or file://), not object storage."""
     return "://" not in uri or uri.startswith("file://")
