@@ -22,7 +22,7 @@ from memlib.errors import StoreError
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 HASH_MODEL = "memlib/hash"
 # A query or a single saved memory is a batch of one: PyTorch spends about 19 ms on it here,
-# ONNX Runtime 7 ms (bench/agents.py), with the same vectors to 1e-6. Batches up to this
+# ONNX Runtime 7 ms, with the same vectors (to 2e-5, tests/test_embeddings.py). Batches up to this
 # size go through ONNX Runtime when it is installed ($MEMLIB_ONNX=0 turns it off); larger
 # ones through PyTorch, faster at throughput.
 SMALL_BATCH = 8
@@ -114,9 +114,10 @@ def _onnx_session(model, model_path: str):
     except ImportError:
         return None
     modules = list(model)
-    pooling = modules[1] if len(modules) == 3 else None
-    if pooling is None or "mean" not in str(getattr(pooling, "pooling_mode", "")) + \
-            ("mean" if getattr(pooling, "pooling_mode_mean_tokens", False) else ""):
+    if [type(m).__name__ for m in modules] != ["Transformer", "Pooling", "Normalize"]:
+        return None  # a dense layer, another pooling: only the PyTorch pipeline computes it
+    pooling = modules[1]
+    if not ("mean" in str(getattr(pooling, "pooling_mode", "")) or getattr(pooling, "pooling_mode_mean_tokens", False)):
         return None
     import torch
     import transformers

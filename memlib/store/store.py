@@ -23,7 +23,7 @@ from memlib.clock import Clock
 from memlib.embeddings import Embedder, default_embedder, embedder_for
 from memlib.errors import EmbedderMismatch, InvalidInput, NotFound, StoreError
 from memlib.models import SCHEMA_VERSION, Memory, arrow_schema, from_row, parse_memory
-from memlib.scope import Scope, sql_in, sql_literal
+from memlib.scope import Scope, sql_in
 from memlib.store import batch as batches
 from memlib.store import versions
 from memlib.store.audit import AuditLog
@@ -376,10 +376,8 @@ class Store:
     # -- reading ---------------------------------------------------------------------------
 
     def get(self, memory_id: str, with_embedding: bool = False) -> Memory:
-        if not with_embedding and (cache := self.cached()) is not None:
-            rows = cache.take([memory_id])
-        else:
-            rows = self.rows(f"id = {sql_literal(memory_id)}", limit=1, with_embedding=with_embedding)
+        columns = [n for n in self._table.schema.names if with_embedding or n != "embedding"]
+        rows = list(self.lookup([memory_id], columns).values())  # from memory when it can
         if not rows:
             raise NotFound(f"no memory with id {memory_id!r}")
         return from_row(rows[0])
