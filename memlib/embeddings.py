@@ -12,6 +12,7 @@ import hashlib
 import logging
 import os
 import re
+import threading
 from pathlib import Path
 from typing import Protocol, Sequence, runtime_checkable
 
@@ -50,6 +51,11 @@ class SentenceTransformerEmbedder:
         self._dims = dims
         self._model = None
         self._session = None  # ONNX Runtime, for small batches; False: not available
+        # One thread at a time: a server embeds in the background (warming, a save embedding
+        # early) while it answers calls, and two threads must not both load the model or
+        # export the ONNX file; Hugging Face's fast tokenizers are also documented to fail
+        # ("Already borrowed") when one thread changes truncation while another encodes.
+        self._lock = threading.RLock()
         # a context string counts the same memories' tokens query after query
         self.count_tokens = functools.lru_cache(maxsize=2**16)(self._count_tokens)
 
@@ -71,13 +77,18 @@ class SentenceTransformerEmbedder:
     @property
     def dims(self) -> int:
         if self._dims is None:
-            model = self._load()
+            with self._lock:
+                model = self._load()
             get_dims = getattr(model, "get_embedding_dimension", None) or \
                 model.get_sentence_embedding_dimension
             self._dims = int(get_dims())
         return self._dims
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        with self._lock:
+            return self._embed(texts)
+
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
         if len(texts) <= SMALL_BATCH and (session := self._small()) is not None:
@@ -86,7 +97,6 @@ class SentenceTransformerEmbedder:
             list(texts), batch_size=self.batch_size, normalize_embeddings=True,
             convert_to_numpy=True, show_progress_bar=False)
         return vectors.astype(np.float32, copy=False)
-
 
     def _small(self):
         """The ONNX Runtime session for small batches, made on first use (None: use PyTorch)."""
@@ -102,7 +112,8 @@ class SentenceTransformerEmbedder:
 
     def _count_tokens(self, text: str) -> int:
         """Tokens of `text` by this model's own tokenizer (special tokens excluded)."""
-        return len(self._load().tokenizer.encode(text, add_special_tokens=False, verbose=False))
+        with self._lock:
+            return len(self._load().tokenizer.encode(text, add_special_tokens=False, verbose=False))
 
 
 def _onnx_session(model, model_path: str):

@@ -43,6 +43,9 @@ class MemoryStore(Store):
     def cached(self):
         return self.vectors.current(self)
 
+    def appended(self, rows, version: int) -> None:
+        self.vectors.appended(rows, version)
+
     def warm(self) -> dict[str, Any]:
         """Load the vectors into memory now, for a process about to search many times."""
         cache = self.vectors.build(self)

@@ -288,7 +288,7 @@ def test_tools_as_plain_functions(project_memory, tmp_path):
     assert tools.call(box, "list_files_workspace", {})["files"][0]["path"] == "src/app.py"
     for name, args, message in [
         ("save_insight", {"project_id": p.id, "content": "x", "importance": "huge"}, "importance"),
-        ("save_issue", {"project_id": "nope", "content": "x"}, "no memory"),
+        ("save_issue", {"project_id": "nope", "content": "x"}, "project 'nope' does not exist"),
         ("promote_to_decision", {"insight_id": insight["id"]}, "already promoted"),
         ("list_files_workspace", {"path": "../"}, "outside the workspace"),
         ("query_memory", {"project_id": p.id, "limit": 0}, "limit"),

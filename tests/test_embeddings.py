@@ -51,3 +51,22 @@ def test_small_batches_through_onnx_runtime_equal_the_pytorch_vectors(model, mon
     big = model.embed(texts)
     assert np.allclose(small, big, atol=2e-5)
     assert np.allclose(np.linalg.norm(small, axis=1), 1.0, atol=1e-5)
+
+
+def test_one_model_embeds_and_counts_from_many_threads(model):
+    """A server embeds in the background (warming, a save's early embedding) while it answers
+    calls: threads at once get the vectors and token counts one thread gets."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [f"ledger retry {i} after the payment gateway timed out" for i in range(24)]
+    alone = model.embed(texts)
+    counts = [model._count_tokens(t) for t in texts]
+
+    def work(i: int):
+        return model.embed([texts[i]])[0], model._count_tokens(texts[i]), model.embed(texts[i:i + 12])
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(work, range(len(texts))))
+    for i, (one, count, batch) in enumerate(results):
+        assert np.allclose(one, alone[i], atol=2e-5) and count == counts[i]
+        assert np.allclose(batch, alone[i:i + 12], atol=2e-5)

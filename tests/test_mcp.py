@@ -110,7 +110,7 @@ def test_every_tool_over_mcp(served):
     assert "## Decisions" in out["query"]["context"] and "## Insights" in out["query"]["context"]
     assert [f["path"] for f in out["files"]["files"]] == ["docs/prd.md"]
     messages = out["refusals"]
-    for needle in ["content", "mood: is not an argument", "no memory", "already promoted", "iteration_id",
+    for needle in ["content", "mood: is not an argument", "project 'no-such-project' does not exist", "already promoted", "iteration_id",
                    "document", "outside the workspace", "summaries.plan"]:
         assert any(needle in m for m in messages), (needle, messages)
     assert {i["kind"] for i in out["after"]["items"]} == {"decision", "pattern"}

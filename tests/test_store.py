@@ -133,3 +133,58 @@ def test_trusted_rows_build_the_same_memories_as_validated_ones(tmp_path):
         assert trusted.model_dump(mode="json") == validated.model_dump(mode="json")
         kinds.add(trusted.kind)
     assert len(kinds) == 11
+
+
+class _Counting(HashEmbedder):
+    def __init__(self):
+        super().__init__()
+        self.calls: list[list[str]] = []
+
+    def embed(self, texts):
+        self.calls.append(list(texts))
+        return super().embed(texts)
+
+
+def test_a_small_write_embeds_once_while_it_is_checked(tmp_path, tree):
+    """A small batch embeds its texts on a second thread while the store checks it; what is
+    stored is the text's vector, embedded once; a turn whose context the store fills is
+    embedded after (its text is only then known); a refused batch writes nothing."""
+    from memlib import Conversation, Insight, InvalidMemory
+
+    embedder = _Counting()
+    store = MemoryStore.open(str(tmp_path / "s"), embedder=embedder)
+    project = Project(name="payments")
+    store.add([project])
+    insight = Insight(project_id=project.id, content="Ledger retries must be idempotent")
+    embedder.calls.clear()
+    store.add([insight])
+    assert embedder.calls == [[insight.text]]
+    stored = store.lookup([insight.id], ["embedding"])[insight.id]["embedding"]
+    assert np.allclose(stored, HashEmbedder().embed([insight.text])[0])
+
+    first = Conversation(project_id=project.id, iteration_id="s1", speaker="ann", content="ann: hello")
+    second = Conversation(project_id=project.id, iteration_id="s1", speaker="bob", content="bob: the ledger")
+    store.add([first])
+    embedder.calls.clear()
+    store.add([second])
+    got = store.get(second.id)
+    assert got.context == "ann: hello" and embedder.calls == [[got.text]]
+
+    version = store.version
+    with pytest.raises(InvalidMemory, match="does not exist"):
+        store.add([Insight(project_id="no-such-project", content="orphan")])
+    assert store.version == version
+
+
+def test_single_writes_keep_the_audit_log_tidy(store):
+    """Each write appends its audit events as a fragment; writes merge them as they merge
+    their own, so the log never holds more than a tidy's worth of small fragments."""
+    from memlib.store.tables import TIDY_EVERY, TIDY_FRAGMENTS, small_fragments
+
+    project = Project(name="p")
+    store.add([project])
+    ids = [store.add([Project(name=f"q{i}")])[0] for i in range(3 * TIDY_FRAGMENTS)]
+    fragments = small_fragments(store.audit.dataset())
+    assert fragments < TIDY_FRAGMENTS + TIDY_EVERY, fragments
+    written = {e["subject_id"] for e in store.audit.events("action = 'write'")}
+    assert written >= {project.id, *ids}

@@ -208,9 +208,10 @@ def test_a_given_query_vector_replaces_embedding_the_text(tree, store):
     assert store.search(text, mode="vector", vector=other, k=1)[0].memory.id == tree["decision"].id
 
 
-def test_the_cache_follows_every_kind_of_write_without_reloading(tmp_path):
+def test_the_cache_follows_every_kind_of_write_without_reloading(tmp_path, monkeypatch):
     """Appends, updates, deletes, a tidy's compaction and another process's commit: each is
-    read into the cache as a change, and the cache then holds exactly the table's rows."""
+    read into the cache as a change, and the cache then holds exactly the table's rows. This
+    handle's own appends join it as written, without reading them back."""
     path = str(tmp_path / "store")
     store = MemoryStore.open(path, embedder=HashEmbedder(), vector_cache="on")
     sample = generate(600, seed=4, anchor=T0 + timedelta(days=200))
@@ -243,10 +244,18 @@ def test_the_cache_follows_every_kind_of_write_without_reloading(tmp_path):
                 assert [round(s, 4) for _, s in by_address] == \
                     [round(s, 4) for _, s in fts_candidates(store, text, 10, where)], label
 
+    reads = []
+    load = VectorCache.load.__func__
+    monkeypatch.setattr(VectorCache, "load", classmethod(lambda cls, *a, **k: reads.append(1) or load(cls, *a, **k)))
     store.add([new("a single append")])
     same_as_lance("append")
     store.add([new(f"batch {i}") for i in range(20)])
     same_as_lance("batch")
+    assert reads == []  # both appends were taken as written
+    other.add([new("between two of this handle's reads")])
+    store.add([new("an append after another process's")])
+    same_as_lance("an append the cache is two versions behind")
+    assert reads == [1]  # read back: the cache cannot tell which new fragment is whose
     memory_id = sample.memories[5].id
     store.modify(memory_id, lambda m: {"confidence": 17})
     assert store.get(memory_id).confidence == 17

@@ -20,7 +20,7 @@ from memlib.agents import knowledge
 from memlib.agents.query import MemoryQuery, query_memory as run_query
 from memlib.errors import InvalidInput, NotFound, invalid
 from memlib.lifecycle import curation
-from memlib.models import MAX_TEXT, Importance, Insight, Issue, Kind, Learning
+from memlib.models import MAX_TEXT, Importance, Insight, Issue, Learning
 
 MAX_FILES = 500
 
@@ -113,13 +113,11 @@ def query_memory(box: Toolbox, args: QueryMemoryInput) -> dict:
 
 
 def _save(box: Toolbox, model, args: _Save, **extra) -> dict:
-    project = box.store.get(args.project_id)
-    if project.kind is not Kind.PROJECT:
-        raise InvalidInput(f"{args.project_id} is not a project")
+    # the store checks that project_id names a project, while it embeds (store/batch.py)
     memory = model(project_id=args.project_id, content=args.content, title=args.title,
                    iteration_id=args.iteration_id, root_task_id=args.root_task_id, tags=args.tags,
                    agent=box.agent, source="agent", **extra)
-    (memory_id,) = box.store.add([memory], actor=box.agent)
+    (memory_id,) = box.store.add([memory], actor=box.agent, labels=[f"the new {memory.kind.value}"])
     return {"id": memory_id, "kind": memory.kind.value}
 
 

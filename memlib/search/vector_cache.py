@@ -405,15 +405,28 @@ class Cached:
 def _signature(fragment) -> tuple[tuple, tuple | None]:
     """What identifies a fragment's rows: (its data files, its deletions)."""
     meta, deletions = fragment.metadata, fragment.metadata.deletion_file
-    return (tuple(f.path for f in meta.files),
+    return (tuple(_path(f) for f in meta.files),
             None if deletions is None else (deletions.id, deletions.read_version, deletions.num_deleted_rows))
 
 
-def advance(cached: Cached, dataset, version: int, dims: int) -> Cached | None:
+def _path(data_file) -> str:
+    """A data file's path. Lance's `DataFile.path` property defines a class on every call
+    (a str that is also callable, for its old API): 0.3 ms, a third of an advance over ten
+    fragments; its private `_path` is the same string."""
+    path = getattr(data_file, "_path", None)
+    return path if isinstance(path, str) else data_file.path
+
+
+def advance(cached: Cached, dataset, version: int, dims: int,
+            appended: pa.Table | None = None) -> Cached | None:
     """`cached` brought to `version` by reading only what changed: fragments that are new
     (appends, the new rows of updates, compacted rows) become a segment; rows of fragments
     that were removed or gained deletions are masked out. None when so much changed that a
-    fresh load is the better buy."""
+    fresh load is the better buy.
+
+    `appended`: the rows this process appended to make `version`, if it did. When the
+    cache is at the version before it, the one new fragment holds exactly those rows in
+    that order (Lance writes an append as it is given), so they are not read back."""
     fragments = {f.fragment_id: f for f in dataset.get_fragments()}
     now = {i: _signature(f) for i, f in fragments.items()}
     then = cached.fragments
@@ -433,7 +446,13 @@ def advance(cached: Cached, dataset, version: int, dims: int) -> Cached | None:
         segment = segment.without(dead) if dead.any() else segment
         if segment.live:
             segments.append(segment)
-    if added:
+    if (appended is not None and cached.version == version - 1 and len(added) == 1 and not gone
+            and not changed and fragments[added[0]].metadata.physical_rows == appended.num_rows
+            and set(appended.column_names) == set(dataset.schema.names)):
+        address = pa.array((added[0] << 32) + np.arange(appended.num_rows, dtype=np.int64))
+        table = appended.select(dataset.schema.names).append_column(ADDR, address)
+        segments.append(VectorCache(version, table, dims, ivf_above=NEVER))
+    elif added:
         segments.append(VectorCache.load(dataset, version, dims, fragments=[fragments[i] for i in added],
                                          ivf_above=NEVER))
     if len(segments) > MAX_SEGMENTS:
@@ -472,6 +491,7 @@ class CacheSlot:
         self._lock = threading.Lock()
         self._building: int | None = None
         self._declined: int | None = None  # a version too large (or empty) to hold
+        self._appended: tuple[int, pa.Table] | None = None  # (version, rows) this process appended
 
     def get(self, store) -> Cached | None:
         """The cache for the store's current version if it is ready, else None."""
@@ -506,13 +526,20 @@ class CacheSlot:
         dataset = store.dataset()
         if dataset.version != version:
             return None
-        moved = advance(cache, dataset, version, store.dims)
+        appended = self._appended
+        moved = advance(cache, dataset, version, store.dims,
+                        appended[1] if appended is not None and appended[0] == version else None)
         if moved is None:
             return None
         with self._lock:
             if self.cache is None or self.cache.version < version:
                 self.cache = moved
         return moved
+
+    def appended(self, rows: pa.Table, version: int) -> None:
+        """Rows this process appended, making `version` (the next advance takes them from
+        here); only the latest append is kept, and only while there is a cache it can join."""
+        self._appended = (version, rows) if self.cache is not None and rows.num_rows <= DELTA_ROWS else None
 
     def build(self, store, version: int | None = None) -> Cached:
         version = store.version if version is None else version

@@ -11,6 +11,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pyarrow as pa
 
+from memlib.embeddings import SMALL_BATCH
 from memlib.errors import InvalidInput, InvalidMemory
 from memlib.models import (
     Conversation,
@@ -37,6 +38,7 @@ LINKS: dict[Kind, tuple[tuple[str, tuple[Kind, ...]], ...]] = {
     Kind.PATTERN: (("promoted_from", (Kind.LEARNING,)),),
 }
 CONTEXT_CHARS = 1_000  # of the turn before a conversation turn, indexed with it
+_early = None  # the thread small batches embed on while they are checked (_embed_early)
 
 
 @dataclass
@@ -71,6 +73,8 @@ def prepare(store, memories: Iterable[Memory | dict], upsert: bool, progress: bo
             raise InvalidMemory(label, "id", "appears twice in this batch")
         seen.add(memory.id)
 
+    embedded = {} if embedded is None else embedded
+    early = _embed_early(store, batch, embedded) if vectors is None else None
     ids = [m.id for m in batch]
     version = store.version
     parents = {p for m in batch for p in _references(m) if p not in seen}
@@ -88,7 +92,8 @@ def prepare(store, memories: Iterable[Memory | dict], upsert: bool, progress: bo
     check_parents(batch, labels, {p: found[p] for p in parents if p in found}, existing)
     check_titles(store, batch, labels)
     relinked = fill_context(store, batch, existing)
-    embedded = {} if embedded is None else embedded
+    if early is not None:
+        embedded.update(early.result())
     matrix = embed(store, batch, labels, existing, progress, embedded, vectors, relinked)
 
     rows = [to_row(m) for m in batch]
@@ -107,6 +112,23 @@ def prepare(store, memories: Iterable[Memory | dict], upsert: bool, progress: bo
                                 pa.FixedSizeListArray.from_arrays(flat, store.dims))
     read = {i: (None if i not in existing else existing[i].get("revision") or 0) for i in ids}
     return Prepared(table, ids, read, version, embedded)
+
+
+def _embed_early(store, batch: list[Memory], embedded: dict[str, np.ndarray]):
+    """A small batch's texts embedding in the background while the batch is checked against
+    the store (the model and the reads take about as long each, and a second core is idle):
+    a future of {text: vector}, or None. Only texts the checks cannot change: not a turn
+    whose context the store fills, not a memory that brings its own vector."""
+    texts = sorted({m.text for m in batch if m.embedding is None and m.text not in embedded
+                    and not (isinstance(m, Conversation) and m.previous_id is None and m.context is None)})
+    if not texts or len(batch) > SMALL_BATCH:
+        return None
+    global _early
+    if _early is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _early = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlib-embed")
+    return _early.submit(lambda: dict(zip(texts, store.embedder.embed(texts))))
 
 
 def _own(memory: Memory) -> Memory:

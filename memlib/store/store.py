@@ -29,8 +29,8 @@ from memlib.store import versions
 from memlib.store.audit import AuditLog
 from memlib.store.concurrency import ATTEMPTS, Contended, WriterLock, committing, pause, writable_dir
 from memlib.store.recall_log import RecallLog, spool_dir_for
-from memlib.store.tables import (MEMORIES, TIDY_FRAGMENTS, add_missing_columns, is_local, open_or_create,
-                                 open_table, tidy)
+from memlib.store.tables import (MEMORIES, TIDY_EVERY, TIDY_FRAGMENTS, add_missing_columns, is_local,
+                                 open_or_create, open_table, tidy)
 
 DEFAULT_URI = os.path.join("data", "store")
 META_MODEL, META_DIMS, META_SCHEMA = "memlib.embedding_model", "memlib.embedding_dims", "memlib.schema_version"
@@ -79,6 +79,7 @@ class Store:
         self._version: int | None = None
         self._indexed = False
         self._tidy_at = TIDY_FRAGMENTS  # small fragments that start a tidy
+        self._writes = 0  # commits of this handle, of which every TIDY_EVERY-th looks for a tidy
         self._vector_index: bool | None = None
         self._dataset = None
         self._dims: int | None = None
@@ -245,7 +246,9 @@ class Store:
         row still has the revision it was read at. Returns the ids that took effect."""
         ids = rows.column("id").to_pylist()
         if not upsert:
-            return ids, self._committed(committing(lambda: self._table.add(rows)))
+            version = self._committed(committing(lambda: self._table.add(rows)))
+            self.appended(rows, version)
+            return ids, version
         result = committing(lambda: self._table.merge_insert("id").when_matched_update_all(where=CAS)
                             .when_not_matched_insert_all().execute(rows))
         version = self._committed(result)
@@ -404,6 +407,10 @@ class Store:
         cache, `take(ids, columns)`), or None."""
         return None
 
+    def appended(self, rows: pa.Table, version: int) -> None:
+        """This handle's append of `rows` made `version` (a MemoryStore's cache takes them
+        from here rather than reading them back)."""
+
     def lookup(self, ids: Sequence[str], columns: list[str]) -> dict[str, dict]:
         """Rows of the given ids that exist, chunked so filters stay small."""
         found: dict[str, dict] = {}
@@ -503,8 +510,15 @@ class Store:
 
     def tidy(self) -> bool:
         """Merge the small fragments single writes leave behind, once there are enough of
-        them (tables.tidy); returns whether it merged. Small fragments a merge leaves (it
+        them (tables.tidy), in the memories table and the audit log that grows with it;
+        returns whether the memories merged. Counting fragments costs a millisecond, so a
+        handle looks at every TIDY_EVERY-th of its writes. Small fragments a merge leaves (it
         cannot always merge them all) do not count towards starting the next one."""
+        self._writes += 1
+        if self._writes % TIDY_EVERY:
+            return False
+        if self.audit.exists():
+            tidy(self.audit.table)
         left = tidy(self._table, self._tidy_at, self.dataset())
         if left is None:
             return False

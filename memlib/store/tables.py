@@ -25,6 +25,7 @@ SNAPSHOTS = "knowledge_snapshots"  # iteration knowledge (memlib/agents/knowledg
 # one (about 30 ms for 16; the large fragments are left alone); maintain does the rest.
 TIDY_FRAGMENTS = 16
 TIDY_ROWS = 8_192
+TIDY_EVERY = 4  # a writer counts the small fragments at every 4th of its commits
 
 
 def small_fragments(dataset) -> int:
