@@ -7,10 +7,12 @@ default settings of each mode. recall@k is the share of a question's evidence tu
 top k, averaged over questions (the paper's definition, see the README beside the data).
 Evidence ids that name no turn are skipped, and so are questions left with no evidence.
 
-    .venv/bin/python bench/locomo.py [--data ../shared/bench/locomo/locomo10.json]
+    .venv/bin/python bench/locomo.py [--check] [--model DIR] [--data ../shared/bench/locomo/locomo10.json]
 
-Conversations 0-4 are for tuning, 5-9 the check; both are printed. The data stays where it
-is (CC BY-NC): it is read from the path, never copied.
+Conversations 0-4 are for tuning: each is a fold (a change is taken only if it raises R@10
+with that conversation held out, on every fold). 5-9 are the check, measured with --check
+only, once a change is decided. The data stays where it is (CC BY-NC): it is read from the
+path, never copied.
 """
 
 from __future__ import annotations
@@ -59,36 +61,50 @@ def load(sample: dict) -> tuple[Project, list[Conversation], list[dict]]:
     return project, turns, questions
 
 
+TUNING = range(0, 5)  # the only conversations any choice of memlib's search was made on
+CHECK = range(5, 10)
+
+
 def evaluate(data: list[dict], convs: list[int], store: MemoryStore, projects: dict[int, str],
              dia_of: dict[str, str]) -> dict[str, dict]:
+    """Per mode: (conversation, category, {k: recall}) for every question, and the time."""
     results = {}
     for mode in MODES:
         per_q = []
         started = time.perf_counter()
         for i in convs:
+            scope = Scope(project_id=projects[i], kinds=("conversation",))
             for q in data[i]["_questions"]:
-                scope = Scope(project_id=projects[i], kinds=("conversation",))
                 hits = store.search(q["question"], k=max(KS), mode=mode, scope=scope)
                 ranked = [dia_of[h.memory.id] for h in hits]
-                per_q.append((q["category"], {k: len(q["evidence"] & set(ranked[:k])) / len(q["evidence"])
-                                              for k in KS}))
+                per_q.append((i, q["category"], {k: len(q["evidence"] & set(ranked[:k])) / len(q["evidence"])
+                                                 for k in KS}))
         results[mode] = {"questions": per_q, "seconds": time.perf_counter() - started}
     return results
 
 
-def table(title: str, results: dict[str, dict]) -> str:
-    lines = [f"### {title}", "", "| mode | questions | " + " | ".join(f"R@{k}" for k in KS)
-             + " | R@10 by category (" + ", ".join(CATEGORIES.values()) + ") | ms/query |",
-             "|---|---|" + "---|" * len(KS) + "---|---|"]
+def _row(label: str, qs: list[tuple]) -> str:
+    overall = [100 * sum(r[k] for _, _, r in qs) / len(qs) for k in KS]
+    by_cat = collections.defaultdict(list)
+    for _, cat, r in qs:
+        by_cat[cat].append(r[10])
+    cats = ", ".join(f"{100 * sum(by_cat[c]) / len(by_cat[c]):.1f}" if by_cat[c] else "-" for c in CATEGORIES)
+    return f"| {label} | {len(qs)} | " + " | ".join(f"{x:.1f}" for x in overall) + f" | {cats} |"
+
+
+def table(title: str, results: dict[str, dict], folds: bool) -> str:
+    """Per mode, every conversation as a fold (leave that conversation out: the figure a
+    change decided on the others must not lower), then all of them."""
+    lines = [f"### {title}", "", "| mode, conversations | questions | " + " | ".join(f"R@{k}" for k in KS)
+             + " | R@10 by category (" + ", ".join(CATEGORIES.values()) + ") |",
+             "|---|---|" + "---|" * len(KS) + "---|"]
     for mode, res in results.items():
         qs = res["questions"]
-        overall = [100 * sum(r[k] for _, r in qs) / len(qs) for k in KS]
-        by_cat = collections.defaultdict(list)
-        for cat, r in qs:
-            by_cat[cat].append(r[10])
-        cats = ", ".join(f"{100 * sum(v) / len(v):.1f}" for c, v in sorted(by_cat.items()))
-        lines.append(f"| {mode} | {len(qs)} | " + " | ".join(f"{x:.1f}" for x in overall)
-                     + f" | {cats} | {1000 * res['seconds'] / len(qs):.0f} |")
+        convs = sorted({c for c, _, _ in qs})
+        if folds:
+            lines += [_row(f"{mode}, fold {c} (conversation {c} held out)", [q for q in qs if q[0] == c])
+                      for c in convs]
+        lines.append(_row(f"**{mode}, {convs[0]}-{convs[-1]}** ({1000 * res['seconds'] / len(qs):.0f} ms/query)", qs))
     return "\n".join(lines)
 
 
@@ -96,22 +112,39 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "bench"
                                               / "locomo" / "locomo10.json"))
+    parser.add_argument("--check", action="store_true",
+                        help="also measure conversations 5-9, the check (look once, at the end)")
+    parser.add_argument("--model", help="a sentence-transformers model directory to embed with "
+                                        "(default: the store's default, all-MiniLM-L6-v2)")
     args = parser.parse_args()
     data = json.loads(Path(args.data).read_text())
+    embedder = None
+    if args.model:
+        from memlib.embeddings import SentenceTransformerEmbedder
+
+        embedder = SentenceTransformerEmbedder(args.model)
+    convs = [*TUNING, *CHECK] if args.check else list(TUNING)
     with tempfile.TemporaryDirectory() as tmp:
-        store = MemoryStore.open(tmp)
+        store = MemoryStore.open(tmp, embedder=embedder)
         projects, dia_of = {}, {}
         started = time.perf_counter()
-        for i, sample in enumerate(data):
-            project, turns, questions = load(sample)
+        for i in convs:
+            project, turns, questions = load(data[i])
             store.add([project, *turns])
             projects[i] = project.id
             dia_of.update({t.id: t.metadata["dia_id"] for t in turns})
-            sample["_questions"] = questions
-        print(f"ingested {len(dia_of):,} turns of {len(data)} conversations in "
-              f"{time.perf_counter() - started:.0f} s ({store.model_name})\n")
-        for title, convs in (("conversations 0-4 (tuning)", range(0, 5)), ("conversations 5-9 (check)", range(5, 10))):
-            print(table(title, evaluate(data, list(convs), store, projects, dia_of)) + "\n", flush=True)
+            data[i]["_questions"] = questions
+        store.maintain()  # as a user's store would be: compacted, every row in the full-text index
+        print(f"ingested {len(dia_of):,} turns of {len(convs)} conversations in "
+              f"{time.perf_counter() - started:.0f} s, maintain included ({store.model_name})\n")
+        print(f"seen during tuning: conversations {TUNING[0]}-{TUNING[-1]} (every choice of the search "
+              f"was decided on them, fold by fold); conversations {CHECK[0]}-{CHECK[-1]} were not "
+              f"looked at while tuning" + ("" if args.check else " and are not measured without --check") + "\n")
+        print(table(f"conversations {TUNING[0]}-{TUNING[-1]} (tuning; each fold leaves one out)",
+                    evaluate(data, list(TUNING), store, projects, dia_of), folds=True) + "\n", flush=True)
+        if args.check:
+            print(table(f"conversations {CHECK[0]}-{CHECK[-1]} (check)",
+                        evaluate(data, list(CHECK), store, projects, dia_of), folds=False) + "\n", flush=True)
 
 
 if __name__ == "__main__":

@@ -17,11 +17,12 @@ from memlib.clock import Clock
 from memlib.embeddings import Embedder
 from memlib.errors import StoreError
 from memlib.scope import Scope
-from memlib.search import Hit, search
+from memlib.search import Hit, SearchConfig, search
 from memlib.search.vector_cache import CacheSlot
 from memlib.store import Store
 
 log = logging.getLogger("memlib")
+META_SEARCH = "memlib.search"  # the search settings a store records (SearchConfig as JSON)
 
 
 class MemoryStore(Store):
@@ -34,11 +35,35 @@ class MemoryStore(Store):
                  vector_cache: str | None = None, **options):
         super().__init__(uri, db, table, embedder, clock, **options)
         self.vectors = CacheSlot(vector_cache)
+        self.search_config = SearchConfig()
+
+    @classmethod
+    def open(cls, uri: str | None = None, embedder: Embedder | None = None, create: bool = True,
+             as_of=None, clock: Clock | None = None, search: SearchConfig | None = None,
+             **options) -> "MemoryStore":
+        """See `Store.open`. `search`: the search settings a new store records (fusion,
+        weights, candidates; the defaults when not given). A store searches with what it
+        recorded whoever opens it; asking an existing store for other settings is refused."""
+        store = super().open(uri, embedder, create, as_of, clock,
+                             recorded={META_SEARCH: (search or SearchConfig()).to_json()}, **options)
+        text = store.meta().get(META_SEARCH)
+        if text is None:  # a store from before memlib recorded its search: the defaults
+            store.search_config = search or SearchConfig()
+            return store
+        store.search_config = SearchConfig.from_json(text, f"store {store.uri!r}")
+        if search is not None and search != store.search_config:
+            mine, given = store.search_config.model_dump(), search.model_dump()
+            differ = ", ".join(f"{k} {mine[k]!r} (not {given[k]!r})" for k in mine if mine[k] != given[k])
+            raise StoreError(f"store {store.uri!r} was created to search with {differ}; "
+                             f"a store keeps the search settings it records")
+        return store
 
     def search(self, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | None = None,
                vector: np.ndarray | None = None) -> list[Hit]:
-        """`vector`: the query's embedding if the caller already has it (skips embedding)."""
-        return search(self, text, k=k, mode=mode, scope=scope or Scope(), vector=vector)
+        """`vector`: the query's embedding if the caller already has it (skips embedding).
+        Searches with the settings the store recorded (`search_config`)."""
+        return search(self, text, k=k, mode=mode, scope=scope or Scope(), config=self.search_config,
+                      vector=vector)
 
     def cached(self):
         return self.vectors.current(self)

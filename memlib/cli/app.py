@@ -11,7 +11,7 @@ from memlib.clock import parse_time
 
 
 def open_store(ctx: click.Context, create: bool = False, embedder: str | None = None,
-               as_of: str | None = None):
+               as_of: str | None = None, search=None):
     from memlib.embeddings import HashEmbedder, SentenceTransformerEmbedder, default_embedder
     from memlib.memory_store import MemoryStore
 
@@ -22,7 +22,7 @@ def open_store(ctx: click.Context, create: bool = False, embedder: str | None = 
         chosen = default_embedder()
     elif embedder:
         chosen = SentenceTransformerEmbedder(embedder)
-    return MemoryStore.open(ctx.obj["store"], embedder=chosen, create=create, as_of=as_of)
+    return MemoryStore.open(ctx.obj["store"], embedder=chosen, create=create, as_of=as_of, search=search)
 
 
 def echo_json(data) -> None:

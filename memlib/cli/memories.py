@@ -15,11 +15,24 @@ from memlib.search import MAX_K, MODES
 
 @cli.command()
 @embedder_option
+@click.option("--search", "settings", multiple=True, metavar="KEY=VALUE",
+              help="A search setting a new store records (repeatable): fusion=convex|rrf, alpha, "
+                   "rrf_k, candidates, neighbours, nprobes, refine_factor, ef, exact_below.")
 @click.pass_context
-def init(ctx, embedder):
+def init(ctx, embedder, settings):
     """Create an empty store (or check an existing one)."""
-    store = open_store(ctx, create=True, embedder=embedder)
-    click.echo(f"store {store.uri}: {store.count()} memories, model {store.model_name} ({store.dims} dims)")
+    from memlib.search import SearchConfig
+
+    given = {}
+    for setting in settings:
+        key, sep, value = setting.partition("=")
+        if not sep or not key.strip():
+            raise InvalidInput(f"--search takes KEY=VALUE, not {setting!r}")
+        given[key.strip()] = None if value.strip().lower() in ("", "none") else value.strip()
+    search = SearchConfig.from_json(json.dumps(given), "--search") if given else None
+    store = open_store(ctx, create=True, embedder=embedder, search=search)
+    click.echo(f"store {store.uri}: {store.count()} memories, model {store.model_name} ({store.dims} dims), "
+               f"search {store.search_config.to_json()}")
 
 
 FIELD_OPTIONS = ["id", "project_id", "root_task_id", "iteration_id", "name", "description",

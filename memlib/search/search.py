@@ -5,10 +5,11 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from lance.dataset import serialize_row_addrs
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memlib.errors import InvalidInput
 from memlib.models import Memory, from_row
@@ -19,19 +20,35 @@ MODES = ("vector", "fts", "hybrid")
 MAX_K = 1_000
 
 
-@dataclass(frozen=True)
-class SearchConfig:
-    """Knobs of the default search; chosen by measurement (see bench/README.md)."""
+class SearchConfig(BaseModel):
+    """Knobs of a store's search; chosen by measurement (see bench/README.md). A store records
+    the ones it was created with (`MemoryStore.open(..., search=...)`) and searches with them
+    from then on, whoever opens it; a recorded value that is not valid is refused on open."""
 
-    fusion: str = "convex"        # hybrid: "convex" (score-aware) or "rrf" (ranks only)
-    alpha: float = 0.4            # convex: weight of the vector list, 1 - alpha of full text
-    rrf_k: int = 60
-    candidates: int = 50          # per list in hybrid mode, at least k
-    nprobes: int = 16             # IVF partitions probed when a vector index exists
-    refine_factor: int | None = 4  # re-rank that many times k by exact distance
-    ef: int | None = None         # HNSW search breadth inside each probed partition
-    exact_below: int = 20_000     # a scope this small is scanned exactly (numpy), not probed
-    neighbours: float = 0.8       # hybrid: share of the best adjacent turn's score a turn gains
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    fusion: Literal["convex", "rrf"] = "convex"  # hybrid: score-aware, or ranks only
+    alpha: float = Field(0.4, ge=0, le=1)          # convex: weight of the vector list, 1 - alpha of full text
+    rrf_k: int = Field(60, ge=1)
+    candidates: int = Field(50, ge=1, le=MAX_K)    # per list in hybrid mode, at least k
+    nprobes: int = Field(16, ge=1)                 # IVF partitions probed when a vector index exists
+    refine_factor: int | None = Field(4, ge=1)     # re-rank that many times k by exact distance
+    ef: int | None = Field(None, ge=1)             # HNSW search breadth inside each probed partition
+    exact_below: int = Field(20_000, ge=0)         # a scope this small is scanned exactly (numpy), not probed
+    neighbours: float = Field(0.8, ge=0, le=1)     # hybrid: share of the best adjacent turn's score a turn gains
+
+    def to_json(self) -> str:
+        return self.model_dump_json()
+
+    @classmethod
+    def from_json(cls, text: str, where: str) -> "SearchConfig":
+        """The config recorded as `text`; a one-line error naming `where` if it is not valid."""
+        try:
+            return cls.model_validate_json(text)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            field = ".".join(str(p) for p in error["loc"]) or "the record"
+            raise InvalidInput(f"{where}: search setting {field}: {error['msg']}") from None
 
 
 class _Rows:

@@ -89,10 +89,12 @@ class Store:
 
     @classmethod
     def open(cls, uri: str | None = None, embedder: Embedder | None = None, create: bool = True,
-             as_of: str | int | datetime | None = None, clock: Clock | None = None, **options):
+             as_of: str | int | datetime | None = None, clock: Clock | None = None,
+             recorded: dict[str, str] | None = None, **options):
         """Open (or create) the store at `uri`. `as_of`: open it as it was (time travel,
         read-only): a table version ("12" or "v12"), a tag (such as a retention run's), or a
-        date or time (the version current then; see store/versions.py)."""
+        date or time (the version current then; see store/versions.py). `recorded`: more
+        settings a new store records beside its model (`meta()` reads them back)."""
         uri = resolve_uri(uri)
         if as_of is not None:
             create = False
@@ -109,7 +111,7 @@ class Store:
                 raise StoreError(f"no memlib store at {uri!r} (run 'memlib init' first)")
             embedder = embedder or default_embedder()
             meta = {META_MODEL: embedder.name, META_DIMS: str(embedder.dims),
-                    META_SCHEMA: str(SCHEMA_VERSION)}
+                    META_SCHEMA: str(SCHEMA_VERSION), **(recorded or {})}
             table = open_or_create(db, MEMORIES, arrow_schema(embedder.dims, meta))
             if table.schema.metadata.get(META_MODEL.encode(), b"").decode() == embedder.name:
                 return cls(uri, db, table, embedder, clock, **options)
@@ -190,7 +192,12 @@ class Store:
 
     @property
     def model_name(self) -> str:
-        return self._table.schema.metadata[META_MODEL.encode()].decode()
+        return self.meta()[META_MODEL]
+
+    def meta(self) -> dict[str, str]:
+        """What the store recorded when it was created: its model, dims, schema version and
+        the settings given in `recorded`."""
+        return {k.decode(): v.decode() for k, v in (self._table.schema.metadata or {}).items()}
 
     # -- writing ---------------------------------------------------------------------------
     # How these stay right with many processes on one store: store/concurrency.py.

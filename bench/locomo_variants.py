@@ -1,0 +1,147 @@
+"""Search variants on LoCoMo's tuning conversations (0-4), fold by fold: a variant is worth
+taking only if it raises R@10 on every fold (each conversation held out in turn), against
+memlib's default. Conversations 5-9 are never loaded here.
+
+The store is built once through memlib (bench/locomo.py's loader, maintained); each
+question's full-text list comes from memlib (`fts_candidates`), the vector lists are exact
+cosine over the conversation's vectors (what memlib's exact path computes below 20,000 rows
+in scope), and fusion is memlib's own (`search.fusion`). Variants change one thing:
+
+    base          memlib's default: the turn's vector embeds the turn and the turn before it
+    own           the turn's vector embeds its own words only (what plain MiniLM cosine does)
+    mean          both vectors; a turn scores the mean of the two cosines
+    rrf           reciprocal-rank fusion instead of convex
+    alpha=A       convex weight of the vector list
+    neighbours=W  the share of an adjacent turn's score a turn gains
+    candidates=N  candidates per list
+    prf=B         the query vector moved B x toward the mean of the first fused top 3 (Rocchio)
+
+    .venv/bin/python bench/locomo_variants.py [--model DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+from locomo import KS, TUNING, load  # noqa: E402
+
+from memlib import MemoryStore, Scope  # noqa: E402
+from memlib.search.fusion import convex, rrf, with_neighbours  # noqa: E402
+from memlib.search.search import SearchConfig, fts_candidates  # noqa: E402
+
+DEFAULT = SearchConfig()
+VARIANTS = {
+    "base": {},
+    "own": {"vectors": "own"},
+    "mean": {"vectors": "mean"},
+    "rrf": {"fusion": "rrf"},
+    "alpha=0.3": {"alpha": 0.3}, "alpha=0.5": {"alpha": 0.5},
+    "neighbours=0.5": {"neighbours": 0.5}, "neighbours=1.0": {"neighbours": 1.0},
+    "candidates=25": {"candidates": 25}, "candidates=100": {"candidates": 100},
+    "prf=0.5": {"prf": 0.5},
+    "own, neighbours=1.0": {"vectors": "own", "neighbours": 1.0},
+}
+
+
+def unit(m: np.ndarray) -> np.ndarray:
+    return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+
+def prepare(data: list[dict], embedder) -> list[dict]:
+    """Per tuning conversation: ids, dia ids, both vectors, links, questions with their
+    vectors and full-text lists."""
+    convs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        store = MemoryStore.open(tmp, embedder=embedder)
+        loaded = [load(data[i]) for i in TUNING]
+        for project, turns, _ in loaded:
+            store.add([project, *turns])
+        store.maintain()
+        for project, turns, questions in loaded:
+            ids = [t.id for t in turns]
+            rows = store.lookup(ids, ["embedding", "previous_id", "content"])
+            scope = Scope(project_id=project.id, kinds=("conversation",))
+            where = scope.where(store.clock.now())
+            convs.append({
+                "ids": ids, "dia": {t.id: t.metadata["dia_id"] for t in turns},
+                "context": unit(np.asarray([rows[i]["embedding"] for i in ids], np.float32)),
+                "own": unit(store.embedder.embed([rows[i]["content"] for i in ids])),
+                "links": [(rows[i]["previous_id"], i) for i in ids if rows[i]["previous_id"]],
+                "questions": questions,
+                "qv": store.embedder.embed([q["question"] for q in questions]),
+                "fts": [fts_candidates(store, q["question"], 100, where) for q in questions],
+            })
+    return convs
+
+
+def recall(conv: dict, vectors: str = "context", fusion: str = DEFAULT.fusion, alpha: float = DEFAULT.alpha,
+           neighbours: float = DEFAULT.neighbours, candidates: int = DEFAULT.candidates,
+           prf: float = 0.0) -> list[float]:
+    """R@10 of every question of one conversation under one variant."""
+    ids = conv["ids"]
+
+    def vector_list(q: np.ndarray) -> list[tuple[str, float]]:
+        sims = conv["own"] @ q if vectors == "own" else conv["context"] @ q
+        if vectors == "mean":
+            sims = (conv["own"] @ q + conv["context"] @ q) / 2
+        top = np.argsort(-sims, kind="stable")[:candidates]
+        return [(ids[j], float(sims[j])) for j in top]
+
+    def fuse(lists):
+        every = 2 * candidates
+        return rrf(lists, every, DEFAULT.rrf_k) if fusion == "rrf" else \
+            convex(lists, every, {"vector": alpha, "fts": 1.0 - alpha})
+
+    out = []
+    for q, qv, fts in zip(conv["questions"], conv["qv"], conv["fts"]):
+        lists = {"vector": vector_list(qv), "fts": fts[:candidates]}
+        if prf:
+            position = {i: j for j, i in enumerate(ids)}
+            top = [position[i] for i, _, _ in fuse(lists)[:3]]
+            moved = qv + prf * conv["context"][top].mean(axis=0)
+            lists["vector"] = vector_list(moved / np.linalg.norm(moved))
+        ranked = fuse(lists)
+        if neighbours:
+            mine = {i for i, _, _ in ranked}
+            links = [(a, b) for a, b in conv["links"] if a in mine or b in mine]
+            ranked = with_neighbours(ranked, links, neighbours)
+        found = {conv["dia"][i] for i, _, _ in ranked[:10]}
+        out.append(len(q["evidence"] & found) / len(q["evidence"]))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "bench"
+                                              / "locomo" / "locomo10.json"))
+    parser.add_argument("--model", help="a sentence-transformers model directory (default all-MiniLM-L6-v2)")
+    args = parser.parse_args()
+    embedder = None
+    if args.model:
+        from memlib.embeddings import SentenceTransformerEmbedder
+
+        embedder = SentenceTransformerEmbedder(args.model)
+    convs = prepare(json.loads(Path(args.data).read_text()), embedder)
+    print(f"hybrid R@10 on conversations {TUNING[0]}-{TUNING[-1]} only, fold by fold (5-9 not loaded); "
+          f"k = {KS[1]}\n")
+    print("| variant | " + " | ".join(f"fold {i}" for i in TUNING) + " | all | better on every fold |")
+    print("|---|" + "---|" * len(TUNING) + "---|---|")
+    base = None
+    for name, change in VARIANTS.items():
+        per = [recall(c, **change) for c in convs]
+        folds = [100 * sum(p) / len(p) for p in per]
+        every = 100 * sum(sum(p) for p in per) / sum(len(p) for p in per)
+        verdict = "" if base is None else ("yes" if all(f > b for f, b in zip(folds, base)) else "no")
+        base = base or folds
+        print(f"| {name} | " + " | ".join(f"{f:.1f}" for f in folds) + f" | {every:.1f} | {verdict} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
