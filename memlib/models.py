@@ -313,9 +313,10 @@ class Learning(_Note):
 
 class Conversation(_Note):
     """One turn of a conversation. Its thread is its project and iteration. `previous_id` is
-    the turn before it in that thread and `context` that turn's words, indexed and embedded
-    with it but not part of its content: a reply such as "Yes, last Tuesday!" is then found
-    by what it answers. When left out, the store fills both (see `MemoryStore.add`)."""
+    the turn before it in that thread and `context` the words it replies to, indexed and
+    embedded with it but not part of its content: a reply such as "Yes, last Tuesday!" is
+    then found by what it answers. When left out, the store fills both, the context only
+    when the turn before is another speaker's (see store/batch.py `fill_context`)."""
 
     kind: Literal[Kind.CONVERSATION] = Kind.CONVERSATION
     CONTEXT_FIELDS: ClassVar[tuple[str, ...]] = ("context",)

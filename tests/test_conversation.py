@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import numpy as np
 import pytest
 
 from memlib import Conversation, Scope
@@ -100,3 +101,24 @@ def test_hybrid_search_counts_the_neighbours_on_both_paths(tmp_path, tree):
     cached = MemoryStore.open(path, vector_cache="on")
     assert [(h.memory.id, round(h.score, 6)) for h in cached.search("lighthouse festival trip", k=6, scope=scope)] \
         == [(h.memory.id, round(h.score, 6)) for h in hits]
+
+
+def test_a_message_after_the_same_speakers_own_is_embedded_alone(store, tree):
+    """The context is what a turn replies to: another speaker's turn (or either speaker
+    unknown). A second message by the same speaker is linked to the first, not mixed with it."""
+    project = tree["project"].id
+    ids = store.add([turn(project, "ann: Did you go to the game?", 0, speaker="ann"),
+                     turn(project, "bob: Yes!", 1, speaker="bob"),
+                     turn(project, "bob: Also, my sister moved to Lisbon.", 2, speaker="bob"),
+                     turn(project, "a turn nobody signed", 3)])
+    assert contexts(store, ids) == [None, "ann: Did you go to the game?", None,
+                                    "bob: Also, my sister moved to Lisbon."]
+    assert [store.get(i).previous_id for i in ids] == [None, ids[0], ids[1], ids[2]]
+    alone = store.get(ids[2])
+    assert alone.text == alone.own_text
+    stored = store.lookup([ids[2]], ["embedding"])[ids[2]]["embedding"]
+    assert np.allclose(stored, store.embedder.embed([alone.own_text])[0])
+    # the turn before may be stored: bob again, after bob's own message in another session
+    first, = store.add([turn(project, "bob: Lisbon is lovely.", 0, iteration="s2", speaker="bob")])
+    (later,) = store.add([turn(project, "bob: She starts work in May.", 1, iteration="s2", speaker="bob")])
+    assert store.get(later).context is None and store.get(later).previous_id == first

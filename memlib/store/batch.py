@@ -225,11 +225,15 @@ def check_titles(store, batch: list[Memory], labels: list[str]) -> None:
 
 
 def fill_context(store, batch: list[Memory], existing: dict[str, dict]) -> set[str]:
-    """A new conversation turn given neither `previous_id` nor `context` gets both from the
+    """A new conversation turn given neither `previous_id` nor `context` is linked to the
     turn before it in its thread (same project and iteration): the latest turn, stored or in
     this batch, created before it (at the same time, the stored one and then batch order
-    come first). A turn given either keeps what it was given, and a stored turn keeps its
-    stored link (the store never rewrites a turn it holds). Returns the ids it filled."""
+    come first). That turn's words become its `context` when it is what the turn replies to:
+    another speaker's, or either speaker unknown. A message after the same speaker's own
+    keeps its words alone (in real chats it often starts another topic, and its vector would
+    be pulled toward the one before); it is still linked, so search counts it as adjacent.
+    A turn given either keeps what it was given, and a stored turn keeps its stored link (the
+    store never rewrites a turn it holds). Returns the ids it filled."""
     turns = [m for m in batch if isinstance(m, Conversation)]
     first = [m for m in turns if m.previous_id is None and m.context is None]
     for memory in first:
@@ -239,10 +243,10 @@ def fill_context(store, batch: list[Memory], existing: dict[str, dict]) -> set[s
     first = [m for m in first if m.id not in existing]
     if not first:
         return set()
-    threads: dict[tuple, list[tuple]] = {}  # thread -> [(order key, id, content)]
+    threads: dict[tuple, list[tuple]] = {}  # thread -> [(order key, id, content, speaker)]
     for position, memory in enumerate(turns):
         threads.setdefault((memory.project_id, memory.iteration_id), []).append(
-            ((memory.created_at, 1, position), memory.id, memory.content))
+            ((memory.created_at, 1, position), memory.id, memory.content, memory.speaker))
     if store.table.count_rows():
         iterations = sorted({m.iteration_id for m in first if m.iteration_id is not None})
         same_iteration = ["iteration_id IS NULL"] if any(m.iteration_id is None for m in first) else []
@@ -252,19 +256,21 @@ def fill_context(store, batch: list[Memory], existing: dict[str, dict]) -> set[s
                  f"AND ({' OR '.join(same_iteration)})")
         in_batch = {m.id for m in turns}
         stored = store.dataset().to_table(
-            columns=["id", "project_id", "iteration_id", "created_at", "content"], filter=where)
+            columns=["id", "project_id", "iteration_id", "created_at", "content", "speaker"], filter=where)
         for row in stored.to_pylist():
             if row["id"] not in in_batch:
                 threads.setdefault((row["project_id"], row["iteration_id"]), []).append(
-                    ((row["created_at"], 0, 0), row["id"], row["content"]))
+                    ((row["created_at"], 0, 0), row["id"], row["content"], row["speaker"]))
     positions = {m.id: i for i, m in enumerate(turns)}
     filled = set()
     for memory in first:
         key = (memory.created_at, 1, positions[memory.id])
         earlier = [t for t in threads[(memory.project_id, memory.iteration_id)] if t[0] < key]
         if earlier:
-            _, previous_id, content = max(earlier, key=lambda t: t[0])
-            memory.previous_id, memory.context = previous_id, content[-CONTEXT_CHARS:]
+            _, previous_id, content, speaker = max(earlier, key=lambda t: t[0])
+            memory.previous_id = previous_id
+            if speaker is None or memory.speaker is None or speaker != memory.speaker:
+                memory.context = content[-CONTEXT_CHARS:]
             filled.add(memory.id)
     return filled
 
