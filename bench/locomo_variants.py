@@ -7,7 +7,8 @@ question's full-text list comes from memlib (`fts_candidates`), the vector lists
 cosine over the conversation's vectors (what memlib's exact path computes below 20,000 rows
 in scope), and fusion is memlib's own (`search.fusion`). Variants change one thing:
 
-    base          memlib's default: the turn's vector embeds the turn and the turn before it
+    base          memlib's default: the turn's vector embeds the turn and the turn before it,
+                  candidates from the period the question names gain the best score (dated 1.0)
     own           the turn's vector embeds its own words only (what plain MiniLM cosine does)
     mean          both vectors; a turn scores the mean of the two cosines
     rrf           reciprocal-rank fusion instead of convex
@@ -15,6 +16,7 @@ in scope), and fusion is memlib's own (`search.fusion`). Variants change one thi
     neighbours=W  the share of an adjacent turn's score a turn gains
     candidates=N  candidates per list
     prf=B         the query vector moved B x toward the mean of the first fused top 3 (Rocchio)
+    dated=W       the share of the best score a candidate from the named period gains
 
     .venv/bin/python bench/locomo_variants.py [--model DIR]
 """
@@ -33,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from locomo import KS, TUNING, load  # noqa: E402
 
 from memlib import MemoryStore, Scope  # noqa: E402
-from memlib.search.fusion import convex, rrf, with_neighbours  # noqa: E402
+from memlib.search.dates import named_period  # noqa: E402
+from memlib.search.fusion import convex, rrf, with_neighbours, with_period  # noqa: E402
 from memlib.search.search import SearchConfig, fts_candidates  # noqa: E402
 
 DEFAULT = SearchConfig()
@@ -47,6 +50,8 @@ VARIANTS = {
     "candidates=25": {"candidates": 25}, "candidates=100": {"candidates": 100},
     "prf=0.5": {"prf": 0.5},
     "own, neighbours=1.0": {"vectors": "own", "neighbours": 1.0},
+    "dated=0 (no period, the default before 2026-11-23)": {"dated": 0.0},
+    "dated=0.2": {"dated": 0.2}, "dated=0.4": {"dated": 0.4}, "dated=0.6": {"dated": 0.6},
 }
 
 
@@ -66,7 +71,7 @@ def prepare(data: list[dict], embedder) -> list[dict]:
         store.maintain()
         for project, turns, questions in loaded:
             ids = [t.id for t in turns]
-            rows = store.lookup(ids, ["embedding", "previous_id", "content"])
+            rows = store.lookup(ids, ["embedding", "previous_id", "content", "created_at"])
             scope = Scope(project_id=project.id, kinds=("conversation",))
             where = scope.where(store.clock.now())
             convs.append({
@@ -74,6 +79,7 @@ def prepare(data: list[dict], embedder) -> list[dict]:
                 "context": unit(np.asarray([rows[i]["embedding"] for i in ids], np.float32)),
                 "own": unit(store.embedder.embed([rows[i]["content"] for i in ids])),
                 "links": [(rows[i]["previous_id"], i) for i in ids if rows[i]["previous_id"]],
+                "when": {i: rows[i]["created_at"] for i in ids},
                 "questions": questions,
                 "qv": store.embedder.embed([q["question"] for q in questions]),
                 "fts": [fts_candidates(store, q["question"], 100, where) for q in questions],
@@ -83,7 +89,7 @@ def prepare(data: list[dict], embedder) -> list[dict]:
 
 def recall(conv: dict, vectors: str = "context", fusion: str = DEFAULT.fusion, alpha: float = DEFAULT.alpha,
            neighbours: float = DEFAULT.neighbours, candidates: int = DEFAULT.candidates,
-           prf: float = 0.0) -> list[float]:
+           prf: float = 0.0, dated: float = DEFAULT.dated) -> list[float]:
     """R@10 of every question of one conversation under one variant."""
     ids = conv["ids"]
 
@@ -112,6 +118,9 @@ def recall(conv: dict, vectors: str = "context", fusion: str = DEFAULT.fusion, a
             mine = {i for i, _, _ in ranked}
             links = [(a, b) for a, b in conv["links"] if a in mine or b in mine]
             ranked = with_neighbours(ranked, links, neighbours)
+        if dated and (period := named_period(q["question"])) is not None:
+            start, end = period
+            ranked = with_period(ranked, {i for i, _, _ in ranked if start <= conv["when"][i] < end}, dated)
         found = {conv["dia"][i] for i, _, _ in ranked[:10]}
         out.append(len(q["evidence"] & found) / len(q["evidence"]))
     return out
@@ -122,7 +131,9 @@ def main() -> None:
     parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "bench"
                                               / "locomo" / "locomo10.json"))
     parser.add_argument("--model", help="a sentence-transformers model directory (default all-MiniLM-L6-v2)")
+    parser.add_argument("--variants", help="comma-separated names of the variants to measure (base always)")
     args = parser.parse_args()
+    wanted = None if args.variants is None else {"base", *args.variants.split(",")}
     embedder = None
     if args.model:
         from memlib.embeddings import SentenceTransformerEmbedder
@@ -135,6 +146,8 @@ def main() -> None:
     print("|---|" + "---|" * len(TUNING) + "---|---|")
     base = None
     for name, change in VARIANTS.items():
+        if wanted is not None and name not in wanted:
+            continue
         per = [recall(c, **change) for c in convs]
         folds = [100 * sum(p) / len(p) for p in per]
         every = 100 * sum(sum(p) for p in per) / sum(len(p) for p in per)

@@ -17,7 +17,7 @@ from memlib.search import MAX_K, MODES
 @embedder_option
 @click.option("--search", "settings", multiple=True, metavar="KEY=VALUE",
               help="A search setting a new store records (repeatable): fusion=convex|rrf, alpha, "
-                   "rrf_k, candidates, neighbours, nprobes, refine_factor, ef, exact_below.")
+                   "rrf_k, candidates, neighbours, dated, nprobes, refine_factor, ef, exact_below.")
 @click.pass_context
 def init(ctx, embedder, settings):
     """Create an empty store (or check an existing one)."""

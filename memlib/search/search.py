@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, Literal
 
 import numpy as np
@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from memlib.errors import InvalidInput
 from memlib.models import Memory, from_row
 from memlib.scope import Scope, sql_in
-from memlib.search.fusion import convex, rrf, with_neighbours
+from memlib.search.dates import named_period
+from memlib.search.fusion import convex, rrf, with_neighbours, with_period
 
 MODES = ("vector", "fts", "hybrid")
 MAX_K = 1_000
@@ -36,6 +37,8 @@ class SearchConfig(BaseModel):
     ef: int | None = Field(None, ge=1)             # HNSW search breadth inside each probed partition
     exact_below: int = Field(20_000, ge=0)         # a scope this small is scanned exactly (numpy), not probed
     neighbours: float = Field(0.8, ge=0, le=1)     # hybrid: share of the best adjacent turn's score a turn gains
+    # hybrid: share of the best score a candidate gains when written in the period the query names
+    dated: float = Field(1.0, ge=0, le=1)
 
     def to_json(self) -> str:
         return self.model_dump_json()
@@ -167,6 +170,19 @@ def materialize(store, ids: list[str], cache=None) -> dict[str, Memory]:
     return {row["id"]: from_row(row, trusted=True) for row in rows}
 
 
+def written_in(store, ids: list[str], period: tuple[datetime, datetime], cache=None) -> set[str]:
+    """Those of `ids` created within [start, end)."""
+    start, end = period
+    rows = cache.take(ids, ["id", "created_at"]) if cache is not None else \
+        [{"id": i, **row} for i, row in store.lookup(ids, ["created_at"]).items()]
+    return {row["id"] for row in rows if row["created_at"] is not None
+            and start <= _aware(row["created_at"]) < end}
+
+
+def _aware(value: datetime) -> datetime:
+    return value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+
+
 def neighbour_links(store, ids: list[str], scope: Scope, now: datetime,
                     cache=None) -> list[tuple[str, str]]:
     """(before, after) pairs of adjacent conversation turns (`previous_id` links) where one
@@ -231,6 +247,8 @@ def search(store, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | N
         if config.neighbours and ranked:
             links = neighbour_links(store, [memory_id for memory_id, _, _ in ranked], scope, now, cache)
             ranked = with_neighbours(ranked, links, config.neighbours)
+        if config.dated and ranked and (period := named_period(text)) is not None:
+            ranked = with_period(ranked, written_in(store, [i for i, _, _ in ranked], period, cache), config.dated)
         ranked = ranked[:k]
     ids = [memory_id for memory_id, _, _ in ranked]
     if cache is not None:  # every hit is a row of the cached version: read them when asked

@@ -1,0 +1,61 @@
+"""A question that names a day, a month or a year is answered from what was said then first."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+
+import pytest
+from hypothesis import given, strategies as st
+
+from memlib import Conversation, MemoryStore, Project, Scope
+from memlib.embeddings import HashEmbedder
+from memlib.search import SearchConfig, search
+from memlib.search.dates import named_period
+
+
+def utc(*parts) -> datetime:
+    return datetime(*parts, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize("text, period", [
+    ("What did Caroline do in May 2023?", (utc(2023, 5, 1), utc(2023, 6, 1))),
+    ("what happened in december, 2023", (utc(2023, 12, 1), utc(2024, 1, 1))),
+    ("When on 8 May, 2023 did she call?", (utc(2023, 5, 8), utc(2023, 5, 9))),
+    ("the talk on May 8th 2023", (utc(2023, 5, 8), utc(2023, 5, 9))),
+    ("What did they build in 2022?", (utc(2022, 1, 1), utc(2023, 1, 1))),
+    ("31 February 2023", (utc(2023, 2, 1), utc(2023, 3, 1))),  # no such day: the month
+    ("May I ask what you did?", None),
+    ("the 2022 budget", None),  # a year that names no period of the talk
+    ("no date at all", None),
+])
+def test_the_named_period(text, period):
+    assert named_period(text) == period
+
+
+@given(st.text())
+def test_any_text_names_a_period_or_none(text):
+    period = named_period(text)
+    assert period is None or period[0] < period[1]
+
+
+def test_a_turn_from_the_named_period_ranks_first(tmp_path):
+    """Two turns say the same; the one said in the month the question names comes first,
+    though without the period it would come second (ties go by id)."""
+    project = Project(name="p")
+    july, may = sorted(str(uuid.uuid4()) for _ in range(2))  # without the period, July's comes first
+    turns = [Conversation(id=i, project_id=project.id, content="we went hiking in the hills", ttl_days=-1,
+                          created_at=when, updated_at=when)
+             for i, when in ((july, utc(2023, 7, 2)), (may, utc(2023, 5, 9)))]
+    store = MemoryStore.open(str(tmp_path / "s"), embedder=HashEmbedder())
+    store.add([project, *turns])
+    scope = Scope(project_id=project.id, kinds=("conversation",))
+    question = "Where did we go hiking in May 2023?"
+    for vector_cache in ("off", "on"):  # read from Lance, and from the rows in memory
+        store.vectors.mode = vector_cache
+        hits = store.search(question, k=2, scope=scope)
+        assert [h.id for h in hits] == [may, july]
+        assert hits[0].sources["period"] > 0
+    undated = search(store, question, k=2, scope=scope, config=SearchConfig(dated=0))
+    assert [h.id for h in undated] == [july, may]
+    assert [h.id for h in store.search("Where did we go hiking?", k=2, scope=scope)] == [july, may]
