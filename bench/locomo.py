@@ -94,7 +94,7 @@ def _row(label: str, qs: list[tuple]) -> str:
 
 def table(title: str, results: dict[str, dict], folds: bool) -> str:
     """Per mode, every conversation as a fold (leave that conversation out: the figure a
-    change decided on the others must not lower), then all of them."""
+    change decided on the others must not lower), then all of them, then each category."""
     lines = [f"### {title}", "", "| mode, conversations | questions | " + " | ".join(f"R@{k}" for k in KS)
              + " | R@10 by category (" + ", ".join(CATEGORIES.values()) + ") |",
              "|---|---|" + "---|" * len(KS) + "---|"]
@@ -105,6 +105,8 @@ def table(title: str, results: dict[str, dict], folds: bool) -> str:
             lines += [_row(f"{mode}, fold {c} (conversation {c} held out)", [q for q in qs if q[0] == c])
                       for c in convs]
         lines.append(_row(f"**{mode}, {convs[0]}-{convs[-1]}** ({1000 * res['seconds'] / len(qs):.0f} ms/query)", qs))
+        lines += [_row(f"{mode}, {convs[0]}-{convs[-1]}, {name} only", [q for q in qs if q[1] == c])
+                  for c, name in CATEGORIES.items() if any(q[1] == c for q in qs)]
     return "\n".join(lines)
 
 
