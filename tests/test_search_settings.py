@@ -58,6 +58,6 @@ def test_init_records_search_settings_and_refuses_bad_ones(tmp_path):
     assert "was created to search with" in fails("init", "--search", "alpha=0.7", store=path)
     for bad, message in [("alpha=7", "alpha: Input should be less than or equal to 1"),
                          ("colour=red", "colour: Extra inputs are not permitted"),
-                         ("fusion", "--search takes KEY=VALUE")]:
+                         ("fusion", "--search takes key=value")]:
         assert message in fails("init", "--embedder", "hash", "--search", bad, store=tmp_path / "other")
     assert not (tmp_path / "other").exists()

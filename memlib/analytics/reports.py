@@ -148,16 +148,6 @@ def coerce(value: str, spec: dict[str, Any], key: str) -> Any:
     return value
 
 
-def parse_overrides(pairs: list[str]) -> dict[str, str]:
-    out = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise InvalidInput(f"-p takes key=value, not {pair!r}")
-        out[key.strip()] = value
-    return out
-
-
 def run(names: list[str], as_of: date, store: str, overrides: dict[str, str] | None = None,
         out_root: Path = Path("reports"), kernel: str = "python3", workers: int = 2,
         show_code: bool = False, progress: bool = False) -> RunResult:

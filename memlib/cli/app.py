@@ -8,6 +8,7 @@ from datetime import datetime
 import click
 
 from memlib.clock import parse_time
+from memlib.errors import InvalidInput
 
 
 def open_store(ctx: click.Context, create: bool = False, embedder: str | None = None,
@@ -23,6 +24,18 @@ def open_store(ctx: click.Context, create: bool = False, embedder: str | None = 
     elif embedder:
         chosen = SentenceTransformerEmbedder(embedder)
     return MemoryStore.open(ctx.obj["store"], embedder=chosen, create=create, as_of=as_of, search=search)
+
+
+def key_values(pairs, option: str) -> dict[str, str]:
+    """Repeated KEY=VALUE options as {key: value} (keys stripped, values as given); one line
+    naming `option` for a pair that is not one."""
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise InvalidInput(f"{option} takes key=value, not {pair!r}")
+        out[key.strip()] = value
+    return out
 
 
 def echo_json(data) -> None:

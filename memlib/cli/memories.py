@@ -7,7 +7,7 @@ import json
 
 import click
 
-from memlib.cli.app import cli, echo_json, embedder_option, open_store, option_date
+from memlib.cli.app import cli, echo_json, embedder_option, key_values, open_store, option_date
 from memlib.errors import InvalidInput
 from memlib.scope import Scope
 from memlib.search import MAX_K, MODES
@@ -23,12 +23,8 @@ def init(ctx, embedder, settings):
     """Create an empty store (or check an existing one)."""
     from memlib.search import SearchConfig
 
-    given = {}
-    for setting in settings:
-        key, sep, value = setting.partition("=")
-        if not sep or not key.strip():
-            raise InvalidInput(f"--search takes KEY=VALUE, not {setting!r}")
-        given[key.strip()] = None if value.strip().lower() in ("", "none") else value.strip()
+    given = {key: None if value.strip().lower() in ("", "none") else value.strip()
+             for key, value in key_values(settings, "--search").items()}
     search = SearchConfig.from_json(json.dumps(given), "--search") if given else None
     store = open_store(ctx, create=True, embedder=embedder, search=search)
     click.echo(f"store {store.uri}: {store.count()} memories, model {store.model_name} ({store.dims} dims), "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from memlib.cli.app import cli
+from memlib.cli.app import cli, key_values
 from memlib.errors import InvalidInput
 
 
@@ -52,7 +52,7 @@ def report_run(ctx, names, run_all, as_of, params, out, show_code):
         raise InvalidInput(f"name the reports to run ({', '.join(reports.REPORTS)}) or pass --all")
     day = (parse_time(as_of, "--as-of") if as_of else datetime.now(timezone.utc)).date()
     result = reports.run(list(names) if names else list(reports.REPORTS), day,
-                         resolve_uri(ctx.obj["store"]), reports.parse_overrides(list(params)),
+                         resolve_uri(ctx.obj["store"]), key_values(params, "-p"),
                          out_root=Path(out), show_code=show_code, progress=True)
     for outcome in result.outcomes:
         click.echo(f"{outcome.name}: {'ok' if outcome.ok else 'failed'}")

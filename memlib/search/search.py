@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, Literal
 
 import numpy as np
 from lance.dataset import serialize_row_addrs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from memlib.clock import utc
 from memlib.errors import InvalidInput
 from memlib.models import Memory, from_row
 from memlib.scope import Scope, sql_in
@@ -176,11 +177,7 @@ def written_in(store, ids: list[str], period: tuple[datetime, datetime], cache=N
     rows = cache.take(ids, ["id", "created_at"]) if cache is not None else \
         [{"id": i, **row} for i, row in store.lookup(ids, ["created_at"]).items()]
     return {row["id"] for row in rows if row["created_at"] is not None
-            and start <= _aware(row["created_at"]) < end}
-
-
-def _aware(value: datetime) -> datetime:
-    return value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+            and start <= utc(row["created_at"]) < end}
 
 
 def neighbour_links(store, ids: list[str], scope: Scope, now: datetime,

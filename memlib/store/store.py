@@ -33,6 +33,7 @@ from memlib.store.tables import (MEMORIES, TIDY_EVERY, TIDY_FRAGMENTS, add_missi
                                  open_or_create, open_table, tidy)
 
 DEFAULT_URI = os.path.join("data", "store")
+
 META_MODEL, META_DIMS, META_SCHEMA = "memlib.embedding_model", "memlib.embedding_dims", "memlib.schema_version"
 SCALAR_INDEXES = {
     "id": BTree(), "source": Bitmap(), "created_at": BTree(), "level": Bitmap(), "kind": Bitmap(),
@@ -50,6 +51,11 @@ log = logging.getLogger("memlib")
 def resolve_uri(uri: str | None) -> str:
     """`--store`, else MEMLIB_STORE, else the embedded default under data/."""
     return uri or os.environ.get("MEMLIB_STORE") or DEFAULT_URI
+
+
+def recorded_meta(table) -> dict[str, str]:
+    """The settings a memories table records in its schema metadata, as text."""
+    return {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
 
 
 class Store:
@@ -115,7 +121,7 @@ class Store:
             table = open_or_create(db, MEMORIES, arrow_schema(embedder.dims, meta))
             if table.schema.metadata.get(META_MODEL.encode(), b"").decode() == embedder.name:
                 return cls(uri, db, table, embedder, clock, **options)
-        meta = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
+        meta = recorded_meta(table)
         if META_MODEL not in meta:
             raise StoreError(f"{uri!r} holds a '{MEMORIES}' table that memlib did not write")
         model, dims = meta[META_MODEL], int(meta[META_DIMS])
@@ -197,7 +203,7 @@ class Store:
     def meta(self) -> dict[str, str]:
         """What the store recorded when it was created: its model, dims, schema version and
         the settings given in `recorded`."""
-        return {k.decode(): v.decode() for k, v in (self._table.schema.metadata or {}).items()}
+        return recorded_meta(self._table)
 
     # -- writing ---------------------------------------------------------------------------
     # How these stay right with many processes on one store: store/concurrency.py.
