@@ -16,6 +16,7 @@ import numpy as np
 from memlib.clock import Clock
 from memlib.embeddings import Embedder
 from memlib.errors import StoreError
+from memlib.models import Memory, parse_memory, record_label
 from memlib.scope import Scope
 from memlib.search import Hit, SearchConfig, search
 from memlib.search.vector_cache import CacheSlot
@@ -36,16 +37,36 @@ class MemoryStore(Store):
         super().__init__(uri, db, table, embedder, clock, **options)
         self.vectors = CacheSlot(vector_cache)
         self.search_config = SearchConfig()
+        self.workspace = None  # a memlib.workspace.Workspace the memories saved here go to
+
+    def add(self, memories, vectors=None, progress: bool = False, labels=None,
+            actor: str | None = None) -> list[str]:
+        """See `Store.add`. With a workspace configured, what was saved is also appended to
+        its markdown files (memlib.workspace.Workspace.saved)."""
+        if self.workspace is None:
+            return super().add(memories, vectors, progress, labels, actor)
+        items = list(memories)
+        labels = list(labels) if labels is not None else [record_label(i, m) for i, m in enumerate(items)]
+        items = [m if isinstance(m, Memory) else parse_memory(m, label) for m, label in zip(items, labels)]
+        ids = super().add(items, vectors, progress, labels, actor)
+        self.workspace.saved(self, items, actor=actor)
+        return ids
 
     @classmethod
     def open(cls, uri: str | None = None, embedder: Embedder | None = None, create: bool = True,
              as_of=None, clock: Clock | None = None, search: SearchConfig | None = None,
-             **options) -> "MemoryStore":
+             workspace=None, **options) -> "MemoryStore":
         """See `Store.open`. `search`: the search settings a new store records (fusion,
         weights, candidates; the defaults when not given). A store searches with what it
-        recorded whoever opens it; asking an existing store for other settings is refused."""
+        recorded whoever opens it; asking an existing store for other settings is refused.
+        `workspace`: a markdown workspace folder (memlib.workspace) saves go to."""
         store = super().open(uri, embedder, create, as_of, clock,
                              recorded={META_SEARCH: (search or SearchConfig()).to_json()}, **options)
+        if workspace is not None:
+            from memlib.workspace import Workspace
+
+            store.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+            store.workspace.config  # noqa: B018 (refused here, in one line, if it is not one)
         text = store.meta().get(META_SEARCH)
         if text is None:  # a store from before memlib recorded its search: the defaults
             store.search_config = search or SearchConfig()

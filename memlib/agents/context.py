@@ -3,7 +3,8 @@ tools it has, what the lifecycle policy recalls for the goal, and the session's 
 each part labelled and the whole cut to a token budget, with a report of what was cut.
 
 Parts are filled in that order of priority, items whole or not at all: the persona and owner
-profile, the tools, the recalled memories (best first), then the transcript from its latest
+profile (from the workspace's SPIRIT.md and OWNER.md when the store has one, else the
+session's preferences), the tools (the workspace's TOOLS.md, else memlib's own), the recalled memories (best first), then the transcript from its latest
 turn backwards (shown in time order). Tokens are counted by `memlib.embeddings.count_tokens`
 (the store's embedding model's tokenizer) unless the caller passes its own counter.
 """
@@ -54,13 +55,21 @@ def build_context(store, session_id: str, goal: str, budget_tokens: int = 4_000,
     session = sessions.get(session_id)
     policy = policy or ConservativePolicy()
     count = count or (lambda text: count_tokens(store.embedder, text))
+    workspace = getattr(store, "workspace", None)
+    records = {"persona": workspace.persona(), "owner": workspace.owner()} if workspace else {}
+    if tools is None and workspace is not None and workspace.tools():
+        tools = [{"name": t.name, "description": t.description} for t in workspace.tools() if t.enabled]
     if tools is None:
         from memlib.agents.tools import describe
 
         tools = describe()
 
-    profile = [f"{key.capitalize()}: {session.preferences[key]}" for key in ("persona", "owner")
-               if session.preferences.get(key)]
+    profile = []
+    for key in ("persona", "owner"):
+        if records.get(key) is not None:
+            profile += records[key].lines()
+        elif session.preferences.get(key):
+            profile.append(f"{key.capitalize()}: {session.preferences[key]}")
     tool_lines = [f"- {t['name']}: {t['description']}" for t in tools]
     recalled, recall_items = [], []
     query = policy.build_recall_query(RecallInput(

@@ -2,7 +2,7 @@
 library function and prints; it holds no SQL and no rules. A user's mistake is one line on
 stderr and a non-zero exit. One module per command group: memories (write, read, search,
 history), reports (the analytics reports, JupyterLab), lifecycle (retention, curation,
-policies), agents (the MCP server)."""
+policies), agents (the MCP server), workspace (the markdown workspace)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from memlib.cli import agents, lifecycle, memories, reports  # noqa: F401  (they register their commands)
+from memlib.cli import agents, lifecycle, memories, reports, workspace  # noqa: F401  (they register their commands)
 from memlib.cli.app import cli
 from memlib.errors import MemlibError
 

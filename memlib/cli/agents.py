@@ -10,12 +10,17 @@ from memlib.cli.app import cli, open_store
 @cli.command()
 @click.option("--agent", default="agent", show_default=True, help="Who calls the tools (logged with each recall and write).")
 @click.option("--workspace", default=None, type=click.Path(file_okay=False),
-              help="The root list_files_workspace may list (nothing outside it).")
+              help="The root list_files_workspace may list (nothing outside it); if it is a "
+                   "memlib workspace, saved memories also go to its files and build_context "
+                   "reads its persona, owner and tools (default: memlib --workspace).")
 @click.pass_context
 def mcp(ctx, agent, workspace):
     """Serve the ten agent tools over MCP on stdio (for an agent host)."""
     from memlib.agents.mcp_server import serve
+    from memlib.workspace import Workspace
 
-    store = open_store(ctx)
+    store = open_store(ctx, workspace=False)
     store.check_writable()
+    workspace = workspace or ctx.obj.get("workspace")
+    store.workspace = Workspace.configured(workspace) if workspace else None
     serve(store, agent=agent, workspace=workspace)

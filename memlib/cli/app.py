@@ -12,7 +12,9 @@ from memlib.errors import InvalidInput
 
 
 def open_store(ctx: click.Context, create: bool = False, embedder: str | None = None,
-               as_of: str | None = None, search=None):
+               as_of: str | None = None, search=None, workspace: bool = True):
+    """The store of --store; with the workspace of --workspace (saves go to its files) unless
+    `workspace` is False (a command that writes in bulk, or syncs the workspace itself)."""
     from memlib.embeddings import HashEmbedder, SentenceTransformerEmbedder, default_embedder
     from memlib.memory_store import MemoryStore
 
@@ -23,7 +25,8 @@ def open_store(ctx: click.Context, create: bool = False, embedder: str | None = 
         chosen = default_embedder()
     elif embedder:
         chosen = SentenceTransformerEmbedder(embedder)
-    return MemoryStore.open(ctx.obj["store"], embedder=chosen, create=create, as_of=as_of, search=search)
+    return MemoryStore.open(ctx.obj["store"], embedder=chosen, create=create, as_of=as_of, search=search,
+                            workspace=ctx.obj.get("workspace") if workspace else None)
 
 
 def key_values(pairs, option: str) -> dict[str, str]:
@@ -55,7 +58,10 @@ embedder_option = click.option(
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--store", envvar="MEMLIB_STORE", default=None, metavar="URI",
               help="LanceDB URI of the store (default: $MEMLIB_STORE, else data/store).")
+@click.option("--workspace", envvar="MEMLIB_WORKSPACE", default=None, metavar="DIR",
+              help="A markdown workspace (memlib workspace init) the memories saved go to "
+                   "(default: $MEMLIB_WORKSPACE, else none).")
 @click.pass_context
-def cli(ctx: click.Context, store: str | None) -> None:
+def cli(ctx: click.Context, store: str | None, workspace: str | None) -> None:
     """memlib: an analytics-first memory store for AI agents."""
-    ctx.obj = {"store": store}
+    ctx.obj = {"store": store, "workspace": workspace}

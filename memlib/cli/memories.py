@@ -223,7 +223,7 @@ def sample(ctx, size, seed, anchor, vectors, embedder):
     """Write a realistic, deterministic sample corpus and recall history into an empty store."""
     from memlib.sample import build_sample
 
-    store = open_store(ctx, create=True, embedder=embedder)
+    store = open_store(ctx, create=True, embedder=embedder, workspace=False)
     summary = build_sample(store, size=size, seed=seed, anchor=option_date(anchor, "--anchor"),
                            vectors=vectors, progress=True)
     echo_json(summary | {"store": store.uri})

@@ -1,0 +1,131 @@
+"""The workspace's files on disk: which paths may be read or written (nothing outside the
+root), atomic writes (a temporary file in the same folder, fsynced, then renamed over the
+old one: a reader or a crash sees the old file or the new one, never half of one), and the
+lock every sync and every append holds (filelock), so two never interleave."""
+
+from __future__ import annotations
+
+import os
+import re
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path, PurePosixPath
+
+from memlib.errors import InvalidInput, StoreError
+
+SPIRIT, OWNER, MEMORY, TOOLS = "SPIRIT.md", "OWNER.md", "MEMORY.md", "TOOLS.md"
+DAILY = "memory"
+STATE_DIR = ".memlib"
+LOCK_TIMEOUT = 60.0  # seconds a sync waits for another to finish
+_DAILY_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
+
+
+def daily_path(day: date) -> str:
+    return f"{DAILY}/{day.isoformat()}.md"
+
+
+def day_of(relative: str) -> date | None:
+    """The date a daily log's path names (memory/YYYY-MM-DD.md), else None."""
+    parts = PurePosixPath(relative).parts
+    match = _DAILY_NAME.match(parts[-1]) if len(parts) == 2 and parts[0] == DAILY else None
+    if not match:
+        return None
+    try:
+        return date.fromisoformat(match.group(1))
+    except ValueError:
+        return None
+
+
+class Root:
+    """A workspace folder; every path memlib touches in it passes `path`."""
+
+    def __init__(self, root: str | os.PathLike):
+        given = Path(root)
+        if not given.is_dir():
+            raise InvalidInput(f"workspace {str(root)!r} is not a directory")
+        self.path_given = given
+        self.root = given.resolve()
+
+    def path(self, relative: str) -> Path:
+        """The file a workspace-relative path names; refused in one line when it is absolute,
+        climbs with '..', leaves the root through a symlink, or is under memory/ and not a
+        date (memory/YYYY-MM-DD.md)."""
+        pure = PurePosixPath(relative.replace("\\", "/"))
+        if pure.is_absolute() or relative.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", relative):
+            raise InvalidInput(f"{relative!r}: an absolute path; workspace paths are relative to its root")
+        if ".." in pure.parts:
+            raise InvalidInput(f"{relative!r}: '..' is not allowed in a workspace path")
+        if len(pure.parts) > 1 and pure.parts[0] == DAILY and day_of(str(pure)) is None:
+            raise InvalidInput(f"{relative!r}: a daily log is named by its date, memory/YYYY-MM-DD.md")
+        target = self.root.joinpath(*pure.parts)
+        resolved = target.resolve()
+        if resolved != self.root and self.root not in resolved.parents:
+            raise InvalidInput(f"{relative!r} leads outside the workspace (a symlink to {resolved})")
+        return target
+
+    def daily_logs(self) -> list[str]:
+        """memory/*.md, by date; a markdown file there that is not named by a date is refused
+        (hidden files and editors' swap files are not workspace files)."""
+        folder = self.path(DAILY)
+        if not folder.is_dir():
+            return []
+        out = []
+        for child in sorted(folder.iterdir()):
+            if child.name.startswith(".") or not child.name.endswith(".md"):
+                continue
+            out.append(str(self.path(f"{DAILY}/{child.name}").relative_to(self.root)).replace(os.sep, "/"))
+        return out
+
+    def read(self, relative: str) -> str | None:
+        path = self.path(relative)
+        if not path.exists():
+            return None
+        try:
+            with open(path, encoding="utf-8", newline="") as fh:
+                return fh.read()
+        except UnicodeDecodeError:
+            raise InvalidInput(f"{relative}: not UTF-8 text") from None
+
+    def write(self, relative: str, text: str) -> None:
+        """Atomically: the whole new file, or the old one."""
+        atomic_write(self.path(relative), text)
+
+    @contextmanager
+    def locked(self, timeout: float = LOCK_TIMEOUT):
+        """Held by a sync or an append for as long as it reads and writes the files."""
+        from filelock import FileLock, Timeout
+
+        state = self.path(STATE_DIR)
+        state.mkdir(exist_ok=True)
+        lock = FileLock(str(state / "lock"))
+        try:
+            lock.acquire(timeout=timeout)
+        except Timeout:
+            raise StoreError(f"workspace {self.root} is being synced by another process "
+                             f"(waited {timeout:.0f} s for {state / 'lock'})") from None
+        try:
+            yield
+        finally:
+            lock.release()
+
+
+def atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(temp, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(temp, path)
+    finally:
+        if temp.exists():
+            temp.unlink()
+    try:  # the rename itself survives a power cut once the folder is synced
+        fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass

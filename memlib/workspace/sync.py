@@ -1,0 +1,451 @@
+"""One sync of a workspace with its store: afterwards both say the same, and the state file
+records what they agreed on (`.memlib/state.json`: per file its hash and per entry its key,
+memory id and the two fingerprints of convert.py).
+
+Against that state a sync tells, per entry, whether the file changed it, the store changed
+it, or both:
+- file only: the memory is updated (re-embedded if its text changed), added, or deleted
+  (reversibly: a retention run `memlib retention undo` restores, with audit events);
+- store only: the entry is rewritten from the memory, or removed from its file;
+- both, and they differ: a conflict. The file wins by default (`prefer="store"`: the store),
+  the losing version is kept as a `workspace_conflict` audit event, and the report says so.
+  Both changed to the same words is no conflict (a sync killed halfway is completed so).
+
+Order: the store's changes commit first, then each file is replaced atomically, then the
+state; every step is idempotent, so a sync killed anywhere is completed by the next one.
+A file whose hash matches the state is not parsed (its entries are as recorded) unless the
+store changed one of its memories.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from memlib.errors import InvalidInput
+from memlib.models import Kind, from_row, title_key
+from memlib.scope import sql_in, sql_literal
+from memlib.workspace import convert, markdown
+from memlib.workspace.files import MEMORY, STATE_DIR, day_of
+
+STATE = f"{STATE_DIR}/state.json"
+JOURNAL = f"{STATE_DIR}/journal.jsonl"
+STATE_VERSION = 1
+Step = Callable[[str], None]
+
+
+def _nothing(step: str) -> None:
+    pass
+
+
+@dataclass
+class Report:
+    files: int = 0
+    parsed: int = 0
+    added: int = 0
+    updated: int = 0
+    embedded: int = 0  # updated entries whose text changed (the rest keep their vectors)
+    deleted: int = 0
+    written: int = 0  # entries the store changed, written to files
+    removed: int = 0  # entries the store deleted, removed from files
+    unchanged: int = 0
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
+    undo: str | None = None  # the retention run that restores the deleted memories
+    files_written: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        parts = [f"{self.files} files ({self.parsed} read)", f"{self.added} added",
+                 f"{self.updated} updated ({self.embedded} re-embedded)", f"{self.deleted} deleted",
+                 f"{self.written} written to files", f"{self.removed} removed from files",
+                 f"{self.unchanged} unchanged", f"{len(self.conflicts)} conflicts"]
+        line = "; ".join(parts)
+        if self.undo:
+            line += f"\nundo the deletions: memlib retention undo {self.undo}"
+        for c in self.conflicts:
+            line += (f"\nconflict in {c['file']} ({c['memory_id']}): both changed since the last sync; "
+                     f"kept the {c['kept']}'s version, the other is in the audit log (workspace_conflict)")
+        return line
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items()}
+
+
+def file_sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def entries_of(relative: str) -> str:
+    return "memory" if relative == MEMORY else "daily"
+
+
+def load_state(ws) -> dict[str, Any]:
+    """The state of the last sync, with the journal of entries appended since folded in."""
+    text = ws.files.read(STATE)
+    state = {"version": STATE_VERSION, "files": {}}
+    if text:
+        try:
+            state = json.loads(text)
+        except ValueError:
+            raise InvalidInput(f"{ws.files.root / STATE}: not JSON; delete it and sync again "
+                               f"(entries are found again by their place in the files)") from None
+    for line in (ws.files.read(JOURNAL) or "").splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue  # a line cut short by a crash: its entry is found again by its id
+        state["files"].setdefault(rec["file"], {"sha": None, "entries": {}})["entries"][rec["key"]] = rec["entry"]
+    return state
+
+
+def save_state(ws, state: dict[str, Any]) -> None:
+    ws.files.write(STATE, json.dumps(state, ensure_ascii=False, separators=(",", ":")))
+    if ws.files.path(JOURNAL).exists():
+        ws.files.path(JOURNAL).unlink()
+
+
+def run(ws, store, prefer: str = "file", actor: str | None = None, on_step: Step = _nothing) -> Report:
+    if prefer not in ("file", "store"):
+        raise InvalidInput(f"prefer must be 'file' or 'store', not {prefer!r}")
+    with ws.files.locked():
+        return _Sync(ws, store, prefer, actor, on_step).run()
+
+
+class _Sync:
+    def __init__(self, ws, store, prefer, actor, on_step):
+        self.ws, self.store, self.prefer, self.actor, self.on_step = ws, store, prefer, actor, on_step
+        self.config = ws.config
+        self.zone = ws.zone
+        self.now = store.clock.now()
+        self.report = Report()
+        self.upserts: dict[str, Any] = {}  # memory id -> memory to write
+        self.added: set[str] = set()
+        self.deletes: list[str] = []
+        self.conflicts: list[tuple[str, dict]] = []
+        self.taken: dict[tuple[str, str], str] | None = None  # decision and pattern titles in use
+        self.texts: dict[str, str] = {}  # files to write: relative -> new text
+
+    def run(self) -> Report:
+        store, ws = self.store, self.ws
+        state = load_state(ws)
+        ws.ensure_project(store)
+        paths = ws.entry_files()
+        gone = [p for p in state["files"] if p not in paths]
+        self.report.files = len(paths)
+        current = {p: ws.files.read(p) or "" for p in paths}
+        recorded = {i: rec for f in state["files"].values() for i, rec in _by_id(f).items()}
+        changed = self._store_changes(recorded)
+        new_state: dict[str, Any] = {"version": STATE_VERSION, "files": {}}
+        for relative in paths + gone:
+            text = current.get(relative, "")
+            old = state["files"].get(relative, {"sha": None, "entries": {}})
+            touched = any(rec["id"] in changed for rec in old["entries"].values())
+            if old["sha"] == file_sha(text) and not touched and not _pending(old):
+                new_state["files"][relative] = old
+                self.report.unchanged += len(old["entries"])
+                continue
+            self.report.parsed += 1
+            new_state["files"][relative] = self._file(relative, text, old, changed)
+        for relative in gone:
+            if not new_state["files"][relative]["entries"] and relative not in self.texts:
+                del new_state["files"][relative]
+        self._commit()
+        _fill_revisions(self.store, new_state)
+        self.on_step("store")
+        for relative, text in self.texts.items():
+            ws.files.write(relative, text)
+            new_state["files"][relative]["sha"] = file_sha(text)
+            self.report.files_written.append(relative)
+            self.on_step(f"file {relative}")
+        save_state(ws, new_state)
+        self.on_step("state")
+        return self.report
+
+    # -- reading both sides -------------------------------------------------------------------
+
+    def _store_changes(self, recorded: dict[str, dict]) -> dict[str, Any]:
+        """The memories whose text changed since the last sync: id -> memory, or None when it
+        is gone from the store."""
+        if not recorded:
+            return {}
+        store = self.store
+        store.refresh()
+        revisions = dict(zip(*store.dataset().to_table(columns=["id", "revision"], filter=sql_in(
+            "id", list(recorded))).to_pydict().values())) if len(recorded) < 2_000 else _all_revisions(store)
+        suspect = [i for i, rec in recorded.items()
+                   if i not in revisions or rec.get("rev") is None or (revisions[i] or 0) != rec["rev"]]
+        out: dict[str, Any] = {}
+        rows = store.lookup([i for i in suspect if i in revisions],
+                            [n for n in store.table.schema.names if n != "embedding"])
+        for i in suspect:
+            if i not in rows:
+                out[i] = None
+                continue
+            memory = from_row(rows[i])
+            if convert.store_hash(memory) != recorded[i]["store"]:
+                out[i] = memory
+            else:
+                recorded[i]["rev"] = rows[i].get("revision") or 0  # usage or a vector changed: not the text
+        return out
+
+    def _memory(self, memory_id: str):
+        rows = self.store.lookup([memory_id], [n for n in self.store.table.schema.names if n != "embedding"])
+        return from_row(rows[memory_id]) if memory_id in rows else None
+
+    # -- one file ------------------------------------------------------------------------------
+
+    def _file(self, relative: str, text: str, old: dict, changed: dict[str, Any]) -> dict:
+        kind = entries_of(relative)
+        doc = markdown.parse(text, kind)
+        language = doc.language or self.ws.language
+        day = day_of(relative)
+        pairs, fresh, lost = _match(old["entries"], doc.entries)
+        kept: list[tuple[markdown.Entry | None, dict]] = []  # (its entry as the file has it now, record)
+        edits: list[tuple[markdown.Entry, str | None]] = []  # (entry, its new text, None: remove it)
+        appends: list[str] = []
+
+        def rewrite(entry, memory) -> None:
+            new_text = convert.entry_text(memory, language, entry.form, self.zone, dated=kind == "memory")
+            edits.append((entry, new_text))
+            kept.append((None, self._rec(memory.id, _one(new_text, entry.form, kind), memory)))
+
+        for rec, entry in pairs:
+            memory_id = rec["id"]
+            file_changed = convert.file_hash(entry) != rec["file"]
+            store_side = changed.get(memory_id, "same") if memory_id in changed else "same"
+            if store_side == "same":
+                if not file_changed:
+                    kept.append((entry, {k: v for k, v in rec.items() if k != "pending"}))
+                    self.report.unchanged += 1
+                    continue
+                memory = self._memory(memory_id)
+                if memory is None:  # gone from the store without a trace in the state: add it back
+                    self._add(relative, entry, day, memory_id)
+                else:
+                    self._edit(memory, entry, relative)
+                kept.append((entry, self._rec(memory_id, entry)))
+                continue
+            memory = store_side  # the store changed it (None: deleted it)
+            if not file_changed:
+                if memory is None:
+                    edits.append((entry, None))
+                    self.report.removed += 1
+                else:
+                    rewrite(entry, memory)
+                    self.report.written += 1
+                continue
+            if memory is not None and convert.same(memory, entry):
+                kept.append((entry, self._rec(memory_id, entry, memory)))  # both made the same change
+                continue
+            self._conflict(relative, memory_id, entry, memory)
+            if self.prefer == "file":
+                if memory is None:
+                    self._add(relative, entry, day, memory_id)
+                else:
+                    self._edit(memory, entry, relative)
+                kept.append((entry, self._rec(memory_id, entry)))
+            elif memory is None:
+                edits.append((entry, None))
+            else:
+                rewrite(entry, memory)
+        for entry in fresh:
+            memory_id = convert.derived_id(self.ws.project_id, relative, entry.key)
+            memory = self._memory(memory_id)
+            if memory is None:
+                self._add(relative, entry, day, memory_id)
+            elif not convert.same(memory, entry):
+                self._edit(memory, entry, relative)
+            kept.append((entry, self._rec(memory_id, entry)))
+        for rec in lost:  # in the state, gone from the file
+            memory_id = rec["id"]
+            store_side = changed.get(memory_id, "same") if memory_id in changed else "same"
+            if rec.get("pending") or (store_side not in ("same", None) and self.prefer == "store"):
+                # a save whose file write never happened, or a conflict the store wins: back in
+                memory = self._memory(memory_id)
+                if memory is None:
+                    continue
+                if not rec.get("pending"):
+                    self._conflict(relative, memory_id, None, memory)
+                new_text = convert.entry_text(memory, language, "heading", self.zone, dated=kind == "memory")
+                appends.append(new_text)
+                kept.append((None, self._rec(memory_id, _one(new_text, "heading", kind), memory)))
+                self.report.written += 1
+                continue
+            if store_side is None:
+                continue  # deleted on both sides
+            if store_side != "same":
+                self._conflict(relative, memory_id, None, store_side)
+            self.deletes.append(memory_id)
+        if not edits and not appends:
+            return {"sha": file_sha(text), "entries": {e.key: rec for e, rec in kept}}
+        for entry, new_text in sorted(edits, key=lambda e: -e[0].start):
+            doc = (markdown.removed(doc, entry, kind) if new_text is None
+                   else markdown.replaced(doc, entry, new_text, kind))
+        for new_text in appends:
+            doc = markdown.appended(doc, new_text, kind, "entries" if kind == "daily" else None)
+        self.texts[relative] = doc.render()
+        return {"sha": None, "entries": _rekey(doc, [rec for _, rec in kept])}
+
+    # -- changes -------------------------------------------------------------------------------
+
+    def _rec(self, memory_id: str, entry, memory=None) -> dict:
+        """What the state records of an entry: its memory, its file fingerprint and the
+        store's (of the memory as this sync leaves it)."""
+        if memory is None:
+            memory = self.upserts.get(memory_id) or self._memory(memory_id)
+        return {"id": memory_id, "file": convert.file_hash(entry),
+                "store": convert.store_hash(memory) if memory is not None else None, "rev": None}
+
+    def _add(self, relative: str, entry, day, memory_id: str) -> None:
+        memory = convert.new_memory(entry, relative, day, self.ws.project_id, self.zone, self.now, memory_id)
+        if memory.kind in convert.TITLED:
+            memory = self._free_title(memory)
+        self.upserts[memory_id] = memory
+        self.added.add(memory_id)
+        self.report.added += 1
+
+    def _edit(self, memory, entry, relative: str) -> None:
+        new = convert.edited(memory, entry, relative, self.now)
+        self.upserts[memory.id] = new
+        self.report.updated += 1
+        if new.text != memory.text:
+            self.report.embedded += 1
+
+    def _free_title(self, memory):
+        """A new decision or pattern whose title is taken in its project gets its date and
+        time added, then a number (titles are unique per project, models.title_key)."""
+        if self.taken is None:
+            rows = self.store.dataset().to_table(columns=["id", "kind", "title", "name"], filter=(
+                f"kind IN ('decision', 'pattern') AND project_id = {sql_literal(self.ws.project_id)}")).to_pylist()
+            self.taken = {(r["kind"], title_key(r["title"] or r["name"] or "")): r["id"] for r in rows}
+        name = convert.title_body(memory.kind)[0]
+        title, stamp = getattr(memory, name), memory.created_at.strftime("%Y-%m-%d %H:%M")
+        candidates = [title, f"{title} ({stamp})"] + [f"{title} ({stamp}, {n})" for n in range(2, 1000)]
+        free = next(c for c in candidates
+                    if self.taken.get((memory.kind.value, title_key(c)), memory.id) == memory.id)
+        self.taken[(memory.kind.value, title_key(free))] = memory.id
+        return memory if free == title else memory.model_copy(update={name: free})
+
+    def _conflict(self, relative: str, memory_id: str, entry, memory) -> None:
+        title, body = convert.text_of(memory) if memory is not None else (None, None)
+        event = {"file": relative, "memory_id": memory_id,
+                 "kept": self.prefer,
+                 "file_version": None if entry is None else {"title": entry.title, "body": entry.body},
+                 "store_version": None if memory is None else {"title": title, "body": body}}
+        self.conflicts.append((memory_id, event))
+        self.report.conflicts.append(event)
+
+    def _commit(self) -> None:
+        """The store's side of the sync: adds and edits in one upsert, deletions as one
+        reversible retention run, conflicts as audit events."""
+        from memlib.lifecycle import retention
+
+        store = self.store
+        if self.upserts:
+            memories = list(self.upserts.values())
+            labels = [f"{m.metadata.get('source_file', 'workspace')} ({m.kind.value})" for m in memories]
+            store.upsert(memories, labels=labels, actor=self.actor, action="workspace_sync",
+                         details={"workspace": str(self.ws.files.root)})
+        if self.deletes:
+            present = set(store.lookup(self.deletes, ["id"]))
+            ids = [i for i in self.deletes if i in present]
+            if ids:
+                outcome = retention.remove(store, ids, {"reason": "deleted from the workspace files",
+                                                        "workspace": str(self.ws.files.root)}, actor=self.actor)
+                self.report.undo = outcome.run_id
+                store.audit.record("workspace_delete", ids, actor=self.actor, run_id=outcome.run_id,
+                                   details={"workspace": str(self.ws.files.root)})
+            self.report.deleted = len(ids)
+        for memory_id, event in self.conflicts:
+            store.audit.record("workspace_conflict", [memory_id], actor=self.actor, details=event)
+
+
+def _one(text: str, form: str, kind: str) -> markdown.Entry:
+    """The entry a text memlib writes parses as (its fingerprint is what the file will hold)."""
+    doc = markdown.parse(("## Summary\n" if form == "summary" else "") + text, "daily" if form == "summary" else kind)
+    return doc.entries[0]
+
+
+def _rekey(doc: markdown.Document, records: list[dict]) -> dict[str, dict]:
+    """After memlib rewrote a file: each entry's record found by its fingerprint (what it
+    says, which memlib just wrote or found there), under the key the new text gives it."""
+    waiting: dict[str, list[dict]] = {}
+    for rec in records:
+        waiting.setdefault(rec["file"], []).append(rec)
+    out = {}
+    for entry in doc.entries:
+        recs = waiting.get(convert.file_hash(entry))
+        if recs:
+            out[entry.key] = recs.pop(0)
+    return out
+
+
+def _by_id(file_state: dict) -> dict[str, dict]:
+    return {rec["id"]: rec for rec in file_state["entries"].values()}
+
+
+def _pending(file_state: dict) -> bool:
+    return any(rec.get("pending") for rec in file_state["entries"].values())
+
+
+def _fill_revisions(store, state: dict) -> None:
+    """Each record's memory revision as the store now has it: the next sync reads the text
+    only of memories whose revision moved."""
+    records = [rec for f in state["files"].values() for rec in f["entries"].values() if rec.get("rev") is None]
+    if not records:
+        return
+    store.refresh()
+    revisions = _all_revisions(store)
+    for rec in records:
+        # -1: not in the store (deleted meanwhile): looked at again next time
+        rec["rev"] = (revisions[rec["id"]] or 0) if rec["id"] in revisions else -1
+
+
+def _all_revisions(store) -> dict[str, int]:
+    table = store.dataset().to_table(columns=["id", "revision"])
+    return dict(zip(table.column("id").to_pylist(), table.column("revision").to_pylist()))
+
+
+def _match(recorded: dict[str, dict], entries: list[markdown.Entry]):
+    """Pair the state's entries of a file with the entries found in it now: by key, then
+    what is left in order within the same section, kind and time (an edited bullet or a
+    retitled heading stays the same memory). Returns (pairs, new entries, lost records)."""
+    pairs, fresh = [], []
+    left = dict(recorded)
+    for entry in entries:
+        rec = left.pop(entry.key, None)
+        if rec is not None:
+            pairs.append((rec, entry))
+        else:
+            fresh.append(entry)
+    if left and fresh:
+        by_slot: dict[str, list[str]] = {}
+        for key in left:
+            by_slot.setdefault(_slot(key), []).append(key)
+        still = []
+        for entry in fresh:
+            keys = by_slot.get(_slot(entry.key), [])
+            if keys:
+                pairs.append((left.pop(keys.pop(0)), entry))
+            else:
+                still.append(entry)
+        fresh = still
+    return pairs, fresh, list(left.values())
+
+
+def _slot(key: str) -> str:
+    """Where an entry sits, without what it says: its form and section, and for a heading
+    its date, time and kind (its title may change)."""
+    form, section, *rest = key.split("|")
+    if form != "heading":
+        return f"{form}|{section}"
+    name = rest[0] if rest else ""
+    words = [w for w in name.split(" ") if w]
+    kinds = {k.value for k in Kind}
+    head = []
+    for w in words:
+        head.append(w)
+        if w in kinds:
+            break
+    return f"{form}|{section}|{' '.join(head)}"

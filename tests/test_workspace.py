@@ -1,0 +1,338 @@
+"""The markdown workspace (seed 003): files a person edits and the store kept in step."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime, timezone
+
+import pytest
+
+from memlib import Conversation, Decision, Insight, MemoryStore
+from memlib.agents.context import build_context
+from memlib.agents.sessions import Sessions
+from memlib.embeddings import HashEmbedder
+from memlib.errors import InvalidInput, InvalidMemory
+from memlib.lifecycle import retention
+from memlib.models import Kind
+from memlib.workspace import Workspace
+from memlib.workspace import markdown
+from memlib.workspace.sync import STATE
+
+DAILY = """# 2026-02-14 日志
+
+## 摘要
+讨论了前端和数据库
+
+## 记录条目
+
+### 10:30 - 决策
+用户决定使用 React 作为前端框架
+
+### 14:00 - 对话
+讨论了数据库选型，最终选择 SQLite
+
+## 随手记
+这一段不是条目，原样保留。
+"""
+
+MEMORY_MD = """# Long-term Memory
+
+Some prose a person wrote, with **markdown** in it.
+
+## Preferences
+- Only drinks americano
+- Likes plain UIs
+  (no gradients)
+
+## Decisions
+
+### 2026-01-03 09:15 - decision: Local first
+Notes never leave the laptop.
+
+```
+### 11:00 - decision
+- not an entry: inside a code block
+```
+"""
+
+
+class Counting(HashEmbedder):
+    """The hash embedder, counting the texts it embeds."""
+
+    def __init__(self):
+        super().__init__()
+        self.texts: list[str] = []
+
+    def embed(self, texts):
+        self.texts += list(texts)
+        return super().embed(texts)
+
+
+@pytest.fixture
+def setup(tmp_path):
+    embedder = Counting()
+    store = MemoryStore.open(str(tmp_path / "store"), embedder=embedder)
+    ws, _ = Workspace.init(tmp_path / "ws", store, language="zh")
+    (tmp_path / "ws" / "memory" / "2026-02-14.md").write_text(DAILY, encoding="utf-8")
+    (tmp_path / "ws" / "MEMORY.md").write_text(MEMORY_MD, encoding="utf-8")
+    return store, ws, embedder
+
+
+def _read(ws, relative):
+    return (ws.files.root / relative).read_text(encoding="utf-8")
+
+
+def _write(ws, relative, text):
+    (ws.files.root / relative).write_text(text, encoding="utf-8")
+
+
+def _workspace_memories(store, ws):
+    rows = store.dataset().to_table(filter=f"project_id = '{ws.project_id}' AND kind != 'project'").to_pylist()
+    return {r["id"]: r for r in rows}
+
+
+def _state(ws):
+    return json.loads(_read(ws, STATE))
+
+
+def _ids(ws, relative):
+    return {key: rec["id"] for key, rec in _state(ws)["files"][relative]["entries"].items()}
+
+
+# -- the formats -------------------------------------------------------------------------------
+
+
+def test_a_daily_log_of_seed_003_parses_into_its_summary_and_timed_entries():
+    doc = markdown.parse(DAILY, "daily")
+    assert [(e.kind, e.at.strftime("%H:%M") if e.at else None, e.section) for e in doc.entries] == [
+        (Kind.SUMMARY, None, "摘要"), (Kind.DECISION, "10:30", "记录条目"), (Kind.CONVERSATION, "14:00", "记录条目")]
+    assert doc.entries[1].body == "用户决定使用 React 作为前端框架"
+    assert doc.language == "zh"
+    english = DAILY.replace("摘要", "Summary").replace("记录条目", "Entries").replace("决策", "Decision") \
+        .replace("对话", "conversation")
+    assert [e.kind for e in markdown.parse(english, "daily").entries] == [e.kind for e in doc.entries]
+    assert doc.render() == DAILY
+
+
+def test_memory_md_holds_bullets_and_dated_entries_but_not_code():
+    doc = markdown.parse(MEMORY_MD, "memory")
+    got = [(e.form, e.kind, e.section, e.body) for e in doc.entries]
+    assert got == [("bullet", Kind.MANUAL, "Preferences", "Only drinks americano"),
+                   ("bullet", Kind.MANUAL, "Preferences", "Likes plain UIs\n(no gradients)"),
+                   ("heading", Kind.DECISION, "Decisions", "Notes never leave the laptop.\n\n```\n"
+                    "### 11:00 - decision\n- not an entry: inside a code block\n```")]
+    assert doc.entries[2].title == "Local first" and str(doc.entries[2].day) == "2026-01-03"
+
+
+def test_persona_owner_and_tools_become_typed_records(setup):
+    store, ws, _ = setup
+    _write(ws, "OWNER.md", "# 用户画像\n\n## 基本信息\n- 姓名: 张三\n- 年龄: 32\n- 职业: 前端工程师\n\n"
+                           "## 兴趣爱好\n- 编程\n- 咖啡\n\n## 当前目标\n- 开发一款本地 AI 笔记工具\n\n"
+                           "## 偏好设置\n- 喜欢简洁 UI\n- 饮品: 美式\n")
+    _write(ws, "TOOLS.md", "# Tools\n\n## Files\n- read_file(path): read a file\n- [ ] write_file(path, text): write\n\n"
+                           "## Web\n- search_web: search the web\n")
+    owner = ws.owner()
+    assert (owner.name, owner.age, owner.occupation) == ("张三", 32, "前端工程师")
+    assert owner.interests == ["编程", "咖啡"] and owner.preferences == {"喜欢简洁 UI": True, "饮品": "美式"}
+    assert owner.file_path == "OWNER.md" and owner.last_modified.tzinfo is not None
+    persona = ws.persona()
+    assert persona.role == "你是主人的个人助理。" and persona.values == ["诚实", "尊重隐私"]
+    tools = ws.tools()
+    assert [(t.name, t.enabled, t.group) for t in tools] == [
+        ("read_file", True, "Files"), ("write_file", False, "Files"), ("search_web", True, "Web")]
+    assert tools[0].parameters["required"] == ["path"]
+    _write(ws, "OWNER.md", "# Owner\n\n## Basic Info\n- Name: Ann\n- Age: thirty\n")
+    with pytest.raises(InvalidInput, match=r"^OWNER.md: age 'thirty' is not a whole number$"):
+        ws.owner()
+
+
+def test_the_context_builder_takes_persona_owner_and_tools_from_the_workspace(setup):
+    store, ws, _ = setup
+    _write(ws, "TOOLS.md", "# Tools\n\n## Files\n- read_file(path): read a file\n- [ ] rm(path): delete\n")
+    store.workspace = ws
+    session = Sessions(store).start(agent="helper", project_id=ws.project_id)
+    context = build_context(store, session.session_id, "what did we decide", budget_tokens=2_000)
+    assert "Role: 你是主人的个人助理。" in context.text
+    assert "Owner: 主人" in context.text
+    assert "- read_file: read a file" in context.text and "rm" not in context.text
+    assert "query_memory" not in context.text  # memlib's own tool list gave way to TOOLS.md
+
+
+# -- sync ---------------------------------------------------------------------------------------
+
+
+def test_first_sync_makes_memories_and_a_second_changes_nothing(setup):
+    store, ws, _ = setup
+    report = ws.sync(store)
+    assert report.added == 6 and not report.files_written
+    assert _read(ws, "memory/2026-02-14.md") == DAILY and _read(ws, "MEMORY.md") == MEMORY_MD
+    memories = _workspace_memories(store, ws)
+    by_text = {r["text"].split("\n")[0]: r for r in memories.values()}
+    decision = by_text["用户决定使用 React 作为前端框架"]
+    assert decision["kind"] == "decision" and decision["source"] == "workspace"
+    assert json.loads(decision["metadata"]) == {"source_file": "memory/2026-02-14.md", "section": "记录条目"}
+    assert decision["created_at"] == datetime(2026, 2, 14, 10, 30, tzinfo=timezone.utc)
+    assert {r["kind"] for r in memories.values()} == {"summary", "decision", "conversation", "manual"}
+    state, version = _read(ws, STATE), store.version
+    again = ws.sync(store)
+    assert (again.added, again.updated, again.deleted, again.written, again.parsed) == (0, 0, 0, 0, 0)
+    assert again.unchanged == 6 and _read(ws, STATE) == state and store.refresh() == version
+
+
+def test_an_edited_entry_is_updated_and_only_it_is_embedded_again(setup):
+    store, ws, embedder = setup
+    ws.sync(store)
+    before = _ids(ws, "memory/2026-02-14.md")
+    embedder.texts.clear()
+    _write(ws, "memory/2026-02-14.md", DAILY.replace("最终选择 SQLite", "最终选择 DuckDB"))
+    report = ws.sync(store)
+    assert (report.updated, report.embedded, report.added, report.deleted) == (1, 1, 0, 0)
+    assert len(embedder.texts) == 1 and "DuckDB" in embedder.texts[0]
+    assert _ids(ws, "memory/2026-02-14.md") == before  # same memory, same key
+    conversation = store.get(before["heading|记录条目|14:00 conversation|1"])
+    assert conversation.content == "讨论了数据库选型，最终选择 DuckDB"
+
+
+def test_an_edited_bullet_stays_the_same_memory(setup):
+    store, ws, _ = setup
+    ws.sync(store)
+    (old_id,) = [i for k, i in _ids(ws, "MEMORY.md").items() if "americano" in k]
+    _write(ws, "MEMORY.md", MEMORY_MD.replace("Only drinks americano", "Only drinks flat whites"))
+    report = ws.sync(store)
+    assert (report.updated, report.added, report.deleted) == (1, 0, 0)
+    assert store.get(old_id).content == "Only drinks flat whites"
+
+
+def test_a_deleted_entry_is_deleted_reversibly_and_a_new_one_added(setup):
+    store, ws, _ = setup
+    ws.sync(store)
+    ids = _ids(ws, "memory/2026-02-14.md")
+    gone = ids["heading|记录条目|10:30 decision|1"]
+    text = DAILY.replace("### 10:30 - 决策\n用户决定使用 React 作为前端框架\n\n", "")
+    text = text.replace("## 随手记", "### 16:00 - 手记\n买咖啡豆\n\n## 随手记")
+    _write(ws, "memory/2026-02-14.md", text)
+    report = ws.sync(store)
+    assert (report.deleted, report.added, report.updated) == (1, 1, 0)
+    assert gone not in _workspace_memories(store, ws)
+    events = store.audit.events(f"subject_id = '{gone}' AND action = 'workspace_delete'")
+    assert len(events) == 1 and events[0]["run_id"] == report.undo
+    assert retention.undo(store, report.undo) == 1
+    assert store.get(gone).title == "用户决定使用 React 作为前端框架"
+    added = [m for m in _workspace_memories(store, ws).values() if m["kind"] == "manual" and m["content"] == "买咖啡豆"]
+    assert len(added) == 1 and added[0]["created_at"] == datetime(2026, 2, 14, 16, 0, tzinfo=timezone.utc)
+
+
+def test_what_the_store_changes_is_written_to_the_file_in_its_format(setup):
+    store, ws, _ = setup
+    ws.sync(store)
+    ids = _ids(ws, "memory/2026-02-14.md")
+    store.update(ids["heading|记录条目|14:00 conversation|1"], content="最终选择 Postgres")
+    store.delete([ids["summary|摘要|summary|1"]])
+    report = ws.sync(store)
+    assert (report.written, report.removed, report.updated, report.deleted) == (1, 1, 0, 0)
+    expected = DAILY.replace("讨论了数据库选型，最终选择 SQLite", "最终选择 Postgres").replace(
+        "## 摘要\n讨论了前端和数据库\n\n", "## 摘要\n\n")
+    assert _read(ws, "memory/2026-02-14.md") == expected
+    assert ws.sync(store).parsed == 0  # and that is agreed: nothing to do
+
+
+@pytest.mark.parametrize("prefer", ["file", "store"])
+def test_a_conflict_is_never_resolved_silently(setup, prefer):
+    store, ws, _ = setup
+    ws.sync(store)
+    memory_id = _ids(ws, "memory/2026-02-14.md")["heading|记录条目|14:00 conversation|1"]
+    store.update(memory_id, content="the store's words")
+    _write(ws, "memory/2026-02-14.md", DAILY.replace("最终选择 SQLite", "the file's words"))
+    report = ws.sync(store, prefer=prefer)
+    assert len(report.conflicts) == 1 and "conflict in memory/2026-02-14.md" in report.summary()
+    (event,) = store.audit.events(f"subject_id = '{memory_id}' AND action = 'workspace_conflict'")
+    assert event["details"]["store_version"]["body"] == "the store's words"
+    assert event["details"]["file_version"]["body"] == "讨论了数据库选型，the file's words"
+    assert event["details"]["kept"] == prefer
+    winner = "讨论了数据库选型，the file's words" if prefer == "file" else "the store's words"
+    assert store.get(memory_id).content == winner
+    assert winner in _read(ws, "memory/2026-02-14.md")
+    assert not ws.sync(store).conflicts
+
+
+def test_memories_saved_with_a_workspace_are_appended_in_the_files_format(setup):
+    store, ws, _ = setup
+    ws.sync(store)
+    agent = MemoryStore.open(store.uri, embedder=store.embedder, workspace=ws.files.root)
+    when = datetime(2026, 2, 14, 18, 5, tzinfo=timezone.utc)
+    turn = Conversation(project_id=ws.project_id, content="我们明天发布", created_at=when)
+    insight = Insight(project_id=ws.project_id, content="发布前先跑迁移", created_at=when)
+    agent.add([turn, insight])
+    daily = _read(ws, "memory/2026-02-14.md")
+    assert daily.startswith(DAILY.split("## 随手记")[0] + "### 18:05 - 对话\n我们明天发布\n\n### 18:05 → MEMORY.md (洞察): 发布前先跑迁移\n")
+    assert _read(ws, "MEMORY.md").endswith("```\n\n### 2026-02-14 18:05 - insight\n发布前先跑迁移\n")  # its language
+    report = ws.sync(store)
+    assert (report.added, report.updated, report.deleted) == (0, 0, 0)  # the same memories, not copies
+    assert _ids(ws, "memory/2026-02-14.md")["heading|记录条目|18:05 conversation|1"] == turn.id
+    _write(ws, "MEMORY.md", _read(ws, "MEMORY.md").replace("发布前先跑迁移", "发布前先跑迁移和备份"))
+    assert ws.sync(store).updated == 1 and store.get(insight.id).content == "发布前先跑迁移和备份"
+    events = store.audit.events("action = 'workspace_append'")
+    assert {e["subject_id"] for e in events} == {turn.id, insight.id}
+
+
+def test_a_lost_state_finds_the_same_memories_again(setup):
+    store, ws, _ = setup
+    ws.sync(store)
+    before = set(_workspace_memories(store, ws))
+    os.remove(ws.files.path(STATE))
+    report = ws.sync(store)
+    assert report.added == 0 and set(_workspace_memories(store, ws)) == before
+
+
+def test_an_invalid_entry_is_refused_in_one_line_and_nothing_is_written(setup):
+    store, ws, _ = setup
+    ws.sync(store)
+    version, state = store.version, _read(ws, STATE)
+    _write(ws, "memory/2026-02-15.md", "# 2026-02-15\n\n## Entries\n\n### 09:00 - note\n" + "x" * 10_001 + "\n")
+    with pytest.raises(InvalidMemory, match=r"^memory/2026-02-15.md line 5: field 'content': String should have at most 10000 characters$"):
+        ws.sync(store)
+    assert store.refresh() == version and _read(ws, STATE) == state
+
+
+def test_a_decision_title_taken_in_the_project_gets_its_time(setup):
+    store, ws, _ = setup
+    store.add([Decision(project_id=ws.project_id, title="用户决定使用 React 作为前端框架", decision="earlier")])
+    ws.sync(store)
+    titles = {r["title"] for r in _workspace_memories(store, ws).values() if r["kind"] == "decision"}
+    assert "用户决定使用 React 作为前端框架 (2026-02-14 10:30)" in titles
+    assert ws.sync(store).updated == 0
+
+
+# -- safety -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path, message", [
+    ("../outside.md", "'..' is not allowed"),
+    ("/etc/passwd", "an absolute path"),
+    ("memory/notes.md", "a daily log is named by its date"),
+    ("memory/2026-02-30.md", "a daily log is named by its date"),
+])
+def test_paths_outside_the_root_or_not_dates_are_refused(setup, path, message):
+    _, ws, _ = setup
+    with pytest.raises(InvalidInput, match=message):
+        ws.files.path(path)
+
+
+def test_a_symlink_that_leaves_the_root_is_refused(setup, tmp_path):
+    store, ws, _ = setup
+    (tmp_path / "elsewhere.md").write_text("### 10:00 - note\nsecret\n")
+    os.symlink(tmp_path / "elsewhere.md", ws.files.root / "memory" / "2026-03-01.md")
+    with pytest.raises(InvalidInput, match=r"leads outside the workspace"):
+        ws.sync(store)
+    assert "secret" not in {r["text"] for r in _workspace_memories(store, ws).values()}
+
+
+def test_a_stray_markdown_file_in_memory_stops_the_sync_before_anything_is_written(setup):
+    store, ws, _ = setup
+    _write(ws, "memory/ideas.md", "- an idea\n")
+    version = store.version
+    with pytest.raises(InvalidInput, match=r"^'memory/ideas.md': a daily log is named by its date"):
+        ws.sync(store)
+    assert store.refresh() == version
+
