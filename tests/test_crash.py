@@ -19,25 +19,20 @@ from memlib import MemoryStore
 from memlib.embeddings import HashEmbedder
 from memlib.lifecycle import retention as lifecycle
 from memlib.sample import build_sample
+from workers import CHILD_PATH
 
 AS_OF = "2026-10-20"
 PAUSE = 0.3  # seconds the child rests after each step, so a kill always lands inside the run
 
 # The child: `memlib retention apply` through the library, reporting each step on stdout;
 # KILL_AT names a step at which it kills itself, PAUSE makes it rest after each step.
-CHILD = """
-import os, signal, sys, time
+CHILD = CHILD_PATH + """
+import sys
 from memlib import MemoryStore
 from memlib.lifecycle import retention
+from workers import step_hook
 
-kill_at, pause = os.environ.get("KILL_AT"), float(os.environ.get("PAUSE", "0"))
-
-def on_step(step):
-    print(step, flush=True)
-    if step == kill_at:
-        os.kill(os.getpid(), signal.SIGKILL)
-    time.sleep(pause)
-
+on_step = step_hook()
 print("go", flush=True)
 retention.apply(MemoryStore.open(sys.argv[1]), "default", sys.argv[2], on_step=on_step)
 """

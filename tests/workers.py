@@ -9,10 +9,33 @@ from __future__ import annotations
 import json
 import sys
 import time
+from pathlib import Path
 
 from memlib import Insight, MemoryStore, Scope
 from memlib.lifecycle import curation, retention
 from memlib.errors import MemlibError
+
+
+def step_hook():
+    """The `on_step` of a child process a crash test kills (the fault injection lives in the
+    tests, not the library): prints each step; $KILL_AT names the step at which it kills
+    itself with SIGKILL, $PAUSE the seconds it rests after each step."""
+    import os
+    import signal
+
+    kill_at, pause = os.environ.get("KILL_AT"), float(os.environ.get("PAUSE", "0"))
+
+    def on_step(step: str) -> None:
+        print(step, flush=True)
+        if step == kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+        time.sleep(pause)
+
+    return on_step
+
+
+# A child's first lines: the tests folder on its path, then `from workers import step_hook`.
+CHILD_PATH = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
 
 
 def confidence(store, memory_id: str, times: str) -> dict:

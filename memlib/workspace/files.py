@@ -104,9 +104,17 @@ class Root:
             raise StoreError(f"workspace {self.root} is being synced by another process "
                              f"(waited {timeout:.0f} s for {state / 'lock'})") from None
         try:
+            self._sweep()
             yield
         finally:
             lock.release()
+
+    def _sweep(self) -> None:
+        """Temporary files a killed writer left (none is being written: the lock is held)."""
+        for folder in (self.root, self.root / DAILY, self.root / STATE_DIR):
+            if folder.is_dir():
+                for stale in folder.glob(".*.tmp"):
+                    stale.unlink(missing_ok=True)
 
 
 def atomic_write(path: Path, text: str) -> None:

@@ -59,7 +59,7 @@ TITLES = {  # the first heading memlib writes in a new file
     "MEMORY.md": {"zh": "长期记忆", "en": "Long-term Memory"},
 }
 
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")  # "## C#" keeps its '#'; "## a ##" does not
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
 _ENTRY = re.compile(
     r"^(?:(?P<date>\d{4}-\d{2}-\d{2})[ \t]+)?(?:(?P<time>\d{1,2}:\d{2})[ \t]*)?"
@@ -108,6 +108,7 @@ class Document:
     entries: list[Entry] = field(default_factory=list)
     sections: dict[str, list[str]] = field(default_factory=dict)  # section key -> its body lines
     heads: list[tuple[int, int, str]] = field(default_factory=list)  # (line, level, text) outside code
+    open_fence: str | None = None  # the fence of a code block the file leaves open at its end
 
     def render(self) -> str:
         return "".join(self.lines)
@@ -134,6 +135,11 @@ def _time(text: str | None) -> time | None:
     return time(hours, minutes) if hours < 24 and minutes < 60 else None
 
 
+def normal(body: str) -> str:
+    """A text as an entry's body holds it: without blank lines before or after it."""
+    return _trim(body.split("\n"))
+
+
 def _trim(lines: list[str]) -> str:
     """Lines as one text: outer blank lines dropped, line ends as \\n, trailing spaces kept."""
     text = [line.rstrip("\r\n") for line in lines]
@@ -142,6 +148,46 @@ def _trim(lines: list[str]) -> str:
     while text and not text[-1].strip():
         text.pop()
     return "\n".join(text)
+
+
+# A body line the parser would take for structure is written with a backslash before it (as
+# markdown escapes it), and read back without: headings outside the body's own code blocks,
+# fence lines when the body leaves a code block open, and lines that already start so.
+_ESCAPED = re.compile(r"^\\+(#{1,6}(?:[ \t]|$)|[ ]{0,3}(?:`{3,}|~{3,}))")
+
+
+def escape(body: str) -> str:
+    lines = body.split("\n")
+    fence, opened = None, None
+    for line in lines:  # does the body leave a code block open?
+        match = _FENCE.match(line)
+        if match and fence is None:
+            fence = match.group(1)
+        elif match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
+            fence = None
+    opened, fence, out = fence is not None, None, []
+    for line in lines:
+        match = _FENCE.match(line)
+        if _ESCAPED.match(line) or (match and opened):
+            out.append("\\" + line)
+        elif fence is not None:
+            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
+                fence = None
+            out.append(line)
+        elif match:
+            fence = match.group(1)
+            out.append(line)
+        else:
+            out.append("\\" + line if _HEADING.match(line) else line)
+    return "\n".join(out)
+
+
+def unescape(body: str) -> str:
+    return "\n".join(line[1:] if _ESCAPED.match(line) else line for line in body.split("\n"))
+
+
+def _body(lines: list[str]) -> str:
+    return unescape(_trim(lines))
 
 
 def norm(text: str) -> str:
@@ -172,7 +218,7 @@ def parse(text: str, entries: str = "none") -> Document:
         heading = _HEADING.match(bare)
         if heading:
             heads.append((i, len(heading.group(1)), heading.group(2)))
-    doc.heads = heads
+    doc.heads, doc.open_fence = heads, fence
 
     section, found = "", []
     for n, (i, level, name) in enumerate(heads):
@@ -185,7 +231,7 @@ def parse(text: str, entries: str = "none") -> Document:
             if key and key not in doc.sections:
                 doc.sections[key] = lines[i + 1:end2]
             if entries == "daily" and key == "summary":
-                body = _trim(lines[i + 1:end3])
+                body = _body(lines[i + 1:end3])
                 if body:
                     found.append(Entry(Kind.SUMMARY, body, None, None, None, section, "summary", i, end3))
         if level == 3 and entries != "none":
@@ -208,7 +254,7 @@ def _heading_entry(name: str, lines: list[str], start: int, end: int, section: s
     if (match.group("date") and day is None) or (match.group("time") and at is None):
         return None  # "### 25:99 - decision" is a heading, not an entry
     title = (match.group("title") or "").strip() or None
-    return Entry(kind, _trim(lines[start + 1:end]), title, day, at, section, "heading", start, end)
+    return Entry(kind, _body(lines[start + 1:end]), title, day, at, section, "heading", start, end)
 
 
 def _bullets(lines: list[str], heads, fenced: list[bool], taken: list[Entry]) -> list[Entry]:
@@ -231,7 +277,7 @@ def _bullets(lines: list[str], heads, fenced: list[bool], taken: list[Entry]) ->
         while end < len(lines) and not inside[end] and not fenced[end] and lines[end][:1] in (" ", "\t") \
                 and lines[end].strip():
             end += 1
-        body = "\n".join([bullet.group(1).rstrip()] + [line.strip() for line in lines[i + 1:end]])
+        body = unescape("\n".join([bullet.group(1).rstrip()] + [line.strip() for line in lines[i + 1:end]]))
         out.append(Entry(Kind.MANUAL, body, None, None, None, section_at[i], "bullet", i, end))
         i = end
     return out
@@ -260,7 +306,7 @@ def _keyed(entries: list[Entry]) -> list[Entry]:
 def entry_text(kind: Kind, body: str, title: str | None, language: str, form: str,
                day: date | None = None, at: time | None = None) -> str:
     """An entry in a file's own format (its trailing blank line included)."""
-    body = body.strip("\n")
+    body = escape(normal(body))
     if form == "bullet":
         first, *rest = body.split("\n")
         return "".join([f"- {first}\n"] + [f"  {line}\n" for line in rest])
@@ -270,6 +316,8 @@ def entry_text(kind: Kind, body: str, title: str | None, language: str, form: st
     head = f"{when} - {label(kind, language)}" if when else label(kind, language)
     if title:
         head += f": {' '.join(title.split())}"
+    if re.search(r"[ \t]#+$", head):
+        head += " #"  # a closing sequence, so the title's own '#'s are not taken for one
     return f"### {head}\n{body}\n\n"
 
 
@@ -316,6 +364,8 @@ def appended(doc: Document, text: str, entries: str, section: str | None = None)
     before = lines[:at]
     if before and not before[-1].endswith(("\n", "\r")):
         before[-1] += "\n"
+    if doc.open_fence and at == _after_content(lines, -1, len(lines)):
+        before.append(doc.open_fence + "\n")  # closed where markdown closes it, the file's end
     if before and before[-1].strip():
         before.append("\n")
     after = lines[at:]
