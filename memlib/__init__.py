@@ -7,9 +7,10 @@ helper for Lance filters), `clock` (the time a store writes, the one date parser
 policies in policies/: what a report judges by and what retention acts on). One package per
 concept, each importing only those below it:
 
-    cli ─┬─> memory_store.MemoryStore ─┬─> search ─┐
-         ├─> lifecycle ─> analytics ───┼───────────┴─> store ─> shared vocabulary
-         └─> sample ───────────────────┘
+    cli ─┬─> agents ─> memory_store.MemoryStore ─┬─> search ─────────┐
+         │                                         ├─> workspace ─┐    │
+         ├─> lifecycle ─> analytics ───────────────┼──────────────┴────┴─> store ─> shared vocabulary
+         └─> sample ───────────────────────────────┘
 
 - `store/`      tables, versions (time travel), add/upsert/update/delete, audit and recall logs,
                 JSONL import/export, a memory's history.
@@ -19,6 +20,10 @@ concept, each importing only those below it:
 - `lifecycle/`  retention runs, curation (promotion, flags, confidence), maintenance (usage
                 fold, compaction, indexes).
 - `sample/`     a deterministic corpus written as a 240-day history.
+- `agents/`     sessions, the lifecycle policy, project-memory queries, the context builder,
+                the agent tools and their MCP server.
+- `workspace/`  markdown files a person edits (SPIRIT, OWNER, MEMORY, TOOLS, daily logs) kept
+                in step with a store: formats, records, sync, watcher, paths and lock.
 - `cli/`        the `memlib` command, one module per command group.
 
 The path of a memory: `MemoryStore.add` validates it (store/batch.py: pydantic model, parents,

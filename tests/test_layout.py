@@ -18,7 +18,8 @@ ALLOWED = {
     "analytics": {"store"},
     "lifecycle": {"store", "analytics"},
     "sample": {"store", "lifecycle"},
-    "memory_store": {"store", "search", "lifecycle"},
+    "workspace": {"store", "lifecycle"},
+    "memory_store": {"store", "search", "lifecycle", "workspace"},
     "agents": {"store", "search", "lifecycle", "memory_store"},
 }
 

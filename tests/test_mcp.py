@@ -123,3 +123,22 @@ def test_every_tool_over_mcp(served):
     recalls = store.recalls.spooled()
     assert {(e["agent"], e["tool"]) for e in recalls} == {("host-agent", "query_memory")}
     assert store.count() == 1 + 3 + 2
+
+
+def test_a_save_over_mcp_goes_to_the_markdown_workspace_it_serves(tmp_path):
+    from memlib.workspace import Workspace
+
+    store = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder())
+    ws, _ = Workspace.init(tmp_path / "notes", store)
+
+    async def script(session):
+        return answer(await session.call_tool("save_insight", {
+            "project_id": ws.project_id, "content": "Deploys go out on Tuesdays"}))
+
+    saved = drive(store.uri, str(tmp_path / "notes"), script)
+    memory_md = (tmp_path / "notes" / "MEMORY.md").read_text()
+    assert "\nDeploys go out on Tuesdays\n" in memory_md and "- insight" in memory_md
+    report = ws.sync(store)
+    assert (report.added, report.updated) == (0, 0)
+    (event,) = store.audit.events("action = 'workspace_append'")
+    assert event["subject_id"] in json.dumps(saved) and event["actor"] == "host-agent"

@@ -141,7 +141,7 @@ def test_persona_owner_and_tools_become_typed_records(setup):
     tools = ws.tools()
     assert [(t.name, t.enabled, t.group) for t in tools] == [
         ("read_file", True, "Files"), ("write_file", False, "Files"), ("search_web", True, "Web")]
-    assert tools[0].parameters["required"] == ["path"]
+    assert tools[0].parameters["required"] == ["path"] and tools[0].file_path == "TOOLS.md"
     _write(ws, "OWNER.md", "# Owner\n\n## Basic Info\n- Name: Ann\n- Age: thirty\n")
     with pytest.raises(InvalidInput, match=r"^OWNER.md: age 'thirty' is not a whole number$"):
         ws.owner()
@@ -336,3 +336,44 @@ def test_a_stray_markdown_file_in_memory_stops_the_sync_before_anything_is_writt
         ws.sync(store)
     assert store.refresh() == version
 
+
+
+# -- analytics ----------------------------------------------------------------------------------
+
+
+def test_the_workspace_activity_views_and_report_section_match_an_independent_count(setup):
+    from collections import Counter
+    from datetime import timedelta
+
+    from memlib import analytics
+    from memlib.analytics import report_data
+
+    store, ws, _ = setup
+    ws.sync(store)
+    agent = MemoryStore.open(store.uri, embedder=store.embedder, workspace=ws.files.root)
+    agent.add([Insight(project_id=ws.project_id, content="发布前先跑迁移")], actor="helper")
+    _write(ws, "MEMORY.md", MEMORY_MD.replace("Likes plain UIs", "Likes plain, fast UIs"))
+    ws.sync(store)
+    hits = store.recall("React 前端框架", k=2)
+    con = analytics.connect(store, analytics.Params(as_of=datetime.now(timezone.utc) + timedelta(minutes=1)))
+    rows = con.execute("select id, kind, created_on, written_by, is_never_recalled from mart_workspace_entries").fetchall()
+    # independently: the entries the files hold now, and the memories an agent appended
+    state = _state(ws)
+    in_files = {r["id"] for f in state["files"].values() for r in f["entries"].values()}
+    assert {r[0] for r in rows} == in_files
+    memories = {i: store.get(i) for i in in_files}
+    expected_days = Counter((m.created_at.date(), m.kind.value) for m in memories.values())
+    assert Counter((r[2], r[1]) for r in rows) == expected_days
+    assert {r[0] for r in rows if r[3] == "agent"} == {e["subject_id"] for e in store.audit.events("action = 'workspace_append'")}
+    assert {r[0] for r in rows if r[4]} == in_files - {h.id for h in hits}
+    changes = {(r[0], r[1]): r[2] for r in con.execute(
+        "select changed_by, action, sum(n_changes) from mart_workspace_changes group by all").fetchall()}
+    events = Counter(e["action"] for e in store.audit.events() if e["action"].startswith("workspace_"))
+    assert changes[("hand", "workspace_sync")] == events["workspace_sync"] == 6 + 1  # the first sync's six, one edit
+    assert changes[("agent", "workspace_append")] == events["workspace_append"] == 1
+    report = report_data.usage(con)
+    daily = report.tables["Workspace entries per day by kind"]
+    assert dict(zip(zip(daily["created_on"], daily["kind"]), daily["n_entries"])) == expected_days
+    assert report.headline["workspace_entries_never_recalled_share"] == pytest.approx(
+        len(in_files - {h.id for h in hits}) / len(in_files))
+    assert {"Workspace entries per day", "Workspace changes per day"} <= set(report.charts)

@@ -221,6 +221,11 @@ def test_the_cli_inits_and_syncs_and_names_a_bad_folder_in_one_line(tmp_path):
     assert report["added"] == 1
     (row,) = [r for r in MemoryStore.open(str(tmp_path / "store")).dataset().to_table().to_pylist() if r["kind"] == "decision"]
     assert str(row["created_at"]) == "2026-02-14 02:30:00+00:00"  # 10:30 in Shanghai
+    project = json.loads((tmp_path / "ws" / ".memlib/workspace.json").read_text())["project_id"]
+    added = run("--workspace", str(tmp_path / "ws"), "add", "--kind", "insight", "--project-id", project,
+                "--content", "React 需要状态管理")
+    assert added.returncode == 0, added.stderr
+    assert "\nReact 需要状态管理\n" in (tmp_path / "ws" / "MEMORY.md").read_text()
     for args, message in [
         (("workspace", "sync", str(tmp_path / "nowhere")), "is not a directory"),
         (("workspace", "sync", str(tmp_path)), "is not a memlib workspace"),

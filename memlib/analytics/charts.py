@@ -29,6 +29,15 @@ def usage_over_time(daily: pl.DataFrame, color: str = "kind") -> alt.Chart:
     ).properties(width=WIDTH, height=220)
 
 
+def per_day(df: pl.DataFrame, day: str, value: str, color: str, title: str) -> alt.Chart:
+    """`value` per day as stacked bars coloured by `color` (a workspace's entries or changes)."""
+    df = df.with_columns(pl.col(day).cast(pl.Utf8), pl.col(color).cast(pl.Utf8))
+    return alt.Chart(_data(df), title=title).mark_bar().encode(
+        x=alt.X(f"{day}:T", title="day"), y=alt.Y(f"{value}:Q", stack=True, title=label(value)),
+        color=alt.Color(f"{color}:N", title=label(color)),
+    ).properties(width=WIDTH, height=220)
+
+
 def bar_by(df: pl.DataFrame, category: str, value: str, title: str, limit: int = 20) -> alt.Chart:
     """A horizontal bar chart of `value` per `category`, largest first."""
     top = df.sort(value, descending=True).head(limit).with_columns(pl.col(category).cast(pl.Utf8))

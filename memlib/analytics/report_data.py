@@ -66,7 +66,7 @@ def usage(con, top: int = 20) -> Report:
     activity = _frame(con, "select agent, activity, tool, n_calls, n_memories, last_at from mart_agent_activity "
                            "order by activity desc, n_calls desc, agent, tool")
     labelled = activity.with_columns((pl.col("agent") + " / " + pl.col("tool")).alias("agent_tool"))
-    return Report(
+    report = Report(
         "Usage", headline,
         tables={
             "Recalls by kind": by["kind"], "Recalls by level": by["level"],
@@ -87,6 +87,33 @@ def usage(con, top: int = 20) -> Report:
                                             "n_calls", "Recall calls by agent and tool (top 20)"),
         },
     )
+    _workspace_section(con, report, top)
+    return report
+
+
+def _workspace_section(con, report: Report, top: int) -> None:
+    """Workspace activity, when the store has a markdown workspace (memlib/workspace):
+    entries per day by kind, changes by hand and by agents, entries never recalled."""
+    entries = _frame(con, "select kind, source_file, written_by, created_on, n_recalls, is_never_recalled, "
+                          "text, id from mart_workspace_entries")
+    if entries.is_empty():
+        return
+    daily = entries.group_by("created_on", "kind").agg(pl.len().alias("n_entries")).sort("created_on", "kind")
+    changes = _frame(con, "select day, changed_by, action, n_changes from mart_workspace_changes")
+    report.headline["workspace_entries_never_recalled_share"] = entries["is_never_recalled"].mean()
+    report.tables.update({
+        "Workspace entries per day by kind": daily,
+        "Workspace changes by hand (the files) and by agents": changes,
+        "Workspace entries never recalled (oldest first)": entries.filter(pl.col("is_never_recalled")).sort(
+            "created_on", "id").select("kind", "source_file", "written_by", "created_on", "text", "id").head(top),
+    })
+    report.charts.update({
+        "Workspace entries per day": charts.per_day(daily, "created_on", "n_entries", "kind",
+                                                    "Workspace entries per day by kind"),
+        "Workspace changes per day": charts.per_day(
+            changes.group_by("day", "changed_by").agg(pl.col("n_changes").sum()), "day", "n_changes",
+            "changed_by", "Workspace changes per day, by hand and by agents"),
+    })
 
 
 def ttl_decay(con, horizon_days: int = 30, top: int = 20) -> Report:

@@ -5,6 +5,7 @@ refused whole before anything is."""
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
@@ -262,12 +263,16 @@ def fill_context(store, batch: list[Memory], existing: dict[str, dict]) -> set[s
                 threads.setdefault((row["project_id"], row["iteration_id"]), []).append(
                     ((row["created_at"], 0, 0), row["id"], row["content"], row["speaker"]))
     positions = {m.id: i for i, m in enumerate(turns)}
+    for thread in threads.values():
+        thread.sort(key=lambda t: t[0])  # stable: equal keys keep the order they came in
+    keys = {name: [t[0] for t in thread] for name, thread in threads.items()}
     filled = set()
     for memory in first:
-        key = (memory.created_at, 1, positions[memory.id])
-        earlier = [t for t in threads[(memory.project_id, memory.iteration_id)] if t[0] < key]
-        if earlier:
-            _, previous_id, content, speaker = max(earlier, key=lambda t: t[0])
+        name = (memory.project_id, memory.iteration_id)
+        before = bisect.bisect_left(keys[name], (memory.created_at, 1, positions[memory.id]))
+        if before:  # the latest earlier turn (of several at that time, the first that came)
+            latest = bisect.bisect_left(keys[name], keys[name][before - 1])
+            _, previous_id, content, speaker = threads[name][latest]
             memory.previous_id = previous_id
             if speaker is None or memory.speaker is None or speaker != memory.speaker:
                 memory.context = content[-CONTEXT_CHARS:]

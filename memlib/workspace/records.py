@@ -64,11 +64,10 @@ class OwnerProfile(Record):
         return out
 
 
-class ToolDefinition(BaseModel):
+class ToolDefinition(Record):
     """A tool the assistant may use: `- name(arg, ...): description` under a group heading;
     `- [ ] name: ...` is a disabled one."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
     name: str = Field(min_length=1, max_length=100)
     description: str = Field(min_length=1)
     parameters: dict[str, Any]
@@ -142,7 +141,7 @@ def owner(doc: Document, path: str, modified: datetime) -> OwnerProfile:
     return _build(OwnerProfile, path, data)
 
 
-def tools(doc: Document, path: str) -> list[ToolDefinition]:
+def tools(doc: Document, path: str, modified: datetime) -> list[ToolDefinition]:
     """Every tool of TOOLS.md: one per bullet under a `##` group heading."""
     out: list[ToolDefinition] = []
     lines = doc.lines
@@ -162,7 +161,8 @@ def tools(doc: Document, path: str) -> list[ToolDefinition]:
                 "name": name, "description": (tool.group("desc") or "").strip() or name,
                 "parameters": {"type": "object", "properties": {a: {"type": "string"} for a in args},
                                "required": args},
-                "enabled": match.group("check") in (None, "x", "X"), "group": group}))
+                "enabled": match.group("check") in (None, "x", "X"), "group": group,
+                "file_path": path, "last_modified": modified}))
     names = [t.name for t in out]
     twice = next((n for n in names if names.count(n) > 1), None)
     if twice:

@@ -20,6 +20,7 @@ store changed one of its memories.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -124,6 +125,7 @@ class _Sync:
         self.deletes: list[str] = []
         self.conflicts: list[tuple[str, dict]] = []
         self.taken: dict[tuple[str, str], str] | None = None  # decision and pattern titles in use
+        self.stored: dict[str, Any] = {}  # memory id -> the stored memory (None: not stored)
         self.texts: dict[str, str] = {}  # files to write: relative -> new text
 
     def run(self) -> Report:
@@ -137,6 +139,7 @@ class _Sync:
         recorded = {i: rec for f in state["files"].values() for i, rec in _by_id(f).items()}
         changed = self._store_changes(recorded)
         new_state: dict[str, Any] = {"version": STATE_VERSION, "files": {}}
+        todo = []
         for relative in paths + gone:
             text = current.get(relative, "")
             old = state["files"].get(relative, {"sha": None, "entries": {}})
@@ -146,7 +149,11 @@ class _Sync:
                 self.report.unchanged += len(old["entries"])
                 continue
             self.report.parsed += 1
-            new_state["files"][relative] = self._file(relative, text, old, changed)
+            doc = markdown.parse(text, entries_of(relative))
+            todo.append((relative, text, old, doc, *_match(old["entries"], doc.entries)))
+        self._prefetch(todo)
+        for relative, text, old, doc, pairs, fresh, lost in todo:
+            new_state["files"][relative] = self._file(relative, text, doc, pairs, fresh, lost, changed)
         for relative in gone:
             if not new_state["files"][relative]["entries"] and relative not in self.texts:
                 del new_state["files"][relative]
@@ -189,18 +196,30 @@ class _Sync:
                 recorded[i]["rev"] = rows[i].get("revision") or 0  # usage or a vector changed: not the text
         return out
 
+    def _prefetch(self, todo) -> None:
+        """The stored memories the files' changes may touch, read in one lookup: entries
+        edited in a file, entries new to the state (their derived ids), and saves the state
+        expects."""
+        ids = []
+        for relative, _, _, _, pairs, fresh, lost in todo:
+            ids += [rec["id"] for rec, entry in pairs if convert.file_hash(entry) != rec["file"]]
+            ids += [convert.derived_id(self.ws.project_id, relative, entry.key) for entry in fresh]
+            ids += [rec["id"] for rec in lost]
+        rows = self.store.lookup(ids, [n for n in self.store.table.schema.names if n != "embedding"])
+        self.stored.update({i: from_row(rows[i]) if i in rows else None for i in ids})
+
     def _memory(self, memory_id: str):
-        rows = self.store.lookup([memory_id], [n for n in self.store.table.schema.names if n != "embedding"])
-        return from_row(rows[memory_id]) if memory_id in rows else None
+        if memory_id not in self.stored:
+            rows = self.store.lookup([memory_id], [n for n in self.store.table.schema.names if n != "embedding"])
+            self.stored[memory_id] = from_row(rows[memory_id]) if memory_id in rows else None
+        return self.stored[memory_id]
 
     # -- one file ------------------------------------------------------------------------------
 
-    def _file(self, relative: str, text: str, old: dict, changed: dict[str, Any]) -> dict:
+    def _file(self, relative: str, text: str, doc, pairs, fresh, lost, changed: dict[str, Any]) -> dict:
         kind = entries_of(relative)
-        doc = markdown.parse(text, kind)
         language = doc.language or self.ws.language
         day = day_of(relative)
-        pairs, fresh, lost = _match(old["entries"], doc.entries)
         kept: list[tuple[markdown.Entry | None, dict]] = []  # (its entry as the file has it now, record)
         edits: list[tuple[markdown.Entry, str | None]] = []  # (entry, its new text, None: remove it)
         appends: list[str] = []
@@ -321,7 +340,8 @@ class _Sync:
             self.taken = {(r["kind"], title_key(r["title"] or r["name"] or "")): r["id"] for r in rows}
         name = convert.title_body(memory.kind)[0]
         title, stamp = getattr(memory, name), memory.created_at.strftime("%Y-%m-%d %H:%M")
-        candidates = [title, f"{title} ({stamp})"] + [f"{title} ({stamp}, {n})" for n in range(2, 1000)]
+        candidates = itertools.chain([title, f"{title} ({stamp})"],
+                                     (f"{title} ({stamp}, {n})" for n in itertools.count(2)))
         free = next(c for c in candidates
                     if self.taken.get((memory.kind.value, title_key(c)), memory.id) == memory.id)
         self.taken[(memory.kind.value, title_key(free))] = memory.id

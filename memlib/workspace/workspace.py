@@ -225,4 +225,4 @@ class Workspace:
         return self._record(OWNER, records.owner)
 
     def tools(self) -> list[records.ToolDefinition]:
-        return self._record(TOOLS, lambda doc, path, _: records.tools(doc, path)) or []
+        return self._record(TOOLS, records.tools) or []
