@@ -377,3 +377,41 @@ def test_the_workspace_activity_views_and_report_section_match_an_independent_co
     assert report.headline["workspace_entries_never_recalled_share"] == pytest.approx(
         len(in_files - {h.id for h in hits}) / len(in_files))
     assert {"Workspace entries per day", "Workspace changes per day"} <= set(report.charts)
+
+
+@pytest.mark.parametrize("prefer", ["file", "store"])
+def test_an_entry_deleted_from_its_file_and_edited_in_the_store_is_a_conflict(setup, prefer):
+    store, ws, _ = setup
+    ws.sync(store)
+    memory_id = _ids(ws, "memory/2026-02-14.md")["heading|记录条目|10:30 decision|1"]
+    store.update(memory_id, decision="用户决定使用 Vue")
+    _write(ws, "memory/2026-02-14.md", DAILY.replace("### 10:30 - 决策\n用户决定使用 React 作为前端框架\n\n", ""))
+    report = ws.sync(store, prefer=prefer)
+    assert len(report.conflicts) == 1 and report.conflicts[0]["file_version"] is None
+    if prefer == "file":
+        assert report.deleted == 1 and memory_id not in _workspace_memories(store, ws)
+        assert retention.undo(store, report.undo) == 1  # the store's version is not lost
+        assert store.get(memory_id).decision == "用户决定使用 Vue"
+    else:
+        assert report.deleted == 0 and "\n用户决定使用 Vue\n" in _read(ws, "memory/2026-02-14.md")
+        assert not ws.sync(store).conflicts
+
+
+def test_a_save_whose_file_write_was_lost_is_written_by_the_next_sync(setup, monkeypatch):
+    store, ws, _ = setup
+    ws.sync(store)
+    agent = MemoryStore.open(store.uri, embedder=store.embedder, workspace=ws)
+    insight = Insight(project_id=ws.project_id, content="备份每天一次")
+
+    def crash(relative, text):
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(ws.files, "write", crash)
+    with pytest.raises(OSError):
+        agent.add([insight])
+    monkeypatch.undo()
+    assert "备份每天一次" not in _read(ws, "MEMORY.md") and agent.get(insight.id)
+    report = ws.sync(store)
+    assert (report.written, report.added, report.deleted) == (1, 0, 0)
+    assert "\n备份每天一次\n" in _read(ws, "MEMORY.md")
+    assert ws.sync(store).parsed == 0

@@ -35,6 +35,7 @@ STATE = f"{STATE_DIR}/state.json"
 JOURNAL = f"{STATE_DIR}/journal.jsonl"
 STATE_VERSION = 1
 Step = Callable[[str], None]
+SAME = object()  # a memory the store did not change since the last sync
 
 
 def _nothing(step: str) -> None:
@@ -130,6 +131,7 @@ class _Sync:
 
     def run(self) -> Report:
         store, ws = self.store, self.ws
+        store.refresh()  # what other processes committed until now, saves included
         state = load_state(ws)
         ws.ensure_project(store)
         paths = ws.entry_files()
@@ -177,7 +179,6 @@ class _Sync:
         if not recorded:
             return {}
         store = self.store
-        store.refresh()
         revisions = dict(zip(*store.dataset().to_table(columns=["id", "revision"], filter=sql_in(
             "id", list(recorded))).to_pydict().values())) if len(recorded) < 2_000 else _all_revisions(store)
         suspect = [i for i, rec in recorded.items()
@@ -232,8 +233,8 @@ class _Sync:
         for rec, entry in pairs:
             memory_id = rec["id"]
             file_changed = convert.file_hash(entry) != rec["file"]
-            store_side = changed.get(memory_id, "same") if memory_id in changed else "same"
-            if store_side == "same":
+            store_side = changed.get(memory_id, SAME)
+            if store_side is SAME:
                 if not file_changed:
                     kept.append((entry, {k: v for k, v in rec.items() if k != "pending"}))
                     self.report.unchanged += 1
@@ -278,8 +279,9 @@ class _Sync:
             kept.append((entry, self._rec(memory_id, entry)))
         for rec in lost:  # in the state, gone from the file
             memory_id = rec["id"]
-            store_side = changed.get(memory_id, "same") if memory_id in changed else "same"
-            if rec.get("pending") or (store_side not in ("same", None) and self.prefer == "store"):
+            store_side = changed.get(memory_id, SAME)
+            if rec.get("pending") or (store_side is not SAME and store_side is not None
+                                     and self.prefer == "store"):
                 # a save whose file write never happened, or a conflict the store wins: back in
                 memory = self._memory(memory_id)
                 if memory is None:
@@ -293,7 +295,7 @@ class _Sync:
                 continue
             if store_side is None:
                 continue  # deleted on both sides
-            if store_side != "same":
+            if store_side is not SAME:
                 self._conflict(relative, memory_id, None, store_side)
             self.deletes.append(memory_id)
         if not edits and not appends:
