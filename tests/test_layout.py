@@ -19,6 +19,7 @@ ALLOWED = {
     "lifecycle": {"store", "analytics"},
     "sample": {"store", "lifecycle"},
     "workspace": {"store", "lifecycle"},
+    "consensus": {"store"},
     "memory_store": {"store", "search", "lifecycle", "workspace"},
     "agents": {"store", "search", "lifecycle", "memory_store"},
 }

@@ -1,0 +1,242 @@
+"""Fragments and clusters in the store (seed 001's tables `fragments`, `clusters`, and
+`consensus_inputs` for the inputs callers register so trace pointers resolve). Every cluster
+created or changed is an audit event (`cluster_create`, `cluster_update`, `cluster_rebuild`)
+in memlib's audit log. Adding fragments holds the store's writer lock, so processes cluster
+one batch at a time and no assignment is lost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Iterable
+
+import numpy as np
+import pyarrow as pa
+
+from memlib.errors import InvalidInput
+from memlib.scope import sql_in
+from memlib.store.concurrency import committing
+from memlib.store.tables import open_or_create, open_table
+from memlib.consensus import clustering
+from memlib.consensus.records import Cluster, Fragment
+
+FRAGMENTS, CLUSTERS, INPUTS = "fragments", "clusters", "consensus_inputs"
+TS = pa.timestamp("us", tz="UTC")
+
+
+def fragment_schema(dims: int) -> pa.Schema:
+    return pa.schema([
+        pa.field("fragment_id", pa.string(), nullable=False), ("content", pa.string()),
+        ("source_agent", pa.string()), ("timestamp", TS), ("topic_candidates", pa.list_(pa.string())),
+        ("confidence", pa.float64()), ("tool_fingerprint", pa.string()), ("citation_count", pa.int64()),
+        ("trace_pointer", pa.string()), ("metadata", pa.string()),
+        ("embedding", pa.list_(pa.float32(), dims))])
+
+
+def cluster_schema(dims: int) -> pa.Schema:
+    return pa.schema([
+        pa.field("cluster_id", pa.string(), nullable=False), ("fragment_ids", pa.list_(pa.string())),
+        ("topic_distribution", pa.string()), ("conflict_risk", pa.float64()), ("last_updated", TS),
+        ("n_fragments", pa.int64()),
+        ("topic_weights", pa.string()),        # clustering's running state: raw topic weights,
+        ("vector_sum", pa.list_(pa.float64())),  # and the sum of the fragments' unit vectors
+        ("centroid", pa.list_(pa.float32(), dims))])
+
+
+INPUT_SCHEMA = pa.schema([pa.field("pointer", pa.string(), nullable=False), ("registered_at", TS),
+                          ("source", pa.string())])
+
+
+def input_pointer(text: str | bytes) -> str:
+    data = text.encode() if isinstance(text, str) else text
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+class Consensus:
+    """The consolidation of one store's fragments."""
+
+    def __init__(self, store, threshold: float = clustering.DEFAULT_THRESHOLD):
+        self.store, self.threshold = store, threshold
+        self._clusterer: tuple[int, clustering.Clusterer] | None = None  # (clusters table version, it)
+
+    # -- tables ----------------------------------------------------------------------------
+
+    def _table(self, name: str, create: bool = True):
+        schemas = {FRAGMENTS: lambda: fragment_schema(self.store.dims),
+                   CLUSTERS: lambda: cluster_schema(self.store.dims), INPUTS: lambda: INPUT_SCHEMA}
+        table = open_or_create(self.store.db, name, schemas[name]()) if create else open_table(self.store.db, name)
+        if table is not None:
+            table.checkout_latest()
+        return table
+
+    # -- trace pointers ---------------------------------------------------------------------
+
+    def register_input(self, text: str | bytes, source: str | None = None) -> str:
+        """Record an input fragments may point to (a tool's output, a document); returns its
+        pointer, `sha256:<hex>` of its bytes. Registering twice is harmless."""
+        pointer = input_pointer(text)
+        if not self.resolvable([pointer]) == [pointer]:
+            self.store.check_writable()
+            row = pa.table({"pointer": [pointer], "registered_at": [self.store.clock.now()], "source": [source]},
+                           schema=INPUT_SCHEMA)
+            committing(lambda: self._table(INPUTS).add(row))
+        return pointer
+
+    def resolvable(self, pointers: list[str]) -> list[str]:
+        """The pointers memlib can trace: a memory id, a recall query id, a registered input."""
+        wanted = sorted(set(pointers))
+        if not wanted:
+            return []
+        found = set(self.store.lookup(wanted, ["id"]))
+        inputs = self._table(INPUTS, create=False)
+        hashes = [p for p in wanted if p.startswith("sha256:")]
+        if inputs is not None and hashes:
+            found |= set(inputs.to_lance().to_table(columns=["pointer"], filter=sql_in("pointer", hashes))
+                         .column("pointer").to_pylist())
+        rest = [p for p in wanted if p not in found]
+        if rest:
+            found |= {e["query_id"] for e in self.store.recalls.spooled() if e["query_id"] in rest}
+            events = self.store.recalls.dataset()
+            if events is not None and rest:
+                found |= set(events.to_table(columns=["query_id"], filter=sql_in("query_id", rest))
+                             .column("query_id").to_pylist())
+        return [p for p in pointers if p in found]
+
+    # -- fragments and clusters -------------------------------------------------------------
+
+    def add(self, fragments: Iterable[Fragment | dict], actor: str | None = None) -> list[tuple[str, str, bool]]:
+        """Validate, embed and cluster fragments, one commit each for fragments and clusters.
+        The whole batch is refused (one line) if one fragment is invalid, is already stored
+        (fragments are immutable) or points to an input memlib does not know. Returns
+        (fragment_id, cluster_id, opened a new cluster) per fragment, in clustering order."""
+        store = self.store
+        store.check_writable()
+        batch = [Fragment.parse(f, f"fragment {i}") for i, f in enumerate(fragments)]
+        if not batch:
+            return []
+        ids = [f.fragment_id for f in batch]
+        twice = next((i for i in ids if ids.count(i) > 1), None)
+        if twice:
+            raise InvalidInput(f"fragment {twice!r} appears twice in this batch")
+        known = set(self.resolvable([f.trace_pointer for f in batch]))
+        lost = next((f for f in batch if f.trace_pointer not in known), None)
+        if lost:
+            raise InvalidInput(f"fragment {lost.fragment_id}: trace_pointer {lost.trace_pointer!r} is not a memory, "
+                               f"a recall or a registered input (Consensus.register_input)")
+        for f in batch:
+            if f.embedding is not None and len(f.embedding) != store.dims:
+                raise InvalidInput(f"fragment {f.fragment_id}: embedding has {len(f.embedding)} dims, "
+                                   f"the store's model has {store.dims}")
+        batch.sort(key=clustering.order_key)
+        todo = [i for i, f in enumerate(batch) if f.embedding is None]
+        vectors = np.zeros((len(batch), store.dims), dtype=np.float32)
+        for i, f in enumerate(batch):
+            if f.embedding is not None:
+                vectors[i] = f.embedding
+        if todo:
+            vectors[todo] = store.embedder.embed([batch[i].content for i in todo])
+        with store.lock.held():
+            table = self._table(FRAGMENTS)
+            stored = table.to_lance().to_table(columns=["fragment_id"], filter=sql_in("fragment_id", ids)) \
+                if table.count_rows() else None
+            if stored is not None and stored.num_rows:
+                raise InvalidInput(f"fragment {stored.column('fragment_id')[0].as_py()!r} is already stored; "
+                                   f"fragments are immutable")
+            clusterer = self._load()
+            before = {c.cluster_id: len(c.fragment_ids) for c in clusterer.clusters}
+            placed = [(f.fragment_id, *clusterer.assign(f.fragment_id, vectors[i], f.topic_candidates))
+                      for i, f in enumerate(batch)]
+            rows = [self._fragment_row(f) for f in batch]  # membership: the clusters table's
+            frame = pa.Table.from_pylist(rows, schema=pa.schema([x for x in table.schema if x.name != "embedding"]))
+            frame = frame.append_column(table.schema.field("embedding"), pa.FixedSizeListArray.from_arrays(
+                pa.array(vectors.reshape(-1), pa.float32()), store.dims))
+            committing(lambda: table.add(frame))
+            touched = sorted({cluster_id for _, cluster_id, _ in placed})
+            self._write_clusters(clusterer, touched)
+            opened = [c for c in touched if c not in before]
+            store.audit.record("cluster_create", opened, actor=actor,
+                               details=[{"fragments": len(clusterer.clusters[clusterer.index[c]].fragment_ids)}
+                                        for c in opened])
+            changed = [c for c in touched if c in before]
+            store.audit.record("cluster_update", changed, actor=actor, details=[
+                {"fragments_before": before[c], "fragments": len(clusterer.clusters[clusterer.index[c]].fragment_ids)}
+                for c in changed])
+        return placed
+
+    def _fragment_row(self, f: Fragment) -> dict:
+        row = f.model_dump(exclude={"embedding"})
+        row["metadata"] = json.dumps(row["metadata"], sort_keys=True, ensure_ascii=False)
+        return row
+
+    def _load(self) -> clustering.Clusterer:
+        """The clusters as the table holds them (kept in memory while the table is unchanged)."""
+        table = self._table(CLUSTERS)
+        if self._clusterer is not None and self._clusterer[0] == table.version:
+            return self._clusterer[1]
+        states = []
+        if table.count_rows():
+            data = table.to_lance().to_table(columns=["cluster_id", "fragment_ids", "topic_weights", "vector_sum"])
+            for row in data.to_pylist():
+                states.append(clustering.State(row["cluster_id"], row["fragment_ids"],
+                                               np.asarray(row["vector_sum"], dtype=np.float64),
+                                               json.loads(row["topic_weights"])))
+            states.sort(key=lambda s: s.cluster_id)  # any fixed order: nearest() breaks no ties by it
+        clusterer = clustering.Clusterer.of(states, self.store.dims, self.threshold)
+        self._clusterer = (table.version, clusterer)
+        return clusterer
+
+    def _write_clusters(self, clusterer: clustering.Clusterer, cluster_ids: list[str]) -> None:
+        table = self._table(CLUSTERS)
+        now = self.store.clock.now()
+        rows = []
+        for cluster_id in cluster_ids:
+            state = clusterer.clusters[clusterer.index[cluster_id]]
+            rows.append({"cluster_id": cluster_id, "fragment_ids": list(state.fragment_ids),
+                         "topic_distribution": json.dumps(state.distribution(), sort_keys=True, ensure_ascii=False),
+                         "conflict_risk": 0.0, "last_updated": now, "n_fragments": len(state.fragment_ids),
+                         "topic_weights": json.dumps(state.topics, sort_keys=True, ensure_ascii=False),
+                         "vector_sum": state.total.tolist(), "centroid": state.centroid.astype(np.float32).tolist()})
+        frame = pa.Table.from_pylist(rows, schema=table.schema)
+        committing(lambda: table.merge_insert("cluster_id").when_matched_update_all()
+                   .when_not_matched_insert_all().execute(frame))
+        table.checkout_latest()
+        self._clusterer = (table.version, clusterer)
+
+    def clusters(self) -> list[Cluster]:
+        table = self._table(CLUSTERS, create=False)
+        if table is None or not table.count_rows():
+            return []
+        rows = table.to_lance().to_table(columns=["cluster_id", "fragment_ids", "centroid", "topic_distribution",
+                                                  "conflict_risk", "last_updated"]).to_pylist()
+        return sorted((Cluster(**{**r, "topic_distribution": json.loads(r["topic_distribution"])}) for r in rows),
+                      key=lambda c: c.cluster_id)
+
+    def fragments(self) -> list[Fragment]:
+        table = self._table(FRAGMENTS, create=False)
+        if table is None:
+            return []
+        rows = table.to_lance().to_table().to_pylist()
+        out = []
+        for r in rows:
+            r["metadata"] = json.loads(r["metadata"] or "{}")
+            out.append(Fragment(**r))
+        return sorted(out, key=clustering.order_key)
+
+    def rebuild(self, actor: str | None = None) -> int:
+        """Cluster every stored fragment again from scratch (deterministic: the clusters an
+        incremental run makes from the same fragments in order); replaces the clusters
+        table in one commit. Returns the number of clusters."""
+        store = self.store
+        store.check_writable()
+        with store.lock.held():
+            fragments = self.fragments()
+            vectors = np.asarray([f.embedding for f in fragments], dtype=np.float32).reshape(-1, store.dims)
+            clusterer = clustering.rebuild(fragments, vectors, store.dims, self.threshold)
+            table = self._table(CLUSTERS)
+            committing(lambda: table.delete("true"))
+            if clusterer.clusters:
+                self._write_clusters(clusterer, [c.cluster_id for c in clusterer.clusters])
+            store.audit.record("cluster_rebuild", [c.cluster_id for c in clusterer.clusters], actor=actor)
+        return len(clusterer.clusters)
+

@@ -1,0 +1,122 @@
+"""Multi-agent consolidation (seed 001), first part: the records' constraints, trace
+pointers, incremental clustering against a rebuild from scratch, and the audit events."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+import pytest
+
+from memlib import Insight, Project
+from memlib.consensus import Cluster, ClusterMemoryUnit, Consensus, Fragment, RetentionContract
+from memlib.consensus import clustering
+from memlib.errors import InvalidInput
+
+T0 = datetime(2026, 3, 1, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize("record, data, message", [
+    (Fragment, {"content": "x", "source_agent": "a", "timestamp": T0, "trace_pointer": "p", "confidence": 1.2},
+     "fragment: confidence: must be between 0 and 1, not 1.2"),
+    (Fragment, {"content": "  ", "source_agent": "a", "timestamp": T0, "trace_pointer": "p"},
+     "fragment: content: must not be empty"),
+    (Fragment, {"content": "x", "source_agent": "a", "timestamp": T0, "trace_pointer": ""},
+     "fragment: trace_pointer: String should have at least 1 character"),
+    (Cluster, {"cluster_id": "c", "fragment_ids": [], "centroid": [1.0], "topic_distribution": {},
+               "last_updated": T0}, "fragment_ids: List should have at least 1 item"),
+    (Cluster, {"cluster_id": "c", "fragment_ids": ["f"], "centroid": [1.0], "topic_distribution": {"a": 0.6, "b": 0.3},
+               "last_updated": T0}, "topic_distribution: must sum to 1"),
+    (Cluster, {"cluster_id": "c", "fragment_ids": ["f"], "centroid": [1.0], "topic_distribution": {"a": 1.0},
+               "conflict_risk": -0.1, "last_updated": T0}, "conflict_risk: must be between 0 and 1"),
+    (RetentionContract, {"contract_id": "c", "version": "1", "length_budget": 0}, "length_budget: Input should be greater than 0"),
+    (RetentionContract, {"contract_id": "c", "version": "1", "length_budget": 9, "max_rounds": 0}, "max_rounds"),
+    (RetentionContract, {"contract_id": "c", "version": "1", "length_budget": 9, "topic_allowlist": ["db"],
+                         "topic_blocklist": ["db"]}, "topic 'db' is on both the allow list and the block list"),
+    (ClusterMemoryUnit, {"cluster_id": "c", "consensus_summary": "s", "evidence_pointers": []},
+     "evidence_pointers: List should have at least 1 item"),
+])
+def test_the_records_enforce_seed_001s_constraints_in_one_line(record, data, message):
+    with pytest.raises(InvalidInput, match=message) as info:
+        record.parse(data, record.__name__.lower() if record is Fragment else None)
+    assert "\n" not in str(info.value)
+
+
+def test_a_unit_must_cover_every_required_slot_of_its_contract():
+    contract = RetentionContract(contract_id="c", version="2", length_budget=400,
+                                 slots={"risks": {"min_items": 1}, "notes": {"required": False}})
+    unit = ClusterMemoryUnit(cluster_id="c", consensus_summary="s", evidence_pointers=["f"], slot_coverage={"notes": 1})
+    with pytest.raises(ValueError, match="lacks the required slot 'risks' of contract c v2"):
+        unit.check_contract(contract)
+
+
+def _fragments(pointer: str, n_topics: int = 6, per_topic: int = 5):
+    """Fragments from a few agents about a few topics (shared words give near vectors with
+    the hash embedder)."""
+    topics = ["ledger retries", "postgres vacuum", "checkout cache", "image resize", "fraud score", "login rate"]
+    out = []
+    for t in range(n_topics):
+        for i in range(per_topic):
+            out.append(Fragment(fragment_id=f"f-{t}-{i}", content=f"{topics[t]} {topics[t]} note {i}",
+                                source_agent=f"agent-{i % 3}", timestamp=T0 + timedelta(minutes=7 * i + t),
+                                topic_candidates=[topics[t].split()[0]], trace_pointer=pointer))
+    return out
+
+
+@pytest.fixture
+def consensus(store):
+    c = Consensus(store, threshold=0.5)
+    assert c.register_input("a tool's output") == "sha256:" + hashlib.sha256(b"a tool's output").hexdigest()
+    return c
+
+
+def test_fragments_need_a_trace_pointer_memlib_can_follow(consensus, store):
+    project = Project(name="p")
+    insight = Insight(project_id=project.id, content="retries must be idempotent")
+    store.add([project, insight])
+    hits = store.recall("retries")
+    query_id = store.recalls.spooled()[0]["query_id"]
+    pointer = consensus.register_input(b"raw tool output")
+    base = {"content": "retries are idempotent", "source_agent": "coder", "timestamp": T0}
+    placed = consensus.add([{**base, "fragment_id": "a", "trace_pointer": insight.id},
+                            {**base, "fragment_id": "b", "trace_pointer": query_id},
+                            {**base, "fragment_id": "c", "trace_pointer": pointer}])
+    assert hits and [p[0] for p in placed] == ["a", "b", "c"]
+    with pytest.raises(InvalidInput, match=r"^fragment d: trace_pointer 'nowhere' is not a memory, a recall or a registered input"):
+        consensus.add([{**base, "fragment_id": "d", "trace_pointer": "nowhere"}])
+    with pytest.raises(InvalidInput, match=r"^fragment 'a' is already stored; fragments are immutable$"):
+        consensus.add([{**base, "fragment_id": "a", "trace_pointer": pointer}])
+    assert [f.fragment_id for f in consensus.fragments()] == ["a", "b", "c"]
+
+
+def test_incremental_clustering_agrees_with_a_rebuild_from_scratch(consensus, store):
+    fragments = _fragments(consensus.register_input(b"the agents' tool output"))
+    ordered = sorted(fragments, key=clustering.order_key)
+    for start in range(0, len(ordered), 7):  # batches in time order
+        consensus.add(ordered[start:start + 7], actor="tester")
+    incremental = consensus.clusters()
+    assert len(incremental) == 6  # one per topic
+    by_topic = {tuple(sorted(c.topic_distribution)): sorted(c.fragment_ids) for c in incremental}
+    assert all(len(k) == 1 for k in by_topic) and all(len(v) == 5 for v in by_topic.values())
+    for c in incremental:
+        assert abs(np.linalg.norm(c.centroid) - 1) < 1e-5 and sum(c.topic_distribution.values()) == pytest.approx(1)
+    assert consensus.rebuild() == 6
+    rebuilt = consensus.clusters()
+    assert [(c.cluster_id, c.fragment_ids, c.topic_distribution) for c in rebuilt] == \
+        [(c.cluster_id, c.fragment_ids, c.topic_distribution) for c in incremental]
+    assert np.allclose([c.centroid for c in rebuilt], [c.centroid for c in incremental], atol=1e-6)
+    created = store.audit.events("action = 'cluster_create'")
+    assert sorted(e["subject_id"] for e in created) == sorted(c.cluster_id for c in incremental)
+    assert all(e["actor"] == "tester" for e in created)
+    assert store.audit.events("action = 'cluster_update'")  # later batches joined earlier clusters
+
+
+def test_a_fresh_handle_continues_the_clusters_where_the_table_left_them(consensus, store):
+    pointer = consensus.register_input(b"the agents' tool output")
+    fragments = sorted(_fragments(pointer), key=clustering.order_key)
+    consensus.add(fragments[:15])
+    Consensus(store, threshold=0.5).add(fragments[15:])  # another process, say
+    one_go = Consensus(store, threshold=0.5)
+    one_go.rebuild()
+    assert [c.fragment_ids for c in one_go.clusters()] == [c.fragment_ids for c in consensus.clusters()]
