@@ -120,3 +120,67 @@ def test_a_fresh_handle_continues_the_clusters_where_the_table_left_them(consens
     one_go = Consensus(store, threshold=0.5)
     one_go.rebuild()
     assert [c.fragment_ids for c in one_go.clusters()] == [c.fragment_ids for c in consensus.clusters()]
+
+
+# -- conflicts -----------------------------------------------------------------------------------
+
+from memlib.consensus import conflicts  # noqa: E402
+
+
+@pytest.mark.parametrize("texts, kind", [
+    (["The checkout timeout is 30 seconds.", "We set the checkout timeout to 30,000 ms.",
+      "Checkout's timeout: 45 seconds."], "value"),
+    (["The ledger cutover is on 2026-03-14.", "Ledger cutover: March 14, 2026.", "The ledger cutover is 21 March 2026."],
+     "value"),
+    (["The search backend uses Elasticsearch rather than Solr.", "We went with Elasticsearch for search.",
+      "Search runs on OpenSearch."], "choice"),
+    (["Request signing is enabled on the partner gateway.", "The partner gateway has request signing enabled.",
+      "Request signing is not enabled on the partner gateway."], "negation"),
+])
+def test_each_kind_of_contradiction_is_found_with_both_sides(texts, kind):
+    found = conflicts.find(texts, [1.0, 1.0, 1.0])
+    assert [(f.kind, f.a, f.b) for f in found] == [(kind, [0, 1], [2])]
+    assert conflicts.conflict_risk(found, [1.0, 1.0, 1.0]) == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize("texts", [
+    ["The checkout timeout is 30 seconds.", "We set the checkout timeout to 30,000 ms."],  # one value, two units
+    ["Ledger cutover: 2026-03-14.", "The ledger goes live on 14 March 2026.", "Mar 14 2026 is the ledger cutover."],
+    ["The team picked Kafka rather than RabbitMQ for events.", "Kafka is the event bus.", "Events go through Kafka."],
+    ["Retries are enabled on the webhook worker.", "The webhook worker has retries switched on."],
+    ["The p95 latency of the ledger writer is 120 ms.", "The media resizer's error budget is 3 %."],  # different things
+])
+def test_paraphrases_and_different_things_are_not_disagreements(texts):
+    assert conflicts.find(texts, [1.0] * len(texts)) == []
+    assert conflicts.conflict_risk([], [1.0] * len(texts)) == 0
+
+
+def test_a_clusters_disagreements_name_both_sides_agents_and_set_its_risk(consensus, store):
+    pointer = consensus.register_input(b"reports")
+    says = [("planner", "The checkout cache TTL is 300 seconds."), ("coder", "Checkout cache TTL: 300 seconds."),
+            ("tester", "The checkout cache TTL is 600 seconds.")]
+    placed = consensus.add([{"fragment_id": f"f{i}", "content": text, "source_agent": agent, "confidence": 1.0,
+                             "timestamp": T0 + timedelta(minutes=i), "trace_pointer": pointer}
+                            for i, (agent, text) in enumerate(says)])
+    (cluster_id,) = {p[1] for p in placed}
+    found, risk = consensus.disagreements(cluster_id)
+    assert [(d.kind, d.a.fragment_ids, d.a.agents, d.b.fragment_ids, d.b.agents) for d in found] == [
+        ("value", ["f0", "f1"], ["coder", "planner"], ["f2"], ["tester"])]
+    assert risk == pytest.approx(2 / 3)
+    (cluster,) = consensus.clusters()
+    assert cluster.conflict_risk == pytest.approx(2 / 3)
+    assert store.audit.events("action = 'cluster_update'")[-1]["details"]["disagreements"] == 1
+
+
+def test_the_generator_is_deterministic_and_plants_one_contradiction_per_contradicted_topic():
+    from memlib.sample.consensus import generate
+
+    topics, reports = generate(40, seed=5)
+    again = generate(40, seed=5)
+    assert (topics, reports) == again and generate(40, seed=6)[1] != reports
+    for topic in topics:
+        mine = [r for r in reports if r.topic == topic.index]
+        assert 3 <= len(mine) <= 5 and len({r.agent for r in mine}) == len(mine)
+        assert sum(r.contradicts for r in mine) == (topic.other is not None)
+        assert all(r.value == (topic.other if r.contradicts else topic.truth) for r in mine)
+    assert {t.kind for t in topics if t.other} == {"number", "date", "choice", "flag"}

@@ -14,12 +14,12 @@ from typing import Iterable
 import numpy as np
 import pyarrow as pa
 
-from memlib.errors import InvalidInput
+from memlib.errors import InvalidInput, NotFound
 from memlib.scope import sql_in
 from memlib.store.concurrency import committing
 from memlib.store.tables import open_or_create, open_table
-from memlib.consensus import clustering
-from memlib.consensus.records import Cluster, Fragment
+from memlib.consensus import clustering, conflicts
+from memlib.consensus.records import Cluster, Disagreement, Fragment, Side
 
 FRAGMENTS, CLUSTERS, INPUTS = "fragments", "clusters", "consensus_inputs"
 TS = pa.timestamp("us", tz="UTC")
@@ -40,6 +40,7 @@ def cluster_schema(dims: int) -> pa.Schema:
         ("topic_distribution", pa.string()), ("conflict_risk", pa.float64()), ("last_updated", TS),
         ("n_fragments", pa.int64()),
         ("topic_weights", pa.string()),        # clustering's running state: raw topic weights,
+        ("term_counts", pa.string()),          # how many fragments use each word,
         ("vector_sum", pa.list_(pa.float64())),  # and the sum of the fragments' unit vectors
         ("centroid", pa.list_(pa.float32(), dims))])
 
@@ -56,8 +57,9 @@ def input_pointer(text: str | bytes) -> str:
 class Consensus:
     """The consolidation of one store's fragments."""
 
-    def __init__(self, store, threshold: float = clustering.DEFAULT_THRESHOLD):
-        self.store, self.threshold = store, threshold
+    def __init__(self, store, threshold: float = clustering.DEFAULT_THRESHOLD,
+                 overlap: float = clustering.DEFAULT_OVERLAP):
+        self.store, self.threshold, self.overlap = store, threshold, overlap
         self._clusterer: tuple[int, clustering.Clusterer] | None = None  # (clusters table version, it)
 
     # -- tables ----------------------------------------------------------------------------
@@ -145,7 +147,7 @@ class Consensus:
                                    f"fragments are immutable")
             clusterer = self._load()
             before = {c.cluster_id: len(c.fragment_ids) for c in clusterer.clusters}
-            placed = [(f.fragment_id, *clusterer.assign(f.fragment_id, vectors[i], f.topic_candidates))
+            placed = [(f.fragment_id, *clusterer.assign(f.fragment_id, vectors[i], f.topic_candidates, f.content))
                       for i, f in enumerate(batch)]
             rows = [self._fragment_row(f) for f in batch]  # membership: the clusters table's
             frame = pa.Table.from_pylist(rows, schema=pa.schema([x for x in table.schema if x.name != "embedding"]))
@@ -176,13 +178,14 @@ class Consensus:
             return self._clusterer[1]
         states = []
         if table.count_rows():
-            data = table.to_lance().to_table(columns=["cluster_id", "fragment_ids", "topic_weights", "vector_sum"])
+            data = table.to_lance().to_table(columns=["cluster_id", "fragment_ids", "topic_weights", "term_counts",
+                                                      "vector_sum"])
             for row in data.to_pylist():
                 states.append(clustering.State(row["cluster_id"], row["fragment_ids"],
                                                np.asarray(row["vector_sum"], dtype=np.float64),
-                                               json.loads(row["topic_weights"])))
+                                               json.loads(row["topic_weights"]), json.loads(row["term_counts"])))
             states.sort(key=lambda s: s.cluster_id)  # any fixed order: nearest() breaks no ties by it
-        clusterer = clustering.Clusterer.of(states, self.store.dims, self.threshold)
+        clusterer = clustering.Clusterer.of(states, self.store.dims, self.threshold, self.overlap)
         self._clusterer = (table.version, clusterer)
         return clusterer
 
@@ -196,12 +199,43 @@ class Consensus:
                          "topic_distribution": json.dumps(state.distribution(), sort_keys=True, ensure_ascii=False),
                          "conflict_risk": 0.0, "last_updated": now, "n_fragments": len(state.fragment_ids),
                          "topic_weights": json.dumps(state.topics, sort_keys=True, ensure_ascii=False),
+                         "term_counts": json.dumps(state.terms, sort_keys=True, ensure_ascii=False),
                          "vector_sum": state.total.tolist(), "centroid": state.centroid.astype(np.float32).tolist()})
         frame = pa.Table.from_pylist(rows, schema=table.schema)
         committing(lambda: table.merge_insert("cluster_id").when_matched_update_all()
                    .when_not_matched_insert_all().execute(frame))
         table.checkout_latest()
         self._clusterer = (table.version, clusterer)
+
+    def disagreements(self, cluster_id: str, actor: str | None = None) -> tuple[list[Disagreement], float]:
+        """Where a cluster's fragments disagree (consensus/conflicts.py) and its conflict_risk,
+        which is recorded on the cluster (an audit event when it changes)."""
+        table = self._table(CLUSTERS, create=False)
+        row = None if table is None else next(iter(table.to_lance().to_table(
+            columns=["fragment_ids", "conflict_risk"], filter=sql_in("cluster_id", [cluster_id])).to_pylist()), None)
+        if row is None:
+            raise NotFound(f"no cluster {cluster_id!r}")
+        data = self._table(FRAGMENTS).to_lance().to_table(
+            columns=["fragment_id", "content", "source_agent", "confidence"],
+            filter=sql_in("fragment_id", row["fragment_ids"])).to_pylist()
+        order = {f: i for i, f in enumerate(row["fragment_ids"])}
+        data.sort(key=lambda r: order[r["fragment_id"]])
+        weights = [r["confidence"] for r in data]
+        found = conflicts.find([r["content"] for r in data], weights)
+        risk = conflicts.conflict_risk(found, weights)
+
+        def side(members: list[int]) -> Side:
+            return Side(claim=data[members[0]]["content"], fragment_ids=[data[i]["fragment_id"] for i in members],
+                        agents=sorted({data[i]["source_agent"] for i in members}))
+
+        out = [Disagreement(point=f.point, kind=f.kind, a=side(f.a), b=side(f.b)) for f in found]
+        if abs(risk - (row["conflict_risk"] or 0.0)) > 1e-12:
+            self.store.check_writable()
+            update = pa.table({"cluster_id": [cluster_id], "conflict_risk": [risk]})
+            committing(lambda: table.merge_insert("cluster_id").when_matched_update_all().execute(update))
+            self.store.audit.record("cluster_update", [cluster_id], actor=actor,
+                                    details={"conflict_risk": risk, "disagreements": len(out)})
+        return out, risk
 
     def clusters(self) -> list[Cluster]:
         table = self._table(CLUSTERS, create=False)
@@ -232,7 +266,7 @@ class Consensus:
         with store.lock.held():
             fragments = self.fragments()
             vectors = np.asarray([f.embedding for f in fragments], dtype=np.float32).reshape(-1, store.dims)
-            clusterer = clustering.rebuild(fragments, vectors, store.dims, self.threshold)
+            clusterer = clustering.rebuild(fragments, vectors, store.dims, self.threshold, self.overlap)
             table = self._table(CLUSTERS)
             committing(lambda: table.delete("true"))
             if clusterer.clusters:

@@ -1,0 +1,206 @@
+"""Conflicts inside a cluster, found without a language model (seed 001's disagreements).
+
+Each fragment's claims are read from its words:
+- values: numbers with their unit (units of one dimension converted: 2 s is 2,000 ms) and
+  dates in the usual English and ISO forms; two fragments that give the same unit or a date
+  different values disagree ("value");
+- named choices: the names a fragment says were chosen (a name after a choice verb such as
+  "uses", "went with", "picked", "settled on", or a capitalised name inside a sentence),
+  less the ones it says were not ("rather than", "instead of", "over", "not"); two
+  fragments that each name a choice the other does not disagree ("choice");
+- polarity: a fragment that negates ("not", "never", "n't", "disabled", "inactive", "off",
+  "without") against one that does not, about the same words, disagree ("negation").
+Two fragments are compared only when they share enough of their other words (SAME_THING):
+they talk about the same thing. Fragments are grouped by what they claim; the largest group
+(by confidence) is side A of each disagreement, each other group a side B.
+
+What it cannot catch: contradictions in words it does not read as values, names or
+negation (antonyms beyond its short list, "faster" against "slower", a claim and its
+consequence), a choice named in lower case without a choice verb, numbers whose units it
+does not know compared across units, sarcasm and hedging ("hardly", "barely"), and
+disagreements between fragments that clustering put apart.
+
+`conflict_risk` (Cluster.conflict_risk, read by sql/mart_clusters.sql) is defined here once:
+the confidence-weighted share of a cluster's fragments that sit on a B side, doubled and
+capped at 1: 0 when all agree, 1 when the cluster splits in halves.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+SAME_THING = 0.2  # Jaccard of two fragments' other content words, at least (tuned on seeds 1-3)
+NEGATIONS = {"not", "no", "never", "without", "disabled", "inactive", "off", "none", "neither", "nor"}
+CHOICE_CUES = ("uses", "use", "using", "went with", "go with", "picked", "pick", "chose", "chosen", "choose",
+               "settled on", "adopted", "adopt", "switched to", "migrated to", "relies on", "runs on",
+               "standardised on", "standardized on", "is built on", "moved to")
+REJECT_CUES = ("rather than", "instead of", "over", "not", "replacing")
+UNITS = {  # unit -> (dimension, factor to the dimension's base)
+    "ms": ("time", 1.0), "millisecond": ("time", 1.0), "milliseconds": ("time", 1.0),
+    "s": ("time", 1000.0), "sec": ("time", 1000.0), "second": ("time", 1000.0), "seconds": ("time", 1000.0),
+    "min": ("time", 60_000.0), "minute": ("time", 60_000.0), "minutes": ("time", 60_000.0),
+    "h": ("time", 3_600_000.0), "hour": ("time", 3_600_000.0), "hours": ("time", 3_600_000.0),
+    "kb": ("bytes", 1 / 1024), "mb": ("bytes", 1.0), "gb": ("bytes", 1024.0), "tb": ("bytes", 1024.0 ** 2),
+    "%": ("percent", 1.0), "percent": ("percent", 1.0),
+}
+MONTHS = {m: i for i, m in enumerate(
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+     "november", "december"], 1)}
+MONTHS.update({m[:3]: i for m, i in list(MONTHS.items())})
+MONTHS["sept"] = 9
+STOP = {"the", "a", "an", "of", "for", "on", "in", "at", "to", "is", "are", "was", "be", "its", "it", "we", "our",
+        "and", "or", "as", "by", "with", "this", "that", "has", "have", "had", "about", "set", "sits", "comes",
+        "current", "right", "now", "s", "'s", "day", "team"}
+
+_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
+_DATES = [
+    (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), lambda m: (int(m[1]), int(m[2]), int(m[3]))),
+    (re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I),
+     lambda m: (int(m[3]), MONTHS[m[1].lower()], int(m[2]))),
+    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH})\.?,?\s+(\d{{4}})\b", re.I),
+     lambda m: (int(m[3]), MONTHS[m[2].lower()], int(m[1]))),
+]
+_NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![\w,]\d)\s*(%|[A-Za-z]+)?")
+_TOKEN = re.compile(r"[A-Za-z][\w.+#-]*[\w+#]|[A-Za-z]|\d[\w.,]*")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+@dataclass
+class Claims:
+    """What one fragment asserts."""
+
+    values: dict[str, frozenset] = field(default_factory=dict)  # "date" or a dimension/unit -> values
+    chosen: frozenset = frozenset()
+    initial: frozenset = frozenset()  # capitalised words that begin its sentences (names or not)
+    negative: bool = False
+    words: frozenset = frozenset()  # its other content words
+
+
+def _dates(text: str) -> tuple[set[date], str]:
+    found = set()
+    for pattern, parts in _DATES:
+        for match in pattern.finditer(text):
+            try:
+                found.add(date(*parts(match)))
+            except ValueError:
+                continue
+        text = pattern.sub(" ", text)
+    return found, text
+
+
+def claims(text: str) -> Claims:
+    dates, rest = _dates(text)
+    values: dict[str, set] = {}
+    if dates:
+        values["date"] = set(dates)
+    for match in _NUMBER.finditer(rest):
+        number = float(match[1].replace(",", "") + (f".{match[2]}" if match[2] else ""))
+        unit = (match[3] or "").lower()
+        if unit in UNITS:
+            dimension, factor = UNITS[unit]
+            values.setdefault(dimension, set()).add(round(number * factor, 6))
+        else:  # a count of something: its noun is its unit ("12 retries", "500 rows")
+            values.setdefault(f"count:{unit.rstrip('s')}", set()).add(number)
+    chosen, rejected, initial = set(), set(), set()
+    for sentence in _SENTENCE.split(rest):
+        tokens = _TOKEN.findall(sentence)
+        lowered = " ".join(t.lower() for t in tokens)
+        for i, token in enumerate(tokens):
+            if any(c.isupper() for c in token) and token.lower() not in MONTHS:
+                if i == 0 and not any(c.isupper() for c in token[1:]):
+                    initial.add(token)  # "Envoy is ..." or "Request signing is ...": decided by the cluster
+                else:
+                    chosen.add(token)
+        if tokens and re.match(r"[\w.+#-]+ (is the|is our|serves as|powers|is what) ", lowered):
+            chosen.add(tokens[0])  # "Redis is the cache behind ..."
+        for cue in CHOICE_CUES:
+            for m in re.finditer(rf"(?:^| ){re.escape(cue)} ([\w.+#-]+)", lowered):
+                name = _original(tokens, m[1])
+                if name and name.lower() not in STOP and name.lower() not in NEGATIONS:
+                    chosen.add(name)
+        for cue in REJECT_CUES:
+            for m in re.finditer(rf"(?:^| ){re.escape(cue)} ([\w.+#-]+)", lowered):
+                name = _original(tokens, m[1])
+                if name:
+                    rejected.add(name)
+    words = [t.lower() for t in _TOKEN.findall(rest)]
+    negative = any(w in NEGATIONS or w.endswith("n't") for w in words)
+    content = {w for w in words if w not in STOP and w not in NEGATIONS and not w[0].isdigit()}
+    return Claims({k: frozenset(v) for k, v in values.items()}, frozenset(chosen - rejected),
+                  frozenset(initial - chosen - rejected), negative, frozenset(content - {c.lower() for c in chosen}))
+
+
+def _original(tokens: list[str], lowered: str) -> str | None:
+    return next((t for t in tokens if t.lower() == lowered), None)
+
+
+def same_thing(a: Claims, b: Claims) -> bool:
+    union = a.words | b.words
+    return bool(union) and len(a.words & b.words) / len(union) >= SAME_THING
+
+
+@dataclass
+class Found:
+    """A disagreement as found: its kind, what it is about, and the fragments of each side."""
+
+    kind: str
+    point: str
+    a: list[int]
+    b: list[int]
+
+
+def _groups(members: list[int], key) -> list[list[int]]:
+    groups: dict = {}
+    for i in members:
+        groups.setdefault(key(i), []).append(i)
+    return list(groups.values())
+
+
+def find(texts: list[str], weights: list[float]) -> list[Found]:
+    """The disagreements among one cluster's fragments (indexes into `texts`)."""
+    parsed = [claims(t) for t in texts]
+    names = frozenset().union(*(c.chosen for c in parsed))
+    for c in parsed:  # a sentence's first word is a name if the cluster names it elsewhere
+        c.chosen |= c.initial & names
+    out: list[Found] = []
+
+    def split(kind: str, point: str, members: list[int], key) -> None:
+        groups = _groups(members, key)
+        if len(groups) < 2:
+            return
+        groups.sort(key=lambda g: (-sum(weights[i] for i in g), min(g)))
+        major = groups[0]
+        for minor in groups[1:]:
+            if any(same_thing(parsed[i], parsed[j]) for i in major for j in minor):
+                out.append(Found(kind, point, major, minor))
+
+    dimensions = sorted({d for c in parsed for d in c.values})
+    for dimension in dimensions:
+        members = [i for i, c in enumerate(parsed) if dimension in c.values]
+        point = "the date" if dimension == "date" else f"the value ({dimension.removeprefix('count:') or 'number'})"
+        split("value", point, members, lambda i, d=dimension: parsed[i].values[d])
+    named = [i for i, c in enumerate(parsed) if c.chosen]
+    if named:
+        split("choice", "the choice", named, lambda i: _choice_key(parsed, named, i))
+    valued = {i for f in out for i in f.a + f.b}
+    plain = [i for i in range(len(parsed)) if i not in valued]
+    split("negation", "whether it holds", plain, lambda i: parsed[i].negative)
+    return out
+
+
+def _choice_key(parsed: list[Claims], members: list[int], i: int) -> frozenset:
+    """A fragment's choice without the names every fragment of the cluster shares (the
+    subject's own names, such as "Kafka consumer"): what sets it apart."""
+    common = frozenset.intersection(*(parsed[j].chosen for j in members))
+    return parsed[i].chosen - common
+
+
+def conflict_risk(found: list[Found], weights: list[float]) -> float:
+    """See the module docstring: 2 x the weighted share of fragments on a B side, at most 1."""
+    total = sum(weights)
+    if not found or not total:
+        return 0.0
+    minority = {i for f in found for i in f.b}
+    return min(1.0, 2 * sum(weights[i] for i in minority) / total)
