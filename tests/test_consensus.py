@@ -184,3 +184,75 @@ def test_the_generator_is_deterministic_and_plants_one_contradiction_per_contrad
         assert sum(r.contradicts for r in mine) == (topic.other is not None)
         assert all(r.value == (topic.other if r.contradicts else topic.truth) for r in mine)
     assert {t.kind for t in topics if t.other} == {"number", "date", "choice", "flag"}
+
+
+# -- consensus units --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def ttl_cluster(store):
+    """One cluster of reports on a cache (clustering is told to put everything together:
+    these tests are about the unit, and the hash embedder does not know paraphrases)."""
+    consensus = Consensus(store, threshold=-1.0, overlap=0.0)
+    pointer = consensus.register_input(b"reports")
+    says = [("planner", "The checkout cache TTL is 300 seconds.", ["ttl"], 0.9, 3),
+            ("coder", "Checkout cache TTL: 300 seconds.", ["ttl"], 0.8, 0),
+            ("reviewer", "The checkout cache is invalidated on every price change.", ["invalidation"], 0.7, 1),
+            ("ops-bot", "The checkout cache runs in the eu-west Redis cluster.", ["hosting"], 0.6, 0),
+            ("tester", "The checkout cache TTL is 600 seconds.", ["ttl"], 1.0, 0)]
+    placed = consensus.add([{"fragment_id": f"f{i}", "content": text, "source_agent": agent, "confidence": conf,
+                             "citation_count": cites, "topic_candidates": topics,
+                             "timestamp": T0 + timedelta(minutes=i), "trace_pointer": pointer}
+                            for i, (agent, text, topics, conf, cites) in enumerate(says)])
+    (cluster_id,) = {p[1] for p in placed}
+    return consensus, cluster_id
+
+
+def test_a_unit_states_the_agreement_keeps_the_disagreement_and_its_evidence(ttl_cluster, store):
+    consensus, ttl_cluster = ttl_cluster
+    unit = consensus.consolidate(ttl_cluster, actor="lead")
+    assert "300 seconds" in unit.consensus_summary and "600 seconds" not in unit.consensus_summary
+    # one of the two agreeing TTL reports is enough: the second says the same words again
+    assert unit.consensus_summary.count("TTL") == 1
+    (d,) = unit.disagreements
+    assert (d.kind, d.a.fragment_ids, d.b.fragment_ids, d.b.agents) == ("value", ["f0", "f1"], ["f4"], ["tester"])
+    assert set(unit.evidence_pointers) >= {"f0", "f1", "f4"} and unit.compression_report["status"] == "met"
+    assert consensus.unit(ttl_cluster) == unit
+    assert store.audit.events("action = 'unit_write'")[0]["actor"] == "lead"
+
+
+def test_the_contracts_budget_block_list_and_slots_shape_the_unit(ttl_cluster):
+    consensus, ttl_cluster = ttl_cluster
+    contract = consensus.save_contract({
+        "contract_id": "cache", "version": "1", "length_budget": 120, "max_rounds": 3,
+        "topic_blocklist": ["hosting"], "source_weights": {"reviewer": 3.0},
+        "slots": {"ttl": {"min_items": 1, "min_coverage_ratio": 0.5}, "invalidation": {"min_items": 1}}})
+    unit = consensus.consolidate(ttl_cluster, "cache")
+    assert len(unit.consensus_summary) <= 120 and "Redis" not in unit.consensus_summary
+    assert unit.consensus_summary.startswith("The checkout cache is invalidated")  # the reviewer weighs 3x
+    assert unit.slot_coverage == {"ttl": 1.0, "invalidation": 1.0}  # the second ttl report says the same
+    assert (unit.contract_id, unit.contract_version, unit.compression_report["status"]) == ("cache", "1", "met")
+    with pytest.raises(InvalidInput, match="already saved with other terms"):
+        consensus.save_contract({**contract.model_dump(), "length_budget": 50})
+    # a contract that cannot be met is said to be unmet, round by round
+    consensus.save_contract({**contract.model_dump(), "version": "2", "length_budget": 60,
+                             "slots": {"ttl": {"min_items": 1}, "invalidation": {"min_items": 1}}})
+    unit = consensus.consolidate(ttl_cluster, "cache")
+    report = unit.compression_report
+    assert unit.contract_version == "2" and report["status"] == "unmet" and report["unmet_slots"]
+    assert len(report["rounds"]) == 3 and all(r["length"] <= 60 for r in report["rounds"])
+
+
+def test_a_unit_promoted_is_a_memory_agents_recall_with_its_evidence(ttl_cluster, store):
+    consensus, ttl_cluster = ttl_cluster
+    project = Project(name="shop")
+    store.add([project])
+    consensus.consolidate(ttl_cluster)
+    memory_id = consensus.promote(ttl_cluster, project.id, kind="decision", title="Checkout cache TTL")
+    memory = store.get(memory_id)
+    assert memory.kind.value == "decision" and "300 seconds" in memory.decision
+    assert memory.metadata["cluster_id"] == ttl_cluster and "f4" in memory.metadata["evidence_pointers"]
+    assert memory.metadata["disagreements"][0]["b"]["agents"] == ["tester"]
+    assert store.search("checkout cache TTL", k=1)[0].id == memory_id
+    with pytest.raises(InvalidInput, match="summary or a decision"):
+        consensus.promote(ttl_cluster, project.id, kind="pattern")

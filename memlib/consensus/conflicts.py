@@ -5,9 +5,10 @@ Each fragment's claims are read from its words:
   dates in the usual English and ISO forms; two fragments that give the same unit or a date
   different values disagree ("value");
 - named choices: the names a fragment says were chosen (a name after a choice verb such as
-  "uses", "went with", "picked", "settled on", or a capitalised name inside a sentence),
-  less the ones it says were not ("rather than", "instead of", "over", "not"); two
-  fragments that each name a choice the other does not disagree ("choice");
+  "uses", "went with", "picked", "settled on", or before "is the"), and any capitalised word
+  another fragment of the cluster chose so, less the ones it says were not ("rather than",
+  "instead of", "over", "not"); two fragments that each name a choice the other does not
+  disagree ("choice");
 - polarity: a fragment that negates ("not", "never", "n't", "disabled", "inactive", "off",
   "without") against one that does not, about the same words, disagree ("negation").
 Two fragments are compared only when they share enough of their other words (SAME_THING):
@@ -73,7 +74,7 @@ class Claims:
 
     values: dict[str, frozenset] = field(default_factory=dict)  # "date" or a dimension/unit -> values
     chosen: frozenset = frozenset()
-    initial: frozenset = frozenset()  # capitalised words that begin its sentences (names or not)
+    initial: frozenset = frozenset()  # its capitalised words (names, or "TTL", or a sentence's first)
     negative: bool = False
     words: frozenset = frozenset()  # its other content words
 
@@ -107,12 +108,9 @@ def claims(text: str) -> Claims:
     for sentence in _SENTENCE.split(rest):
         tokens = _TOKEN.findall(sentence)
         lowered = " ".join(t.lower() for t in tokens)
-        for i, token in enumerate(tokens):
+        for token in tokens:  # a capitalised word is a name if some fragment of the cluster chose it
             if any(c.isupper() for c in token) and token.lower() not in MONTHS:
-                if i == 0 and not any(c.isupper() for c in token[1:]):
-                    initial.add(token)  # "Envoy is ..." or "Request signing is ...": decided by the cluster
-                else:
-                    chosen.add(token)
+                initial.add(token)
         if tokens and re.match(r"[\w.+#-]+ (is the|is our|serves as|powers|is what) ", lowered):
             chosen.add(tokens[0])  # "Redis is the cache behind ..."
         for cue in CHOICE_CUES:
@@ -162,7 +160,7 @@ def find(texts: list[str], weights: list[float]) -> list[Found]:
     """The disagreements among one cluster's fragments (indexes into `texts`)."""
     parsed = [claims(t) for t in texts]
     names = frozenset().union(*(c.chosen for c in parsed))
-    for c in parsed:  # a sentence's first word is a name if the cluster names it elsewhere
+    for c in parsed:  # a capitalised word is a choice if the cluster names it as one elsewhere
         c.chosen |= c.initial & names
     out: list[Found] = []
 

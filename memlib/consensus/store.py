@@ -15,13 +15,21 @@ import numpy as np
 import pyarrow as pa
 
 from memlib.errors import InvalidInput, NotFound
-from memlib.scope import sql_in
+from memlib.scope import sql_in, sql_literal
 from memlib.store.concurrency import committing
 from memlib.store.tables import open_or_create, open_table
-from memlib.consensus import clustering, conflicts
-from memlib.consensus.records import Cluster, Disagreement, Fragment, Side
+from memlib.consensus import clustering, conflicts, units
+from memlib.consensus.records import (
+    Cluster,
+    ClusterMemoryUnit,
+    Disagreement,
+    Fragment,
+    RetentionContract,
+    Side,
+)
 
 FRAGMENTS, CLUSTERS, INPUTS = "fragments", "clusters", "consensus_inputs"
+UNITS, CONTRACTS = "cluster_memory_units", "retention_contracts"
 TS = pa.timestamp("us", tz="UTC")
 
 
@@ -45,6 +53,11 @@ def cluster_schema(dims: int) -> pa.Schema:
         ("centroid", pa.list_(pa.float32(), dims))])
 
 
+UNIT_SCHEMA = pa.schema([pa.field("cluster_id", pa.string(), nullable=False), ("built_at", TS),
+                         ("contract_id", pa.string()), ("contract_version", pa.string()), ("status", pa.string()),
+                         ("n_disagreements", pa.int64()), ("unit", pa.string())])  # the unit as JSON
+CONTRACT_SCHEMA = pa.schema([pa.field("contract_id", pa.string(), nullable=False), ("version", pa.string()),
+                             ("saved_at", TS), ("contract", pa.string())])
 INPUT_SCHEMA = pa.schema([pa.field("pointer", pa.string(), nullable=False), ("registered_at", TS),
                           ("source", pa.string())])
 
@@ -66,7 +79,8 @@ class Consensus:
 
     def _table(self, name: str, create: bool = True):
         schemas = {FRAGMENTS: lambda: fragment_schema(self.store.dims),
-                   CLUSTERS: lambda: cluster_schema(self.store.dims), INPUTS: lambda: INPUT_SCHEMA}
+                   CLUSTERS: lambda: cluster_schema(self.store.dims), INPUTS: lambda: INPUT_SCHEMA,
+                   UNITS: lambda: UNIT_SCHEMA, CONTRACTS: lambda: CONTRACT_SCHEMA}
         table = open_or_create(self.store.db, name, schemas[name]()) if create else open_table(self.store.db, name)
         if table is not None:
             table.checkout_latest()
@@ -210,11 +224,8 @@ class Consensus:
     def disagreements(self, cluster_id: str, actor: str | None = None) -> tuple[list[Disagreement], float]:
         """Where a cluster's fragments disagree (consensus/conflicts.py) and its conflict_risk,
         which is recorded on the cluster (an audit event when it changes)."""
-        table = self._table(CLUSTERS, create=False)
-        row = None if table is None else next(iter(table.to_lance().to_table(
-            columns=["fragment_ids", "conflict_risk"], filter=sql_in("cluster_id", [cluster_id])).to_pylist()), None)
-        if row is None:
-            raise NotFound(f"no cluster {cluster_id!r}")
+        table = self._table(CLUSTERS)
+        row = self._cluster_row(cluster_id)
         data = self._table(FRAGMENTS).to_lance().to_table(
             columns=["fragment_id", "content", "source_agent", "confidence"],
             filter=sql_in("fragment_id", row["fragment_ids"])).to_pylist()
@@ -236,6 +247,108 @@ class Consensus:
             self.store.audit.record("cluster_update", [cluster_id], actor=actor,
                                     details={"conflict_risk": risk, "disagreements": len(out)})
         return out, risk
+
+    # -- contracts and units ------------------------------------------------------------------
+
+    def save_contract(self, contract: RetentionContract | dict, actor: str | None = None) -> RetentionContract:
+        """Store a contract version. A version once saved never changes: saving it again
+        with other terms is refused (save a new version)."""
+        contract = RetentionContract.parse(contract, "retention contract")
+        body = contract.model_dump_json()
+        with self.store.lock.held():
+            table = self._table(CONTRACTS)
+            same = table.to_lance().to_table(filter=f"contract_id = {sql_literal(contract.contract_id)} AND "
+                                                    f"version = {sql_literal(contract.version)}").to_pylist()
+            if same:
+                if same[0]["contract"] != body:
+                    raise InvalidInput(f"contract {contract.contract_id} v{contract.version} is already saved with "
+                                       f"other terms; save a new version")
+                return contract
+            row = pa.table({"contract_id": [contract.contract_id], "version": [contract.version],
+                            "saved_at": [self.store.clock.now()], "contract": [body]}, schema=CONTRACT_SCHEMA)
+            committing(lambda: table.add(row))
+            self.store.audit.record("contract_save", [contract.contract_id], actor=actor,
+                                    details={"version": contract.version})
+        return contract
+
+    def contract(self, contract_id: str, version: str | None = None) -> RetentionContract:
+        """A saved contract: the version asked for, else the latest saved."""
+        table = self._table(CONTRACTS, create=False)
+        where = f"contract_id = {sql_literal(contract_id)}" + (f" AND version = {sql_literal(version)}" if version else "")
+        rows = [] if table is None else table.to_lance().to_table(filter=where).to_pylist()
+        if not rows:
+            raise NotFound(f"no retention contract {contract_id!r}" + (f" version {version!r}" if version else ""))
+        return RetentionContract.model_validate_json(max(rows, key=lambda r: r["saved_at"])["contract"])
+
+    def consolidate(self, cluster_id: str, contract: str | RetentionContract | None = None,
+                    summariser=None, actor: str | None = None) -> ClusterMemoryUnit:
+        """Build and store a cluster's unit (consensus/units.py): its agreed summary within the
+        contract, its disagreements, its evidence, slot coverage and compression rounds. A
+        contract given by id is read from the store (its latest version)."""
+        if isinstance(contract, str):
+            contract = self.contract(contract)
+        found, _ = self.disagreements(cluster_id, actor=actor)
+        ids = self._cluster_row(cluster_id)["fragment_ids"]
+        fragments = self._table(FRAGMENTS).to_lance().to_table(
+            columns=["fragment_id", "content", "source_agent", "confidence", "citation_count", "topic_candidates",
+                     "metadata"], filter=sql_in("fragment_id", ids)).to_pylist()
+        for f in fragments:
+            f["metadata"] = json.loads(f["metadata"] or "{}")
+        order = {f: i for i, f in enumerate(ids)}
+        fragments.sort(key=lambda f: order[f["fragment_id"]])
+        unit = units.build(cluster_id, fragments, found, contract, summariser)
+        if contract is not None:
+            unit.check_contract(contract)
+        row = pa.table({"cluster_id": [cluster_id], "built_at": [self.store.clock.now()],
+                        "contract_id": [unit.contract_id], "contract_version": [unit.contract_version],
+                        "status": [unit.compression_report["status"]], "n_disagreements": [len(unit.disagreements)],
+                        "unit": [unit.model_dump_json()]}, schema=UNIT_SCHEMA)
+        self.store.check_writable()
+        table = self._table(UNITS)
+        committing(lambda: table.merge_insert("cluster_id").when_matched_update_all()
+                   .when_not_matched_insert_all().execute(row))
+        self.store.audit.record("unit_write", [cluster_id], actor=actor, details={
+            "status": unit.compression_report["status"], "contract": unit.contract_id,
+            "contract_version": unit.contract_version, "disagreements": len(unit.disagreements)})
+        return unit
+
+    def unit(self, cluster_id: str) -> ClusterMemoryUnit:
+        table = self._table(UNITS, create=False)
+        rows = [] if table is None else table.to_lance().to_table(
+            columns=["unit"], filter=sql_in("cluster_id", [cluster_id])).to_pylist()
+        if not rows:
+            raise NotFound(f"no consensus unit for cluster {cluster_id!r} (Consensus.consolidate)")
+        return ClusterMemoryUnit.model_validate_json(rows[0]["unit"])
+
+    def promote(self, cluster_id: str, project_id: str, kind: str = "summary", title: str | None = None,
+                actor: str | None = None) -> str:
+        """A unit becomes a long-term memory of a project (a summary, or a decision titled
+        `title`) that agents recall instead of raw fragments; its metadata keeps the cluster,
+        the evidence pointers and the disagreements. Returns the memory's id."""
+        from memlib.models import parse_memory
+
+        unit = self.unit(cluster_id)
+        if kind not in ("summary", "decision"):
+            raise InvalidInput(f"a consensus unit is promoted to a summary or a decision, not a {kind!r}")
+        meta = {"cluster_id": cluster_id, "evidence_pointers": unit.evidence_pointers,
+                "disagreements": [d.model_dump() for d in unit.disagreements],
+                "contract": unit.contract_id, "contract_version": unit.contract_version}
+        text = unit.consensus_summary or "(no agreed statement)"
+        data = ({"kind": "summary", "content": text, "title": title} if kind == "summary" else
+                {"kind": "decision", "title": title or text[:80], "decision": text})
+        memory = parse_memory({**data, "project_id": project_id, "source": "consensus", "metadata": meta},
+                              record=f"consensus unit {cluster_id}")
+        (memory_id,) = self.store.add([memory], actor=actor)
+        self.store.audit.record("unit_promote", [cluster_id], actor=actor, details={"to": memory_id, "kind": kind})
+        return memory_id
+
+    def _cluster_row(self, cluster_id: str) -> dict:
+        table = self._table(CLUSTERS, create=False)
+        row = None if table is None else next(iter(table.to_lance().to_table(
+            columns=["fragment_ids", "conflict_risk"], filter=sql_in("cluster_id", [cluster_id])).to_pylist()), None)
+        if row is None:
+            raise NotFound(f"no cluster {cluster_id!r}")
+        return row
 
     def clusters(self) -> list[Cluster]:
         table = self._table(CLUSTERS, create=False)
