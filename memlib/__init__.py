@@ -24,8 +24,8 @@ concept, each importing only those below it:
                 the agent tools and their MCP server.
 - `workspace/`  markdown files a person edits (SPIRIT, OWNER, MEMORY, TOOLS, daily logs) kept
                 in step with a store: formats, records, sync, watcher, paths and lock.
-- `consensus/`  fragments several agents report, clustered by meaning, their disagreements
-                (seed 001; consensus units and retention contracts are still to come).
+- `consensus/`  fragments several agents report, clustered by meaning, their disagreements,
+                consensus units under retention contracts (seed 001; its report is to come).
 - `cli/`        the `memlib` command, one module per command group.
 
 The path of a memory: `MemoryStore.add` validates it (store/batch.py: pydantic model, parents,
