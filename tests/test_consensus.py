@@ -256,3 +256,36 @@ def test_a_unit_promoted_is_a_memory_agents_recall_with_its_evidence(ttl_cluster
     assert store.search("checkout cache TTL", k=1)[0].id == memory_id
     with pytest.raises(InvalidInput, match="summary or a decision"):
         consensus.promote(ttl_cluster, project.id, kind="pattern")
+
+
+def test_the_consensus_views_match_the_units_and_fragments(ttl_cluster, store):
+    from collections import Counter
+
+    from memlib import analytics
+
+    consensus, cluster_id = ttl_cluster
+    consensus.save_contract({"contract_id": "c", "version": "1", "length_budget": 500, "topic_blocklist": ["hosting"]})
+    unit = consensus.consolidate(cluster_id, "c")
+    con = analytics.connect(store, analytics.Params(as_of=datetime.now(timezone.utc) + timedelta(minutes=1)))
+    (row,) = con.execute("select cluster_id, n_fragments, conflict_risk, n_disagreements from stg_clusters").fetchall()
+    (cluster,) = consensus.clusters()
+    assert row == (cluster_id, len(cluster.fragment_ids), pytest.approx(cluster.conflict_risk), len(unit.disagreements))
+    rows = con.execute("select kind, point, agents_a, agents_b, fragment_ids_b from mart_disagreements").fetchall()
+    assert rows == [(d.kind, d.point, d.a.agents, d.b.agents, d.b.fragment_ids) for d in unit.disagreements]
+    # independently: agents on the same and on opposite sides of each disagreement
+    expected = Counter()
+    for d in unit.disagreements:
+        for side, other in ((d.a.agents, d.b.agents), (d.b.agents, d.a.agents)):
+            for x in side:
+                for y in side:
+                    expected[(x, y, "agree")] += 1
+                for y in other:
+                    expected[(x, y, "disagree")] += 1
+    got = Counter()
+    for a, b, agree, disagree in con.execute("select * from mart_agent_agreement").fetchall():
+        got[(a, b, "agree")] += agree
+        got[(a, b, "disagree")] += disagree
+    assert +got == +expected
+    never = {r[0] for r in con.execute("select fragment_id from mart_fragments_never_cited").fetchall()}
+    assert never == {"f3"} == {f.fragment_id for f in consensus.fragments()
+                     if f.citation_count == 0 and f.fragment_id not in unit.evidence_pointers}

@@ -210,13 +210,29 @@ def _attach(con, store: Store, backend: str) -> None:
     present = set(AUDIT_SCHEMA.names if audit is None else audit.schema.names)
     con.execute(_raw_view("raw_audit_log", "lance_audit_log", AUDIT_SCHEMA, present)
                 + " where \"at\" <= (select as_of from memlib_params)")
+    _consensus_views(con, store)
+
+
+def _consensus_views(con, store: Store) -> None:
+    """raw_fragments, raw_clusters, raw_cluster_units: the consensus tables (memlib/consensus)
+    as they are now (they keep no history to read as of a date; empty when a store has none)."""
+    from memlib.store import consensus_tables as ct
+    from memlib.store.tables import open_table
+
+    for view, name, schema in (("raw_fragments", ct.FRAGMENTS, ct.fragment_schema(store.dims)),
+                               ("raw_clusters", ct.CLUSTERS, ct.cluster_schema(store.dims)),
+                               ("raw_cluster_units", ct.UNITS, ct.UNIT_SCHEMA)):
+        table = open_table(store.db, name)
+        source = f"lance_{name}"
+        con.register(source, table.to_lance() if table is not None else schema.empty_table())
+        con.execute(_raw_view(view, source, schema, set((table.schema if table is not None else schema).names)))
 
 
 def _raw_view(name: str, source: str, schema: pa.Schema, present: set[str]) -> str:
     """A view with every column the current schema has; ones an older store lacks are null."""
     columns = []
     for f in schema:
-        if f.name == "embedding":
+        if f.name in ("embedding", "centroid", "vector_sum"):  # vectors are not for SQL
             continue
         if f.name in present:
             columns.append(f'"{f.name}"')

@@ -17,6 +17,18 @@ import pyarrow as pa
 from memlib.errors import InvalidInput, NotFound
 from memlib.scope import sql_in, sql_literal
 from memlib.store.concurrency import committing
+from memlib.store.consensus_tables import (
+    CLUSTERS,
+    CONTRACT_SCHEMA,
+    CONTRACTS,
+    FRAGMENTS,
+    INPUT_SCHEMA,
+    INPUTS,
+    UNIT_SCHEMA,
+    UNITS,
+    cluster_schema,
+    fragment_schema,
+)
 from memlib.store.tables import open_or_create, open_table
 from memlib.consensus import clustering, conflicts, units
 from memlib.consensus.records import (
@@ -27,40 +39,6 @@ from memlib.consensus.records import (
     RetentionContract,
     Side,
 )
-
-FRAGMENTS, CLUSTERS, INPUTS = "fragments", "clusters", "consensus_inputs"
-UNITS, CONTRACTS = "cluster_memory_units", "retention_contracts"
-TS = pa.timestamp("us", tz="UTC")
-
-
-def fragment_schema(dims: int) -> pa.Schema:
-    return pa.schema([
-        pa.field("fragment_id", pa.string(), nullable=False), ("content", pa.string()),
-        ("source_agent", pa.string()), ("timestamp", TS), ("topic_candidates", pa.list_(pa.string())),
-        ("confidence", pa.float64()), ("tool_fingerprint", pa.string()), ("citation_count", pa.int64()),
-        ("trace_pointer", pa.string()), ("metadata", pa.string()),
-        ("embedding", pa.list_(pa.float32(), dims))])
-
-
-def cluster_schema(dims: int) -> pa.Schema:
-    return pa.schema([
-        pa.field("cluster_id", pa.string(), nullable=False), ("fragment_ids", pa.list_(pa.string())),
-        ("topic_distribution", pa.string()), ("conflict_risk", pa.float64()), ("last_updated", TS),
-        ("n_fragments", pa.int64()),
-        ("topic_weights", pa.string()),        # clustering's running state: raw topic weights,
-        ("term_counts", pa.string()),          # how many fragments use each word,
-        ("vector_sum", pa.list_(pa.float64())),  # and the sum of the fragments' unit vectors
-        ("centroid", pa.list_(pa.float32(), dims))])
-
-
-UNIT_SCHEMA = pa.schema([pa.field("cluster_id", pa.string(), nullable=False), ("built_at", TS),
-                         ("contract_id", pa.string()), ("contract_version", pa.string()), ("status", pa.string()),
-                         ("n_disagreements", pa.int64()), ("unit", pa.string())])  # the unit as JSON
-CONTRACT_SCHEMA = pa.schema([pa.field("contract_id", pa.string(), nullable=False), ("version", pa.string()),
-                             ("saved_at", TS), ("contract", pa.string())])
-INPUT_SCHEMA = pa.schema([pa.field("pointer", pa.string(), nullable=False), ("registered_at", TS),
-                          ("source", pa.string())])
-
 
 def input_pointer(text: str | bytes) -> str:
     data = text.encode() if isinstance(text, str) else text

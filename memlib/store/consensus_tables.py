@@ -1,0 +1,40 @@
+"""The layout of the consensus tables (memlib/consensus): seed 001's fragments, clusters,
+cluster memory units and retention contracts, and the inputs trace pointers name. Kept with
+the store's other tables so the consensus package and the analytics views read one layout."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+FRAGMENTS, CLUSTERS, INPUTS = "fragments", "clusters", "consensus_inputs"
+UNITS, CONTRACTS = "cluster_memory_units", "retention_contracts"
+TS = pa.timestamp("us", tz="UTC")
+
+
+def fragment_schema(dims: int) -> pa.Schema:
+    return pa.schema([
+        pa.field("fragment_id", pa.string(), nullable=False), ("content", pa.string()),
+        ("source_agent", pa.string()), ("timestamp", TS), ("topic_candidates", pa.list_(pa.string())),
+        ("confidence", pa.float64()), ("tool_fingerprint", pa.string()), ("citation_count", pa.int64()),
+        ("trace_pointer", pa.string()), ("metadata", pa.string()),
+        ("embedding", pa.list_(pa.float32(), dims))])
+
+
+def cluster_schema(dims: int) -> pa.Schema:
+    return pa.schema([
+        pa.field("cluster_id", pa.string(), nullable=False), ("fragment_ids", pa.list_(pa.string())),
+        ("topic_distribution", pa.string()), ("conflict_risk", pa.float64()), ("last_updated", TS),
+        ("n_fragments", pa.int64()),
+        ("topic_weights", pa.string()),        # clustering's running state: raw topic weights,
+        ("term_counts", pa.string()),          # how many fragments use each word,
+        ("vector_sum", pa.list_(pa.float64())),  # and the sum of the fragments' unit vectors
+        ("centroid", pa.list_(pa.float32(), dims))])
+
+
+UNIT_SCHEMA = pa.schema([pa.field("cluster_id", pa.string(), nullable=False), ("built_at", TS),
+                         ("contract_id", pa.string()), ("contract_version", pa.string()), ("status", pa.string()),
+                         ("n_disagreements", pa.int64()), ("unit", pa.string())])  # the unit as JSON
+CONTRACT_SCHEMA = pa.schema([pa.field("contract_id", pa.string(), nullable=False), ("version", pa.string()),
+                             ("saved_at", TS), ("contract", pa.string())])
+INPUT_SCHEMA = pa.schema([pa.field("pointer", pa.string(), nullable=False), ("registered_at", TS),
+                          ("source", pa.string())])
