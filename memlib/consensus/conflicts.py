@@ -74,7 +74,7 @@ class Claims:
 
     values: dict[str, frozenset] = field(default_factory=dict)  # "date" or a dimension/unit -> values
     chosen: frozenset = frozenset()
-    initial: frozenset = frozenset()  # its capitalised words (names, or "TTL", or a sentence's first)
+    capitalised: frozenset = frozenset()  # its capitalised words (names, or "TTL", or a sentence's first)
     negative: bool = False
     words: frozenset = frozenset()  # its other content words
 
@@ -104,13 +104,13 @@ def claims(text: str) -> Claims:
             values.setdefault(dimension, set()).add(round(number * factor, 6))
         else:  # a count of something: its noun is its unit ("12 retries", "500 rows")
             values.setdefault(f"count:{unit.rstrip('s')}", set()).add(number)
-    chosen, rejected, initial = set(), set(), set()
+    chosen, rejected, capitalised = set(), set(), set()
     for sentence in _SENTENCE.split(rest):
         tokens = _TOKEN.findall(sentence)
         lowered = " ".join(t.lower() for t in tokens)
         for token in tokens:  # a capitalised word is a name if some fragment of the cluster chose it
             if any(c.isupper() for c in token) and token.lower() not in MONTHS:
-                initial.add(token)
+                capitalised.add(token)
         if tokens and re.match(r"[\w.+#-]+ (is the|is our|serves as|powers|is what) ", lowered):
             chosen.add(tokens[0])  # "Redis is the cache behind ..."
         for cue in CHOICE_CUES:
@@ -127,7 +127,7 @@ def claims(text: str) -> Claims:
     negative = any(w in NEGATIONS or w.endswith("n't") for w in words)
     content = {w for w in words if w not in STOP and w not in NEGATIONS and not w[0].isdigit()}
     return Claims({k: frozenset(v) for k, v in values.items()}, frozenset(chosen - rejected),
-                  frozenset(initial - chosen - rejected), negative, frozenset(content - {c.lower() for c in chosen}))
+                  frozenset(capitalised - chosen - rejected), negative, frozenset(content - {c.lower() for c in chosen}))
 
 
 def _original(tokens: list[str], lowered: str) -> str | None:
@@ -161,7 +161,7 @@ def find(texts: list[str], weights: list[float]) -> list[Found]:
     parsed = [claims(t) for t in texts]
     names = frozenset().union(*(c.chosen for c in parsed))
     for c in parsed:  # a capitalised word is a choice if the cluster names it as one elsewhere
-        c.chosen |= c.initial & names
+        c.chosen |= c.capitalised & names
     out: list[Found] = []
 
     def split(kind: str, point: str, members: list[int], key) -> None:

@@ -176,7 +176,7 @@ class Consensus:
                 states.append(clustering.State(row["cluster_id"], row["fragment_ids"],
                                                np.asarray(row["vector_sum"], dtype=np.float64),
                                                json.loads(row["topic_weights"]), json.loads(row["term_counts"])))
-            states.sort(key=lambda s: s.cluster_id)  # any fixed order: nearest() breaks no ties by it
+            states.sort(key=lambda s: s.cluster_id)  # a fixed order (candidates() ranks by similarity)
         clusterer = clustering.Clusterer.of(states, self.store.dims, self.threshold, self.overlap)
         self._clusterer = (table.version, clusterer)
         return clusterer
@@ -202,13 +202,21 @@ class Consensus:
     def disagreements(self, cluster_id: str, actor: str | None = None) -> tuple[list[Disagreement], float]:
         """Where a cluster's fragments disagree (consensus/conflicts.py) and its conflict_risk,
         which is recorded on the cluster (an audit event when it changes)."""
-        table = self._table(CLUSTERS)
         row = self._cluster_row(cluster_id)
+        return self._disagreements(cluster_id, row, self._cluster_fragments(row), actor)
+
+    def _cluster_fragments(self, row: dict) -> list[dict]:
+        """A cluster's fragments in its order, without their vectors, metadata decoded."""
         data = self._table(FRAGMENTS).to_lance().to_table(
-            columns=["fragment_id", "content", "source_agent", "confidence"],
-            filter=sql_in("fragment_id", row["fragment_ids"])).to_pylist()
+            columns=["fragment_id", "content", "source_agent", "confidence", "citation_count", "topic_candidates",
+                     "metadata"], filter=sql_in("fragment_id", row["fragment_ids"])).to_pylist()
+        for f in data:
+            f["metadata"] = json.loads(f["metadata"] or "{}")
         order = {f: i for i, f in enumerate(row["fragment_ids"])}
-        data.sort(key=lambda r: order[r["fragment_id"]])
+        return sorted(data, key=lambda r: order[r["fragment_id"]])
+
+    def _disagreements(self, cluster_id: str, row: dict, data: list[dict],
+                       actor: str | None) -> tuple[list[Disagreement], float]:
         weights = [r["confidence"] for r in data]
         found = conflicts.find([r["content"] for r in data], weights)
         risk = conflicts.conflict_risk(found, weights)
@@ -220,6 +228,7 @@ class Consensus:
         out = [Disagreement(point=f.point, kind=f.kind, a=side(f.a), b=side(f.b)) for f in found]
         if abs(risk - (row["conflict_risk"] or 0.0)) > 1e-12:
             self.store.check_writable()
+            table = self._table(CLUSTERS)
             update = pa.table({"cluster_id": [cluster_id], "conflict_risk": [risk]})
             committing(lambda: table.merge_insert("cluster_id").when_matched_update_all().execute(update))
             self.store.audit.record("cluster_update", [cluster_id], actor=actor,
@@ -265,15 +274,9 @@ class Consensus:
         contract given by id is read from the store (its latest version)."""
         if isinstance(contract, str):
             contract = self.contract(contract)
-        found, _ = self.disagreements(cluster_id, actor=actor)
-        ids = self._cluster_row(cluster_id)["fragment_ids"]
-        fragments = self._table(FRAGMENTS).to_lance().to_table(
-            columns=["fragment_id", "content", "source_agent", "confidence", "citation_count", "topic_candidates",
-                     "metadata"], filter=sql_in("fragment_id", ids)).to_pylist()
-        for f in fragments:
-            f["metadata"] = json.loads(f["metadata"] or "{}")
-        order = {f: i for i, f in enumerate(ids)}
-        fragments.sort(key=lambda f: order[f["fragment_id"]])
+        row = self._cluster_row(cluster_id)
+        fragments = self._cluster_fragments(row)  # read once, for the disagreements and the unit
+        found, _ = self._disagreements(cluster_id, row, fragments, actor)
         unit = units.build(cluster_id, fragments, found, contract, summariser)
         if contract is not None:
             unit.check_contract(contract)

@@ -117,7 +117,6 @@ def run(ws, store, prefer: str = "file", actor: str | None = None, on_step: Step
 class _Sync:
     def __init__(self, ws, store, prefer, actor, on_step):
         self.ws, self.store, self.prefer, self.actor, self.on_step = ws, store, prefer, actor, on_step
-        self.config = ws.config
         self.zone = ws.zone
         self.now = store.clock.now()
         self.report = Report()
@@ -144,18 +143,21 @@ class _Sync:
         todo = []
         for relative in paths + gone:
             text = current.get(relative, "")
+            sha = file_sha(text)
             old = state["files"].get(relative, {"sha": None, "entries": {}})
             touched = any(rec["id"] in changed for rec in old["entries"].values())
-            if old["sha"] == file_sha(text) and not touched and not _pending(old):
+            if old["sha"] == sha and not touched and not _pending(old):
                 new_state["files"][relative] = old
                 self.report.unchanged += len(old["entries"])
                 continue
             self.report.parsed += 1
             doc = markdown.parse(text, entries_of(relative))
-            todo.append((relative, text, old, doc, *_match(old["entries"], doc.entries)))
+            todo.append((relative, sha, doc, *_match(old["entries"], doc.entries)))
         self._prefetch(todo)
-        for relative, text, old, doc, pairs, fresh, lost in todo:
-            new_state["files"][relative] = self._file(relative, text, doc, pairs, fresh, lost, changed)
+        for relative, sha, doc, pairs, fresh, lost in todo:
+            entries = self._file(relative, doc, pairs, fresh, lost, changed)
+            # a file memlib rewrites gets the hash of what it writes, below
+            new_state["files"][relative] = {"sha": None if relative in self.texts else sha, "entries": entries}
         for relative in gone:
             if not new_state["files"][relative]["entries"] and relative not in self.texts:
                 del new_state["files"][relative]
@@ -175,49 +177,46 @@ class _Sync:
 
     def _store_changes(self, recorded: dict[str, dict]) -> dict[str, Any]:
         """The memories whose text changed since the last sync: id -> memory, or None when it
-        is gone from the store."""
+        is gone from the store. Only memories whose revision moved are read."""
         if not recorded:
             return {}
-        store = self.store
-        revisions = dict(zip(*store.dataset().to_table(columns=["id", "revision"], filter=sql_in(
-            "id", list(recorded))).to_pydict().values())) if len(recorded) < 2_000 else _all_revisions(store)
+        revisions = _revisions(self.store, list(recorded))
         suspect = [i for i, rec in recorded.items()
-                   if i not in revisions or rec.get("rev") is None or (revisions[i] or 0) != rec["rev"]]
+                   if i not in revisions or rec.get("rev") is None or revisions[i] != rec["rev"]]
         out: dict[str, Any] = {}
-        rows = store.lookup([i for i in suspect if i in revisions],
-                            [n for n in store.table.schema.names if n != "embedding"])
-        for i in suspect:
-            if i not in rows:
-                out[i] = None
-                continue
-            memory = from_row(rows[i])
-            if convert.store_hash(memory) != recorded[i]["store"]:
+        for i, memory in self._read(suspect).items():
+            if memory is None or convert.store_hash(memory) != recorded[i]["store"]:
                 out[i] = memory
             else:
-                recorded[i]["rev"] = rows[i].get("revision") or 0  # usage or a vector changed: not the text
+                recorded[i]["rev"] = revisions[i]  # usage or a vector changed: not the text
         return out
+
+    def _read(self, ids: list[str]) -> dict[str, Any]:
+        """The stored memories of these ids in one lookup (None: not stored), remembered for
+        the rest of the sync."""
+        todo = [i for i in dict.fromkeys(ids) if i not in self.stored]
+        rows = self.store.lookup(todo, [n for n in self.store.table.schema.names if n != "embedding"])
+        self.stored.update({i: from_row(rows[i]) if i in rows else None for i in todo})
+        return {i: self.stored[i] for i in ids}
 
     def _prefetch(self, todo) -> None:
         """The stored memories the files' changes may touch, read in one lookup: entries
         edited in a file, entries new to the state (their derived ids), and saves the state
         expects."""
         ids = []
-        for relative, _, _, _, pairs, fresh, lost in todo:
+        for relative, _, _, pairs, fresh, lost in todo:
             ids += [rec["id"] for rec, entry in pairs if convert.file_hash(entry) != rec["file"]]
             ids += [convert.derived_id(self.ws.project_id, relative, entry.key) for entry in fresh]
             ids += [rec["id"] for rec in lost]
-        rows = self.store.lookup(ids, [n for n in self.store.table.schema.names if n != "embedding"])
-        self.stored.update({i: from_row(rows[i]) if i in rows else None for i in ids})
+        self._read(ids)
 
     def _memory(self, memory_id: str):
-        if memory_id not in self.stored:
-            rows = self.store.lookup([memory_id], [n for n in self.store.table.schema.names if n != "embedding"])
-            self.stored[memory_id] = from_row(rows[memory_id]) if memory_id in rows else None
-        return self.stored[memory_id]
+        return self._read([memory_id])[memory_id]
 
     # -- one file ------------------------------------------------------------------------------
 
-    def _file(self, relative: str, text: str, doc, pairs, fresh, lost, changed: dict[str, Any]) -> dict:
+    def _file(self, relative: str, doc, pairs, fresh, lost, changed: dict[str, Any]) -> dict[str, dict]:
+        """The file's side of the sync; returns its entries' records by key."""
         kind = entries_of(relative)
         language = doc.language or self.ws.language
         day = day_of(relative)
@@ -299,14 +298,14 @@ class _Sync:
                 self._conflict(relative, memory_id, None, store_side)
             self.deletes.append(memory_id)
         if not edits and not appends:
-            return {"sha": file_sha(text), "entries": {e.key: rec for e, rec in kept}}
+            return {e.key: rec for e, rec in kept}
         for entry, new_text in sorted(edits, key=lambda e: -e[0].start):
             doc = (markdown.removed(doc, entry, kind) if new_text is None
                    else markdown.replaced(doc, entry, new_text, kind))
         for new_text in appends:
             doc = markdown.appended(doc, new_text, kind, "entries" if kind == "daily" else None)
         self.texts[relative] = doc.render()
-        return {"sha": None, "entries": _rekey(doc, [rec for _, rec in kept])}
+        return _rekey(doc, [rec for _, rec in kept])
 
     # -- changes -------------------------------------------------------------------------------
 
@@ -418,15 +417,18 @@ def _fill_revisions(store, state: dict) -> None:
     if not records:
         return
     store.refresh()
-    revisions = _all_revisions(store)
+    revisions = _revisions(store, [rec["id"] for rec in records])
     for rec in records:
         # -1: not in the store (deleted meanwhile): looked at again next time
-        rec["rev"] = (revisions[rec["id"]] or 0) if rec["id"] in revisions else -1
+        rec["rev"] = revisions.get(rec["id"], -1)
 
 
-def _all_revisions(store) -> dict[str, int]:
-    table = store.dataset().to_table(columns=["id", "revision"])
-    return dict(zip(table.column("id").to_pylist(), table.column("revision").to_pylist()))
+def _revisions(store, ids: list[str]) -> dict[str, int]:
+    """The stored revision of each id the store holds (0 for rows written before revisions):
+    a filter on the ids for a few, one scan of two columns for many."""
+    table = store.dataset().to_table(columns=["id", "revision"],
+                                     filter=sql_in("id", ids) if len(ids) < 2_000 else None)
+    return {i: r or 0 for i, r in zip(table.column("id").to_pylist(), table.column("revision").to_pylist())}
 
 
 def _match(recorded: dict[str, dict], entries: list[markdown.Entry]):

@@ -196,8 +196,8 @@ class Workspace:
                 os.fsync(fh.fileno())
             for relative, text in texts.items():
                 self.files.write(relative, text)
-        for memory_id, relative in events:
-            store.audit.record("workspace_append", [memory_id], actor=actor, details={"file": relative})
+        store.audit.record("workspace_append", [memory_id for memory_id, _ in events], actor=actor,
+                           details=[{"file": relative} for _, relative in events])  # one commit
         return sorted(texts)
 
     # -- persona, owner, tools --------------------------------------------------------------
