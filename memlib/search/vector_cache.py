@@ -52,8 +52,7 @@ class _Coded:
     codes: np.ndarray
     lookup: dict[str, int]
     values: list[str]
-    _order: np.ndarray | None = None
-    _bounds: np.ndarray | None = None
+    _index: tuple[np.ndarray, np.ndarray] | None = None  # (argsort, bounds), set in one step
 
     @classmethod
     def of(cls, column: pa.ChunkedArray) -> "_Coded":
@@ -64,14 +63,16 @@ class _Coded:
 
     def positions(self, value: str) -> np.ndarray:
         """The rows holding `value`, ascending: a slice of one argsort built at first use,
-        so a project's thousand rows are found without a pass over all of them."""
-        if self._order is None:
-            self._order = np.argsort(self.codes, kind="stable")
-            self._bounds = np.searchsorted(self.codes[self._order], np.arange(len(self.lookup) + 1))
+        so a project's thousand rows are found without a pass over all of them. The pair is
+        published in one assignment: a search thread may read it while another builds it."""
+        if self._index is None:
+            order = np.argsort(self.codes, kind="stable")
+            self._index = order, np.searchsorted(self.codes[order], np.arange(len(self.lookup) + 1))
+        order, bounds = self._index
         code = self.lookup.get(value)
         if code is None:
             return np.zeros(0, np.int64)
-        return self._order[self._bounds[code]:self._bounds[code + 1]]
+        return order[bounds[code]:bounds[code + 1]]
 
 
 class VectorCache:
