@@ -10,7 +10,7 @@ concept, each importing only those below it:
     cli ─┬─> agents ─> memory_store.MemoryStore ─┬─> search ─────────┐
          │                                         ├─> workspace ─┐    │
          ├─> lifecycle ─> analytics ───────────────┼──────────────┴────┴─> store ─> shared vocabulary
-         └─> sample ───────────────────────────────┘
+         └─> sample ─> consensus ──────────────────┘
 
 - `store/`      tables, versions (time travel), add/upsert/update/delete, audit and recall logs,
                 JSONL import/export, a memory's history.
@@ -19,13 +19,15 @@ concept, each importing only those below it:
                 data, polars transforms, altair charts, formatting, the papermill runner.
 - `lifecycle/`  retention runs, curation (promotion, flags, confidence), maintenance (usage
                 fold, compaction, indexes).
-- `sample/`     a deterministic corpus written as a 240-day history.
+- `sample/`     a deterministic corpus written as a 240-day history, and the agents'
+                fragments on it for the consensus report.
 - `agents/`     sessions, the lifecycle policy, project-memory queries, the context builder,
                 the agent tools and their MCP server.
 - `workspace/`  markdown files a person edits (SPIRIT, OWNER, MEMORY, TOOLS, daily logs) kept
                 in step with a store: formats, records, sync, watcher, paths and lock.
-- `consensus/`  fragments several agents report, clustered by meaning, their disagreements,
-                consensus units under retention contracts (seed 001; its report is to come).
+- `consensus/`  fragments several agents report, clustered by meaning (with a lexicon learned
+                from them), their disagreements, consensus units under retention contracts,
+                promotion into memories (seed 001).
 - `cli/`        the `memlib` command, one module per command group.
 
 The path of a memory: `MemoryStore.add` validates it (store/batch.py: pydantic model, parents,

@@ -149,3 +149,32 @@ def effective_confidence(memories, events, as_of, weights):
         boost = 1 + 0.05 * math.log(1 + usage[m["id"]]) + 0.05 * math.log(1 + len(agents[m["id"]]))
         out[m["id"]] = min(100.0, m["confidence"] * weight * boost * (0.5 + 0.5 * 0.5 ** (age / 365)))
     return out
+
+
+def consensus_headline(consensus) -> dict:
+    """The consensus report's headline from memlib.consensus's own records (its API, not SQL)."""
+    from memlib.errors import NotFound
+
+    clusters = consensus.clusters()
+    units = []
+    for c in clusters:
+        try:
+            units.append(consensus.unit(c.cluster_id))
+        except NotFound:
+            pass
+    evidence = {f for u in units for f in u.evidence_pointers}
+    unmet = 0
+    for u in units:
+        if u.contract_id:
+            contract = consensus.contract(u.contract_id, u.contract_version)
+            unmet += sum(c.required and u.slot_coverage[s] < c.min_coverage_ratio for s, c in contract.slots.items())
+    return {
+        "clusters_in_conflict": sum(c.conflict_risk > 0 for c in clusters),
+        "disagreements": sum(len(u.disagreements) for u in units),
+        "fragments_never_cited": sum(f.citation_count == 0 and f.fragment_id not in evidence
+                                     for f in consensus.fragments()),
+        "fragments": len(consensus.fragments()),
+        "clusters": len(clusters),
+        "mean_conflict_risk": sum(c.conflict_risk for c in clusters) / len(clusters) if clusters else None,
+        "slots_unmet": unmet,
+    }

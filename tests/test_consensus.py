@@ -3,6 +3,7 @@ pointers, incremental clustering against a rebuild from scratch, and the audit e
 
 from __future__ import annotations
 
+import collections
 import hashlib
 from datetime import datetime, timedelta, timezone
 
@@ -12,6 +13,7 @@ import pytest
 from memlib import Insight, Project
 from memlib.consensus import Cluster, ClusterMemoryUnit, Consensus, Fragment, RetentionContract
 from memlib.consensus import clustering
+from memlib.consensus.lexicon import Lexicon
 from memlib.errors import InvalidInput
 
 T0 = datetime(2026, 3, 1, tzinfo=timezone.utc)
@@ -155,21 +157,23 @@ def test_paraphrases_and_different_things_are_not_disagreements(texts):
     assert conflicts.conflict_risk([], [1.0] * len(texts)) == 0
 
 
-def test_a_clusters_disagreements_name_both_sides_agents_and_set_its_risk(consensus, store):
+def test_a_clusters_risk_is_current_after_every_add_and_its_disagreements_name_both_sides(consensus, store):
     pointer = consensus.register_input(b"reports")
     says = [("planner", "The checkout cache TTL is 300 seconds."), ("coder", "Checkout cache TTL: 300 seconds."),
             ("tester", "The checkout cache TTL is 600 seconds.")]
-    placed = consensus.add([{"fragment_id": f"f{i}", "content": text, "source_agent": agent, "confidence": 1.0,
-                             "timestamp": T0 + timedelta(minutes=i), "trace_pointer": pointer}
-                            for i, (agent, text) in enumerate(says)])
-    (cluster_id,) = {p[1] for p in placed}
+    rows = [{"fragment_id": f"f{i}", "content": text, "source_agent": agent, "confidence": 1.0,
+             "timestamp": T0 + timedelta(minutes=i), "trace_pointer": pointer} for i, (agent, text) in enumerate(says)]
+    consensus.add(rows[:2])
+    assert [c.conflict_risk for c in consensus.clusters()] == [0.0]
+    (placed,) = consensus.add(rows[2:])  # the first two are read back from the fragments table
+    cluster_id = placed[1]
+    (cluster,) = Consensus(store, threshold=-1.0).clusters()
+    assert cluster.conflict_risk == pytest.approx(2 / 3)  # before anyone asked for the disagreements
     found, risk = consensus.disagreements(cluster_id)
     assert [(d.kind, d.a.fragment_ids, d.a.agents, d.b.fragment_ids, d.b.agents) for d in found] == [
         ("value", ["f0", "f1"], ["coder", "planner"], ["f2"], ["tester"])]
     assert risk == pytest.approx(2 / 3)
-    (cluster,) = consensus.clusters()
-    assert cluster.conflict_risk == pytest.approx(2 / 3)
-    assert store.audit.events("action = 'cluster_update'")[-1]["details"]["disagreements"] == 1
+    assert store.audit.events("action = 'cluster_update'")[-1]["details"]["fragments"] == 3
 
 
 def test_the_generator_is_deterministic_and_plants_one_contradiction_per_contradicted_topic():
@@ -193,7 +197,7 @@ def test_the_generator_is_deterministic_and_plants_one_contradiction_per_contrad
 def ttl_cluster(store):
     """One cluster of reports on a cache (clustering is told to put everything together:
     these tests are about the unit, and the hash embedder does not know paraphrases)."""
-    consensus = Consensus(store, threshold=-1.0, overlap=0.0)
+    consensus = Consensus(store, threshold=-1.0)
     pointer = consensus.register_input(b"reports")
     says = [("planner", "The checkout cache TTL is 300 seconds.", ["ttl"], 0.9, 3),
             ("coder", "Checkout cache TTL: 300 seconds.", ["ttl"], 0.8, 0),
@@ -289,3 +293,96 @@ def test_the_consensus_views_match_the_units_and_fragments(ttl_cluster, store):
     never = {r[0] for r in con.execute("select fragment_id from mart_fragments_never_cited").fetchall()}
     assert never == {"f3"} == {f.fragment_id for f in consensus.fragments()
                      if f.citation_count == 0 and f.fragment_id not in unit.evidence_pointers}
+
+
+def test_the_consensus_report_equals_an_independent_computation(store):
+    import expected
+    from memlib import analytics
+    from memlib.analytics import report_data
+    from memlib.sample.consensus import build_consensus_sample
+
+    built = build_consensus_sample(store, n_topics=40, seed=3, anchor=T0)
+    consensus = Consensus(store)
+    # a contract no cluster can meet: its unmet slots are counted
+    consensus.save_contract({"contract_id": "strict", "version": "1", "length_budget": 100,
+                             "slots": {"measure": {"min_items": 3, "min_coverage_ratio": 1.0}}})
+    strict = [c.cluster_id for c in consensus.clusters() if len(c.fragment_ids) >= 3][:2]
+    for cluster_id in strict:
+        consensus.consolidate(cluster_id, "strict")
+    # conflict risk is current after the adds: the detector run on each cluster now, with a
+    # lexicon learned again from the fragments' texts in order, agrees
+    lexicon = Lexicon()
+    for f in consensus.fragments():
+        lexicon.observe(*clustering.features(f.content))
+    fragments = {f.fragment_id: f for f in consensus.fragments()}
+    for cluster in consensus.clusters():
+        mine = [fragments[f] for f in cluster.fragment_ids]
+        weights = [f.confidence for f in mine]
+        found = conflicts.find([f.content for f in mine], weights, lexicon)
+        assert cluster.conflict_risk == pytest.approx(conflicts.conflict_risk(found, weights))
+    report = report_data.consensus(analytics.connect(store))
+    want = expected.consensus_headline(consensus)
+    assert report.headline == pytest.approx(want)
+    assert want["fragments"] == built["fragments"] and want["disagreements"] > 0 and want["slots_unmet"] > 0
+    assert 0 < want["clusters_in_conflict"] < want["clusters"] and want["fragments_never_cited"] > 0
+    coverage = report.tables["Slot coverage against the contracts"]
+    assert coverage.height == sum(len(consensus.unit(c.cluster_id).slot_coverage) for c in consensus.clusters()
+                                  if len(c.fragment_ids) >= 2)
+    assert set(coverage.filter(~coverage["met"])["cluster_id"]) == set(strict)
+    # the agreement matrix, independently: per pair, the sides of each disagreement both are on
+    together = collections.Counter()
+    for c in consensus.clusters():
+        if len(c.fragment_ids) >= 2:
+            for d in consensus.unit(c.cluster_id).disagreements:
+                for side, other in ((d.a.agents, d.b.agents), (d.b.agents, d.a.agents)):
+                    together.update((x, y, True) for x in side for y in side)
+                    together.update((x, y, False) for x in side for y in other)
+    matrix = report.tables["Agreement between agents (share of shared disagreements on one side)"]
+    assert matrix.columns == ["agent_a", *sorted(matrix["agent_a"])]
+    for row in matrix.iter_rows(named=True):
+        for other in matrix.columns[1:]:
+            agree, disagree = together[(row["agent_a"], other, True)], together[(row["agent_a"], other, False)]
+            assert row[other] == (pytest.approx(agree / (agree + disagree)) if agree + disagree else None)
+
+
+# -- the lexicon --------------------------------------------------------------------------------
+
+
+def test_the_lexicon_learns_which_words_name_the_thing_and_which_only_phrase_it():
+    from memlib.sample.consensus import generate
+
+    lexicon = Lexicon()
+    for r in generate(200, seed=11)[1]:
+        lexicon.observe(*clustering.features(r.content))
+    for phrasing in ("measured", "scheduled", "cutover", "planned"):
+        assert lexicon.weight(phrasing) < 0.25 and not lexicon.naming(phrasing), phrasing
+    for naming in ("timeout", "latency", "ledger", "pricing"):
+        assert lexicon.weight(naming) > 0.6 and lexicon.naming(naming), naming
+    assert lexicon.weight("never-seen-before") == 0.5  # not learned: unknown
+
+    def words(text):
+        return clustering.features(text)[0]
+
+    one = words("The timeout of the ledger retry queue is 30 seconds.")
+    said_again = words("We measured the ledger retry queue at 45 seconds for its timeout.")
+    other = words("The timeout of the pricing retry queue is 30 seconds.")
+    assert not lexicon.distinct(one, said_again) and lexicon.distinct(one, other)
+    assert lexicon.similarity(one, said_again) > lexicon.similarity(one, other)
+
+
+def test_clusters_grown_by_fresh_handles_equal_one_rebuild(store):
+    """Each batch through a new Consensus: the lexicon is replayed from the fragments table,
+    and the clusters come out as a rebuild from scratch makes them."""
+    from memlib.sample.consensus import generate
+
+    pointer = Consensus(store).register_input(b"runs")
+    reports = generate(60, seed=12)[1]
+    rows = [{"fragment_id": r.fragment_id, "content": r.content, "source_agent": r.agent, "timestamp": r.timestamp,
+             "confidence": r.confidence, "trace_pointer": pointer} for r in reports]
+    for start in range(0, len(rows), 40):
+        Consensus(store).add(rows[start:start + 40])
+    consensus = Consensus(store)
+    incremental = [(c.cluster_id, c.fragment_ids) for c in consensus.clusters()]
+    assert len(incremental) < len(rows) and any(len(ids) > 1 for _, ids in incremental)
+    consensus.rebuild()
+    assert [(c.cluster_id, c.fragment_ids) for c in Consensus(store).clusters()] == incremental

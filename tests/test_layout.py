@@ -17,7 +17,7 @@ ALLOWED = {
     "search": {"store"},
     "analytics": {"store"},
     "lifecycle": {"store", "analytics"},
-    "sample": {"store", "lifecycle"},
+    "sample": {"store", "lifecycle", "consensus"},
     "workspace": {"store", "lifecycle"},
     "consensus": {"store"},
     "memory_store": {"store", "search", "lifecycle", "workspace"},

@@ -117,6 +117,25 @@ def policy_comparison(totals: pl.DataFrame) -> alt.Chart:
     ).properties(width=WIDTH, height=60)
 
 
+def cluster_risk(clusters: pl.DataFrame) -> alt.Chart:
+    """Clusters by size (fragments) and conflict risk, one point per size and risk."""
+    df = clusters.group_by("n_fragments", "conflict_risk").agg(pl.len().alias("n_clusters"))
+    return alt.Chart(_data(df), title="Clusters by size and conflict risk").mark_circle().encode(
+        x=alt.X("n_fragments:Q", title=label("n_fragments")),
+        y=alt.Y("conflict_risk:Q", title=label("conflict_risk"), scale=alt.Scale(domain=[0, 1])),
+        size=alt.Size("n_clusters:Q", title="clusters"),
+    ).properties(width=WIDTH, height=260)
+
+
+def agreement_matrix(pairs: pl.DataFrame) -> alt.Chart:
+    """Agent against agent: the share of the disagreements they share that put them on one side."""
+    return alt.Chart(_data(pairs), title="Agreement between agents").mark_rect().encode(
+        x=alt.X("agent_b:N", title="agent"), y=alt.Y("agent_a:N", title="agent"),
+        color=alt.Color("agreement_share:Q", title=label("agreement_share"), scale=alt.Scale(domain=[0, 1])),
+        tooltip=["agent_a:N", "agent_b:N", "n_agree:Q", "n_disagree:Q"],
+    ).properties(width=320, height=320)
+
+
 def to_svg(chart: alt.TopLevelMixin) -> str:
     """Render a chart to a standalone SVG string, offline."""
     import vl_convert as vlc

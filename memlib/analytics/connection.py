@@ -214,14 +214,16 @@ def _attach(con, store: Store, backend: str) -> None:
 
 
 def _consensus_views(con, store: Store) -> None:
-    """raw_fragments, raw_clusters, raw_cluster_units: the consensus tables (memlib/consensus)
-    as they are now (they keep no history to read as of a date; empty when a store has none)."""
+    """raw_fragments, raw_clusters, raw_cluster_units, raw_contracts: the consensus tables
+    (memlib/consensus) as they are now (they keep no history to read as of a date; empty when
+    a store has none)."""
     from memlib.store import consensus_tables as ct
     from memlib.store.tables import open_table
 
     for view, name, schema in (("raw_fragments", ct.FRAGMENTS, ct.fragment_schema(store.dims)),
                                ("raw_clusters", ct.CLUSTERS, ct.cluster_schema(store.dims)),
-                               ("raw_cluster_units", ct.UNITS, ct.UNIT_SCHEMA)):
+                               ("raw_cluster_units", ct.UNITS, ct.UNIT_SCHEMA),
+                               ("raw_contracts", ct.CONTRACTS, ct.CONTRACT_SCHEMA)):
         table = open_table(store.db, name)
         source = f"lance_{name}"
         con.register(source, table.to_lance() if table is not None else schema.empty_table())

@@ -222,4 +222,48 @@ def retention(con, top: int = 20) -> Report:
     )
 
 
-REPORTS = {"usage": usage, "ttl_decay": ttl_decay, "confidence": confidence, "retention": retention}
+def consensus(con, top: int = 20) -> Report:
+    """Multi-agent consolidation (memlib/consensus): clusters by size and conflict risk, the
+    disagreements units keep with both sides and their agents, agreement between agents,
+    slot coverage against the contracts and the fragments nothing cited."""
+    clusters = _frame(con, "select cluster_id, top_topic, n_fragments, conflict_risk, n_disagreements, "
+                           "contract_status, last_updated_at from stg_clusters")
+    disagreements = _frame(con, "select d.cluster_id, c.top_topic, d.kind, d.point, d.claim_a, d.agents_a, "
+                                "d.claim_b, d.agents_b from mart_disagreements d "
+                                "join stg_clusters c using (cluster_id) order by c.top_topic, d.cluster_id, d.point")
+    pairs = _frame(con, "select agent_a, agent_b, n_agree, n_disagree, "
+                        "n_agree / (n_agree + n_disagree) as agreement_share from mart_agent_agreement "
+                        "order by agent_a, agent_b")
+    slots = _frame(con, "select top_topic, contract_id, contract_version, slot, coverage, min_coverage_ratio, "
+                        "required, met, cluster_id from mart_slot_coverage order by met, coverage, cluster_id, slot")
+    never = _frame(con, "select source_agent, reported_at, confidence, content, fragment_id "
+                        "from mart_fragments_never_cited order by reported_at, fragment_id")
+    n_fragments = con.execute("select count(*) from stg_fragments").fetchone()[0]
+    headline = {
+        "clusters_in_conflict": int((clusters["conflict_risk"] > 0).sum()),
+        "disagreements": disagreements.height,
+        "fragments_never_cited": never.height,
+        "fragments": n_fragments,
+        "clusters": clusters.height,
+        "mean_conflict_risk": clusters["conflict_risk"].mean(),
+        "slots_unmet": int((slots["required"] & ~slots["met"]).sum()),
+    }
+    matrix = pairs.pivot(on="agent_b", index="agent_a", values="agreement_share", sort_columns=True) \
+        if pairs.height else pairs.select("agent_a")
+    return Report(
+        "Consensus", headline,
+        tables={
+            "Clusters by conflict risk and size": clusters.sort(
+                ["conflict_risk", "n_fragments", "cluster_id"], descending=[True, True, False]).head(top),
+            "Disagreements by topic, both sides": disagreements.drop("cluster_id").head(top * 5),
+            "Agreement between agents (share of shared disagreements on one side)": matrix,
+            "Slot coverage against the contracts": slots.head(top * 5),
+            "Fragments never cited": never.head(top),
+        },
+        charts={"Clusters by size and conflict risk": charts.cluster_risk(clusters),
+                "Agreement between agents": charts.agreement_matrix(pairs)},
+    )
+
+
+REPORTS = {"usage": usage, "ttl_decay": ttl_decay, "confidence": confidence, "retention": retention,
+           "consensus": consensus}

@@ -11,8 +11,9 @@ Each fragment's claims are read from its words:
   disagree ("choice");
 - polarity: a fragment that negates ("not", "never", "n't", "disabled", "inactive", "off",
   "without") against one that does not, about the same words, disagree ("negation").
-Two fragments are compared only when they share enough of their other words (SAME_THING):
-they talk about the same thing. Fragments are grouped by what they claim; the largest group
+Two fragments are compared only when they share enough of their other words (SAME_THING)
+and, given the clustering's lexicon, neither names a thing the other does not: they talk
+about the same thing. Fragments are grouped by what they claim; the largest group
 (by confidence) is side A of each disagreement, each other group a side B.
 
 What it cannot catch: contradictions in words it does not read as values, names or
@@ -21,15 +22,16 @@ consequence), a choice named in lower case without a choice verb, numbers whose 
 does not know compared across units, sarcasm and hedging ("hardly", "barely"), and
 disagreements between fragments that clustering put apart.
 
-`conflict_risk` (Cluster.conflict_risk, read by sql/mart_clusters.sql) is defined here once:
+`conflict_risk` (Cluster.conflict_risk, read by sql/stg_clusters.sql) is defined here once:
 the confidence-weighted share of a cluster's fragments that sit on a B side, doubled and
 capped at 1: 0 when all agree, 1 when the cluster splits in halves.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 SAME_THING = 0.2  # Jaccard of two fragments' other content words, at least (tuned on seeds 1-3)
@@ -68,7 +70,17 @@ _TOKEN = re.compile(r"[A-Za-z][\w.+#-]*[\w+#]|[A-Za-z]|\d[\w.,]*")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
-@dataclass
+def _cued(cues) -> re.Pattern:
+    """The word after any of `cues` (a zero-width match at each place, so cues may overlap)."""
+    alternatives = "|".join(re.escape(c) for c in sorted(cues, key=len, reverse=True))
+    return re.compile(rf"(?=(?:^| )(?:{alternatives}) ([\w.+#-]+))")
+
+
+_CHOOSE, _REJECT = _cued(CHOICE_CUES), _cued(REJECT_CUES)
+_IS_THE = re.compile(r"[\w.+#-]+ (is the|is our|serves as|powers|is what) ")
+
+
+@dataclass(frozen=True)
 class Claims:
     """What one fragment asserts."""
 
@@ -91,6 +103,7 @@ def _dates(text: str) -> tuple[set[date], str]:
     return found, text
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a fragment is read when clustered and again for its cluster's risk
 def claims(text: str) -> Claims:
     dates, rest = _dates(text)
     values: dict[str, set] = {}
@@ -107,24 +120,22 @@ def claims(text: str) -> Claims:
     chosen, rejected, capitalised = set(), set(), set()
     for sentence in _SENTENCE.split(rest):
         tokens = _TOKEN.findall(sentence)
-        lowered = " ".join(t.lower() for t in tokens)
+        lowered = " ".join(tokens).lower()
         for token in tokens:  # a capitalised word is a name if some fragment of the cluster chose it
-            if any(c.isupper() for c in token) and token.lower() not in MONTHS:
+            if token != token.lower() and token.lower() not in MONTHS:
                 capitalised.add(token)
-        if tokens and re.match(r"[\w.+#-]+ (is the|is our|serves as|powers|is what) ", lowered):
+        if tokens and _IS_THE.match(lowered):
             chosen.add(tokens[0])  # "Redis is the cache behind ..."
-        for cue in CHOICE_CUES:
-            for m in re.finditer(rf"(?:^| ){re.escape(cue)} ([\w.+#-]+)", lowered):
-                name = _original(tokens, m[1])
-                if name and name.lower() not in STOP and name.lower() not in NEGATIONS:
-                    chosen.add(name)
-        for cue in REJECT_CUES:
-            for m in re.finditer(rf"(?:^| ){re.escape(cue)} ([\w.+#-]+)", lowered):
-                name = _original(tokens, m[1])
-                if name:
-                    rejected.add(name)
-    words = [t.lower() for t in _TOKEN.findall(rest)]
-    negative = any(w in NEGATIONS or w.endswith("n't") for w in words)
+        for m in _CHOOSE.finditer(lowered):
+            name = _original(tokens, m[1])
+            if name and name.lower() not in STOP and name.lower() not in NEGATIONS:
+                chosen.add(name)
+        for m in _REJECT.finditer(lowered):
+            name = _original(tokens, m[1])
+            if name:
+                rejected.add(name)
+    words = _TOKEN.findall(rest.lower())
+    negative = not NEGATIONS.isdisjoint(words) or any(w.endswith("n't") for w in words)
     content = {w for w in words if w not in STOP and w not in NEGATIONS and not w[0].isdigit()}
     return Claims({k: frozenset(v) for k, v in values.items()}, frozenset(chosen - rejected),
                   frozenset(capitalised - chosen - rejected), negative, frozenset(content - {c.lower() for c in chosen}))
@@ -134,9 +145,13 @@ def _original(tokens: list[str], lowered: str) -> str | None:
     return next((t for t in tokens if t.lower() == lowered), None)
 
 
-def same_thing(a: Claims, b: Claims) -> bool:
+def same_thing(a: Claims, b: Claims, lexicon=None) -> bool:
+    """Enough shared words, and (with a lexicon, consensus/lexicon.py) no naming word on
+    each side that the other lacks."""
     union = a.words | b.words
-    return bool(union) and len(a.words & b.words) / len(union) >= SAME_THING
+    if not union or len(a.words & b.words) / len(union) < SAME_THING:
+        return False
+    return lexicon is None or not lexicon.distinct(a.words, b.words)
 
 
 @dataclass
@@ -156,12 +171,13 @@ def _groups(members: list[int], key) -> list[list[int]]:
     return list(groups.values())
 
 
-def find(texts: list[str], weights: list[float]) -> list[Found]:
-    """The disagreements among one cluster's fragments (indexes into `texts`)."""
+def find(texts: list[str], weights: list[float], lexicon=None) -> list[Found]:
+    """The disagreements among one cluster's fragments (indexes into `texts`); with the
+    clustering's lexicon, fragments about two different things are not compared."""
     parsed = [claims(t) for t in texts]
     names = frozenset().union(*(c.chosen for c in parsed))
-    for c in parsed:  # a capitalised word is a choice if the cluster names it as one elsewhere
-        c.chosen |= c.capitalised & names
+    # a capitalised word is a choice if the cluster names it as one elsewhere
+    parsed = [replace(c, chosen=c.chosen | (c.capitalised & names)) for c in parsed]
     out: list[Found] = []
 
     def split(kind: str, point: str, members: list[int], key) -> None:
@@ -171,7 +187,7 @@ def find(texts: list[str], weights: list[float]) -> list[Found]:
         groups.sort(key=lambda g: (-sum(weights[i] for i in g), min(g)))
         major = groups[0]
         for minor in groups[1:]:
-            if any(same_thing(parsed[i], parsed[j]) for i in major for j in minor):
+            if any(same_thing(parsed[i], parsed[j], lexicon) for i in major for j in minor):
                 out.append(Found(kind, point, major, minor))
 
     dimensions = sorted({d for c in parsed for d in c.values})

@@ -31,6 +31,7 @@ from memlib.store.consensus_tables import (
 )
 from memlib.store.tables import open_or_create, open_table
 from memlib.consensus import clustering, conflicts, units
+from memlib.consensus.lexicon import Lexicon
 from memlib.consensus.records import (
     Cluster,
     ClusterMemoryUnit,
@@ -48,9 +49,8 @@ def input_pointer(text: str | bytes) -> str:
 class Consensus:
     """The consolidation of one store's fragments."""
 
-    def __init__(self, store, threshold: float = clustering.DEFAULT_THRESHOLD,
-                 overlap: float = clustering.DEFAULT_OVERLAP):
-        self.store, self.threshold, self.overlap = store, threshold, overlap
+    def __init__(self, store, threshold: float = clustering.DEFAULT_THRESHOLD):
+        self.store, self.threshold = store, threshold
         self._clusterer: tuple[int, clustering.Clusterer] | None = None  # (clusters table version, it)
 
     # -- tables ----------------------------------------------------------------------------
@@ -139,15 +139,17 @@ class Consensus:
                                    f"fragments are immutable")
             clusterer = self._load()
             before = {c.cluster_id: len(c.fragment_ids) for c in clusterer.clusters}
-            placed = [(f.fragment_id, *clusterer.assign(f.fragment_id, vectors[i], f.topic_candidates, f.content))
-                      for i, f in enumerate(batch)]
-            rows = [self._fragment_row(f) for f in batch]  # membership: the clusters table's
+            read = [clustering.features(f.content) for f in batch]
+            placed = [(f.fragment_id, *where) for f, where in zip(batch, clusterer.assign_many(
+                [(f.fragment_id, vectors[i], f.topic_candidates, *read[i]) for i, f in enumerate(batch)]))]
+            rows = [self._fragment_row(f, *read[i]) for i, f in enumerate(batch)]  # membership: the clusters table's
             frame = pa.Table.from_pylist(rows, schema=pa.schema([x for x in table.schema if x.name != "embedding"]))
             frame = frame.append_column(table.schema.field("embedding"), pa.FixedSizeListArray.from_arrays(
                 pa.array(vectors.reshape(-1), pa.float32()), store.dims))
-            committing(lambda: table.add(frame))
             touched = sorted({cluster_id for _, cluster_id, _ in placed})
-            self._write_clusters(clusterer, touched)
+            risks = self._risks(clusterer, touched, {f.fragment_id: (f.content, f.confidence) for f in batch})
+            committing(lambda: table.add(frame))
+            self._write_clusters(clusterer, touched, risks)
             opened = [c for c in touched if c not in before]
             store.audit.record("cluster_create", opened, actor=actor,
                                details=[{"fragments": len(clusterer.clusters[clusterer.index[c]].fragment_ids)}
@@ -158,30 +160,63 @@ class Consensus:
                 for c in changed])
         return placed
 
-    def _fragment_row(self, f: Fragment) -> dict:
+    def _fragment_row(self, f: Fragment, words: frozenset[str], keys: list[str]) -> dict:
         row = f.model_dump(exclude={"embedding"})
         row["metadata"] = json.dumps(row["metadata"], sort_keys=True, ensure_ascii=False)
-        return row
+        return row | {"words": sorted(words), "value_keys": keys}
 
     def _load(self) -> clustering.Clusterer:
-        """The clusters as the table holds them (kept in memory while the table is unchanged)."""
+        """The clusters as the table holds them, their members' words and the lexicon replayed
+        from the fragments in clustering order (kept in memory while the table is unchanged)."""
         table = self._table(CLUSTERS)
         if self._clusterer is not None and self._clusterer[0] == table.version:
             return self._clusterer[1]
-        states = []
+        states, lexicon = [], Lexicon()
         if table.count_rows():
-            data = table.to_lance().to_table(columns=["cluster_id", "fragment_ids", "topic_weights", "term_counts",
-                                                      "vector_sum"])
+            fragments = self._table(FRAGMENTS).to_lance().to_table(
+                columns=["fragment_id", "timestamp", "words", "value_keys"]).to_pylist()
+            fragments.sort(key=lambda f: (f["timestamp"], f["fragment_id"]))
+            words = {}
+            for f in fragments:
+                words[f["fragment_id"]] = frozenset(f["words"])
+                lexicon.observe(words[f["fragment_id"]], f["value_keys"])
+            data = table.to_lance().to_table(columns=["cluster_id", "fragment_ids", "topic_weights", "vector_sum"])
             for row in data.to_pylist():
                 states.append(clustering.State(row["cluster_id"], row["fragment_ids"],
                                                np.asarray(row["vector_sum"], dtype=np.float64),
-                                               json.loads(row["topic_weights"]), json.loads(row["term_counts"])))
+                                               json.loads(row["topic_weights"]),
+                                               [words[f] for f in row["fragment_ids"]]))
             states.sort(key=lambda s: s.cluster_id)  # a fixed order (candidates() ranks by similarity)
-        clusterer = clustering.Clusterer.of(states, self.store.dims, self.threshold, self.overlap)
+        clusterer = clustering.Clusterer.of(states, self.store.dims, self.threshold, lexicon)
         self._clusterer = (table.version, clusterer)
         return clusterer
 
-    def _write_clusters(self, clusterer: clustering.Clusterer, cluster_ids: list[str]) -> None:
+    def _risks(self, clusterer: clustering.Clusterer, cluster_ids: list[str],
+               known: dict[str, tuple[str, float]]) -> dict[str, float]:
+        """The conflict_risk of each cluster as its fragments now stand, so a cluster's risk is
+        current after every add that touches it: the detector with the lexicon learned so far
+        (reading a cluster's disagreements, and a rebuild, compute it again with the lexicon
+        of then). `known`: content and confidence of fragments at hand; the rest are read from
+        the fragments table in one scan."""
+        members = [clusterer.clusters[clusterer.index[c]].fragment_ids for c in cluster_ids]
+        missing = sorted({f for ids in members for f in ids if f not in known})
+        if missing:
+            table = self._table(FRAGMENTS)
+            data = table.to_lance().to_table(columns=["fragment_id", "content", "confidence"],
+                                             filter=sql_in("fragment_id", missing) if len(missing) < 2_000 else None)
+            known = {**{r["fragment_id"]: (r["content"], r["confidence"]) for r in data.to_pylist()}, **known}
+        out = {}
+        for cluster_id, ids in zip(cluster_ids, members):
+            if len(ids) < 2:
+                out[cluster_id] = 0.0
+                continue
+            texts, weights = zip(*(known[f] for f in ids))
+            found = conflicts.find(list(texts), list(weights), clusterer.lexicon)
+            out[cluster_id] = conflicts.conflict_risk(found, list(weights))
+        return out
+
+    def _write_clusters(self, clusterer: clustering.Clusterer, cluster_ids: list[str],
+                        risks: dict[str, float]) -> None:
         table = self._table(CLUSTERS)
         now = self.store.clock.now()
         rows = []
@@ -189,9 +224,8 @@ class Consensus:
             state = clusterer.clusters[clusterer.index[cluster_id]]
             rows.append({"cluster_id": cluster_id, "fragment_ids": list(state.fragment_ids),
                          "topic_distribution": json.dumps(state.distribution(), sort_keys=True, ensure_ascii=False),
-                         "conflict_risk": 0.0, "last_updated": now, "n_fragments": len(state.fragment_ids),
+                         "conflict_risk": risks[cluster_id], "last_updated": now, "n_fragments": len(state.fragment_ids),
                          "topic_weights": json.dumps(state.topics, sort_keys=True, ensure_ascii=False),
-                         "term_counts": json.dumps(state.terms, sort_keys=True, ensure_ascii=False),
                          "vector_sum": state.total.tolist(), "centroid": state.centroid.astype(np.float32).tolist()})
         frame = pa.Table.from_pylist(rows, schema=table.schema)
         committing(lambda: table.merge_insert("cluster_id").when_matched_update_all()
@@ -218,7 +252,7 @@ class Consensus:
     def _disagreements(self, cluster_id: str, row: dict, data: list[dict],
                        actor: str | None) -> tuple[list[Disagreement], float]:
         weights = [r["confidence"] for r in data]
-        found = conflicts.find([r["content"] for r in data], weights)
+        found = conflicts.find([r["content"] for r in data], weights, self._load().lexicon)
         risk = conflicts.conflict_risk(found, weights)
 
         def side(members: list[int]) -> Side:
@@ -348,7 +382,7 @@ class Consensus:
         out = []
         for r in rows:
             r["metadata"] = json.loads(r["metadata"] or "{}")
-            out.append(Fragment(**r))
+            out.append(Fragment(**{k: v for k, v in r.items() if k not in ("words", "value_keys")}))
         return sorted(out, key=clustering.order_key)
 
     def rebuild(self, actor: str | None = None) -> int:
@@ -360,11 +394,13 @@ class Consensus:
         with store.lock.held():
             fragments = self.fragments()
             vectors = np.asarray([f.embedding for f in fragments], dtype=np.float32).reshape(-1, store.dims)
-            clusterer = clustering.rebuild(fragments, vectors, store.dims, self.threshold, self.overlap)
+            clusterer = clustering.rebuild(fragments, vectors, store.dims, self.threshold)
             table = self._table(CLUSTERS)
             committing(lambda: table.delete("true"))
             if clusterer.clusters:
-                self._write_clusters(clusterer, [c.cluster_id for c in clusterer.clusters])
+                ids = [c.cluster_id for c in clusterer.clusters]
+                self._write_clusters(clusterer, ids, self._risks(
+                    clusterer, ids, {f.fragment_id: (f.content, f.confidence) for f in fragments}))
             store.audit.record("cluster_rebuild", [c.cluster_id for c in clusterer.clusters], actor=actor)
         return len(clusterer.clusters)
 

@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 
-from memlib.sample.text import COMPONENTS, PROJECT_PREFIXES, TECH
+from memlib.sample.text import COMPONENTS, PROJECT_PREFIXES, PROJECT_SUFFIXES, TECH
 
 AGENTS = ["planner", "coder", "reviewer", "tester", "ops-bot"]
 KINDS = ("number", "date", "choice", "flag")  # flag: a negation when contradicted
@@ -90,17 +90,32 @@ def _number(v: int, style: int) -> str:
     return f"{v:,}" if style % 2 and v >= 1000 else str(v)
 
 
-def topics(n: int, seed: int, contradiction_share: float = 0.35) -> list[Topic]:
-    rng = random.Random(seed)
+def _plan(n: int, rng: random.Random) -> list[tuple[str, str, int]]:
+    """(kind, subject, attribute index) of each topic, no two alike. Up to one topic per
+    subject of a project's component (520), the kinds in turn; beyond, every (subject,
+    attribute) of the components of each project's services (4,160 subjects, 87,360 topics)
+    in a shuffled order."""
     subjects = [f"the {p} {c}" for p in PROJECT_PREFIXES for c in COMPONENTS]
     rng.shuffle(subjects)
+    if n <= len(subjects):
+        return [(KINDS[i % len(KINDS)], subjects[i], i // len(KINDS)) for i in range(n)]
+    wide = random.Random(rng.random())
+    attributes = {"number": len(NUMBERS), "date": 1, "choice": len(PURPOSES), "flag": len(FEATURES)}
+    plan = [(kind, f"the {p} {s} {c}", a) for p in PROJECT_PREFIXES for s in PROJECT_SUFFIXES for c in COMPONENTS
+            for kind, count in attributes.items() for a in range(count)]
+    if n > len(plan):
+        raise ValueError(f"the generator has {len(plan):,} distinct topics, not {n:,}")
+    wide.shuffle(plan)
+    return plan[:n]
+
+
+def topics(n: int, seed: int, contradiction_share: float = 0.35) -> list[Topic]:
+    rng = random.Random(seed)
     out = []
-    for i in range(n):
-        kind = KINDS[i % len(KINDS)]
-        subject = subjects[i % len(subjects)]
+    for i, (kind, subject, a) in enumerate(_plan(n, rng)):
         contradicted = rng.random() < contradiction_share
         if kind == "number":
-            attr, unit, (low, high) = NUMBERS[(i // len(KINDS)) % len(NUMBERS)]
+            attr, unit, (low, high) = NUMBERS[a % len(NUMBERS)]
             truth = rng.randint(low, high)
             other = truth + rng.choice([-1, 1]) * max(1, round(truth * rng.uniform(0.3, 0.8)))
             if other <= 0:
@@ -112,11 +127,11 @@ def topics(n: int, seed: int, contradiction_share: float = 0.35) -> list[Topic]:
             other = day + timedelta(days=rng.choice([-1, 1]) * rng.randint(3, 40))
             out.append(Topic(i, kind, subject, "launch", day.isoformat(), other.isoformat() if contradicted else None))
         elif kind == "choice":
-            purpose = PURPOSES[(i // len(KINDS)) % len(PURPOSES)]
+            purpose = PURPOSES[a % len(PURPOSES)]
             x, y = rng.sample(TECH, 2)
             out.append(Topic(i, kind, f"{subject}|{purpose}", purpose, x, y if contradicted else None))
         else:
-            feature = FEATURES[(i // len(KINDS)) % len(FEATURES)]
+            feature = FEATURES[a % len(FEATURES)]
             out.append(Topic(i, kind, f"{subject}|{feature}", feature, "on", "off" if contradicted else None))
     return out
 
@@ -158,3 +173,42 @@ def generate(n_topics: int = 200, seed: int = 1, reports_per_topic: tuple[int, i
                                   topic.index, topic.kind, value, k == liar, round(rng.uniform(0.5, 1.0), 2)))
     reports.sort(key=lambda r: (r.timestamp, r.fragment_id))
     return all_topics, reports
+
+
+SLOT = {"number": "measure", "date": "schedule", "choice": "choice", "flag": "setting"}  # a topic kind's slot
+SAMPLE_TOPICS = 60
+
+
+def build_consensus_sample(store, n_topics: int = SAMPLE_TOPICS, seed: int = 7,
+                           anchor: datetime | None = None) -> dict[str, int]:
+    """The multi-agent part of the sample store: the agents' fragments on `n_topics` topics
+    over the 30 days before `anchor`, clustered, and each cluster of two or more
+    consolidated under its slot's retention contract (a topic's kind is its slot: the unit
+    must keep a measure, a schedule, a choice or a setting). For the consensus report."""
+    from memlib.consensus import Consensus
+
+    anchor = anchor or datetime.now(timezone.utc)
+    all_topics, reports = generate(n_topics, seed, start=anchor - timedelta(days=30))
+    consensus = Consensus(store)
+    pointer = consensus.register_input(f"sample agents' tool runs, seed {seed}", source="sample")
+    topic_of = {t.index: t for t in all_topics}
+    placed = consensus.add([{
+        "fragment_id": f"sample-{r.fragment_id}", "content": r.content, "source_agent": r.agent,
+        "timestamp": r.timestamp, "confidence": r.confidence, "trace_pointer": pointer,
+        "topic_candidates": [topic_of[r.topic].label], "metadata": {"slot": SLOT[r.kind]},
+        "citation_count": (r.topic + len(r.fragment_id)) % 3} for r in reports], actor="sample")
+    for kind, slot in SLOT.items():
+        consensus.save_contract({"contract_id": slot, "version": "1", "length_budget": 240, "max_rounds": 3,
+                                 "source_weights": {"reviewer": 1.5},
+                                 "slots": {slot: {"min_items": 1, "min_coverage_ratio": 0.5}}}, actor="sample")
+    kind_of = {f"sample-{r.fragment_id}": r.kind for r in reports}
+    members: dict[str, list[str]] = {}
+    for fragment_id, cluster_id, _ in placed:
+        members.setdefault(cluster_id, []).append(fragment_id)
+    units = 0
+    for cluster_id, ids in sorted(members.items()):
+        if len(ids) >= 2:
+            kinds = [kind_of[f] for f in ids]
+            consensus.consolidate(cluster_id, SLOT[max(sorted(set(kinds)), key=kinds.count)], actor="sample")
+            units += 1
+    return {"fragments": len(reports), "clusters": len(members), "consensus_units": units}

@@ -268,6 +268,7 @@ def build_sample(store, size: int = DEFAULT_SIZE, seed: int = 7, anchor: datetim
     """Write the sample corpus and its recall history into an empty store, one commit per
     day of the history, each at that day's time by the store's clock."""
     from memlib.lifecycle.maintenance import ensure_vector_index
+    from memlib.sample.consensus import build_consensus_sample
 
     if vectors not in ("auto", "model", "approx"):
         raise InvalidInput(f"vectors must be auto, model or approx, not {vectors!r}")
@@ -321,12 +322,14 @@ def build_sample(store, size: int = DEFAULT_SIZE, seed: int = 7, anchor: datetim
         store.recalls.table.add(events.filter(pc.equal(events["flush_id"], "sample-recent")))
         ensure_vector_index(store)
         store.optimize()
+        consensus = build_consensus_sample(store, seed=seed, anchor=anchor)
     finally:
         store.clock.set(None)
         if bar is not None:
             bar.close()
     return {"memories": len(ids), "recall_events": events.num_rows,
             "memories_with_folded_usage": folded, "vectors": vectors, "days": len(steps),
+            "consensus_fragments": consensus["fragments"], "consensus_units": consensus["consensus_units"],
             "anchor": anchor.date().isoformat(), "seconds": round(time.perf_counter() - started, 1)}
 
 

@@ -17,6 +17,8 @@ def fragment_schema(dims: int) -> pa.Schema:
         ("source_agent", pa.string()), ("timestamp", TS), ("topic_candidates", pa.list_(pa.string())),
         ("confidence", pa.float64()), ("tool_fingerprint", pa.string()), ("citation_count", pa.int64()),
         ("trace_pointer", pa.string()), ("metadata", pa.string()),
+        ("words", pa.list_(pa.string())),       # what clustering read of it (consensus/clustering.py
+        ("value_keys", pa.list_(pa.string())),  # features), kept so its lexicon is replayed, not re-parsed
         ("embedding", pa.list_(pa.float32(), dims))])
 
 
@@ -25,8 +27,7 @@ def cluster_schema(dims: int) -> pa.Schema:
         pa.field("cluster_id", pa.string(), nullable=False), ("fragment_ids", pa.list_(pa.string())),
         ("topic_distribution", pa.string()), ("conflict_risk", pa.float64()), ("last_updated", TS),
         ("n_fragments", pa.int64()),
-        ("topic_weights", pa.string()),        # clustering's running state: raw topic weights,
-        ("term_counts", pa.string()),          # how many fragments use each word,
+        ("topic_weights", pa.string()),        # clustering's running state: raw topic weights
         ("vector_sum", pa.list_(pa.float64())),  # and the sum of the fragments' unit vectors
         ("centroid", pa.list_(pa.float32(), dims))])
 

@@ -1,0 +1,7 @@
+-- Every saved version of every retention contract (memlib/consensus, seed 001).
+create or replace view stg_contracts as
+with source as (
+    select * from raw_contracts
+)
+select contract_id, version, saved_at, try_cast(contract as json) as contract
+from source
