@@ -110,7 +110,8 @@ class Consensus:
         if not batch:
             return []
         ids = [f.fragment_id for f in batch]
-        twice = next((i for i in ids if ids.count(i) > 1), None)
+        seen: set[str] = set()
+        twice = next((i for i in ids if i in seen or seen.add(i)), None)
         if twice:
             raise InvalidInput(f"fragment {twice!r} appears twice in this batch")
         known = set(self.resolvable([f.trace_pointer for f in batch]))
@@ -219,15 +220,25 @@ class Consensus:
                         risks: dict[str, float]) -> None:
         table = self._table(CLUSTERS)
         now = self.store.clock.now()
-        rows = []
-        for cluster_id in cluster_ids:
-            state = clusterer.clusters[clusterer.index[cluster_id]]
-            rows.append({"cluster_id": cluster_id, "fragment_ids": list(state.fragment_ids),
-                         "topic_distribution": json.dumps(state.distribution(), sort_keys=True, ensure_ascii=False),
-                         "conflict_risk": risks[cluster_id], "last_updated": now, "n_fragments": len(state.fragment_ids),
-                         "topic_weights": json.dumps(state.topics, sort_keys=True, ensure_ascii=False),
-                         "vector_sum": state.total.tolist(), "centroid": state.centroid.astype(np.float32).tolist()})
-        frame = pa.Table.from_pylist(rows, schema=table.schema)
+        states = [clusterer.clusters[clusterer.index[c]] for c in cluster_ids]
+        dims = self.store.dims
+        totals = np.stack([s.total for s in states]).astype(np.float64).reshape(-1)
+        centroids = np.stack([s.centroid for s in states]).astype(np.float32).reshape(-1)
+        columns = {
+            "cluster_id": pa.array(cluster_ids, pa.string()),
+            "fragment_ids": pa.array([list(s.fragment_ids) for s in states], pa.list_(pa.string())),
+            "topic_distribution": pa.array([json.dumps(s.distribution(), sort_keys=True, ensure_ascii=False)
+                                            for s in states], pa.string()),
+            "conflict_risk": pa.array([risks[c] for c in cluster_ids], pa.float64()),
+            "last_updated": pa.array([now] * len(states), table.schema.field("last_updated").type),
+            "n_fragments": pa.array([len(s.fragment_ids) for s in states], pa.int64()),
+            "topic_weights": pa.array([json.dumps(s.topics, sort_keys=True, ensure_ascii=False) for s in states],
+                                      pa.string()),
+            "vector_sum": pa.ListArray.from_arrays(np.arange(0, len(totals) + 1, dims, dtype=np.int32),
+                                                   pa.array(totals, pa.float64())),
+            "centroid": pa.FixedSizeListArray.from_arrays(pa.array(centroids, pa.float32()), dims),
+        }
+        frame = pa.table([columns[f.name] for f in table.schema], schema=table.schema)
         committing(lambda: table.merge_insert("cluster_id").when_matched_update_all()
                    .when_not_matched_insert_all().execute(frame))
         table.checkout_latest()
