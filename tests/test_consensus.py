@@ -328,7 +328,7 @@ def test_the_consensus_report_equals_an_independent_computation(store):
     coverage = report.tables["Slot coverage against the contracts"]
     assert coverage.height == sum(len(consensus.unit(c.cluster_id).slot_coverage) for c in consensus.clusters()
                                   if len(c.fragment_ids) >= 2)
-    assert set(coverage.filter(~coverage["met"])["cluster_id"]) == set(strict)
+    assert set(coverage.filter(~coverage["met"])["id"]) == set(strict)
     # the agreement matrix, independently: per pair, the sides of each disagreement both are on
     together = collections.Counter()
     for c in consensus.clusters():

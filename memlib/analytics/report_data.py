@@ -226,8 +226,8 @@ def consensus(con, top: int = 20) -> Report:
     """Multi-agent consolidation (memlib/consensus): clusters by size and conflict risk, the
     disagreements units keep with both sides and their agents, agreement between agents,
     slot coverage against the contracts and the fragments nothing cited."""
-    clusters = _frame(con, "select cluster_id, top_topic, n_fragments, conflict_risk, n_disagreements, "
-                           "contract_status, last_updated_at from stg_clusters")
+    clusters = _frame(con, "select top_topic, n_fragments, conflict_risk, n_disagreements, contract_status, "
+                           "last_updated_at, cluster_id as id from stg_clusters")
     disagreements = _frame(con, "select d.cluster_id, c.top_topic, d.kind, d.point, d.claim_a, d.agents_a, "
                                 "d.claim_b, d.agents_b from mart_disagreements d "
                                 "join stg_clusters c using (cluster_id) order by c.top_topic, d.cluster_id, d.point")
@@ -235,9 +235,9 @@ def consensus(con, top: int = 20) -> Report:
                         "n_agree / (n_agree + n_disagree) as agreement_share from mart_agent_agreement "
                         "order by agent_a, agent_b")
     slots = _frame(con, "select top_topic, contract_id, contract_version, slot, coverage, min_coverage_ratio, "
-                        "required, met, cluster_id from mart_slot_coverage order by met, coverage, cluster_id, slot")
-    never = _frame(con, "select source_agent, reported_at, confidence, content, fragment_id "
-                        "from mart_fragments_never_cited order by reported_at, fragment_id")
+                        "required, met, cluster_id as id from mart_slot_coverage order by met, coverage, id, slot")
+    never = _frame(con, "select source_agent, reported_at, confidence, content, fragment_id as id "
+                        "from mart_fragments_never_cited order by reported_at, id")
     n_fragments = con.execute("select count(*) from stg_fragments").fetchone()[0]
     headline = {
         "clusters_in_conflict": int((clusters["conflict_risk"] > 0).sum()),
@@ -254,7 +254,7 @@ def consensus(con, top: int = 20) -> Report:
         "Consensus", headline,
         tables={
             "Clusters by conflict risk and size": clusters.sort(
-                ["conflict_risk", "n_fragments", "cluster_id"], descending=[True, True, False]).head(top),
+                ["conflict_risk", "n_fragments", "id"], descending=[True, True, False]).head(top),
             "Disagreements by topic, both sides": disagreements.drop("cluster_id").head(top * 5),
             "Agreement between agents (share of shared disagreements on one side)": matrix,
             "Slot coverage against the contracts": slots.head(top * 5),
