@@ -13,13 +13,16 @@ slots as (
 ),
 contracts as (
     select * from stg_contracts
+),
+asked as (
+    select
+        s.cluster_id, s.top_topic, s.contract_id, s.contract_version, s.contract_status,
+        s.entry.key as slot,
+        s.entry.value as coverage,
+        coalesce(cast(c.contract->'slots'->(s.entry.key)->>'min_coverage_ratio' as double), 0) as min_coverage_ratio,
+        coalesce(cast(c.contract->'slots'->(s.entry.key)->>'required' as boolean), true) as required
+    from slots s
+    left join contracts c on c.contract_id = s.contract_id and c.version = s.contract_version
 )
-select
-    s.cluster_id, s.top_topic, s.contract_id, s.contract_version, s.contract_status,
-    s.entry.key as slot,
-    s.entry.value as coverage,
-    coalesce(cast(c.contract->'slots'->(s.entry.key)->>'min_coverage_ratio' as double), 0) as min_coverage_ratio,
-    coalesce(cast(c.contract->'slots'->(s.entry.key)->>'required' as boolean), true) as required,
-    s.entry.value >= coalesce(cast(c.contract->'slots'->(s.entry.key)->>'min_coverage_ratio' as double), 0) as met
-from slots s
-left join contracts c on c.contract_id = s.contract_id and c.version = s.contract_version
+select *, coverage >= min_coverage_ratio as met
+from asked

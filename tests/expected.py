@@ -162,6 +162,7 @@ def consensus_headline(consensus) -> dict:
             units.append(consensus.unit(c.cluster_id))
         except NotFound:
             pass
+    fragments = consensus.fragments()
     evidence = {f for u in units for f in u.evidence_pointers}
     unmet = 0
     for u in units:
@@ -171,9 +172,8 @@ def consensus_headline(consensus) -> dict:
     return {
         "clusters_in_conflict": sum(c.conflict_risk > 0 for c in clusters),
         "disagreements": sum(len(u.disagreements) for u in units),
-        "fragments_never_cited": sum(f.citation_count == 0 and f.fragment_id not in evidence
-                                     for f in consensus.fragments()),
-        "fragments": len(consensus.fragments()),
+        "fragments_never_cited": sum(f.citation_count == 0 and f.fragment_id not in evidence for f in fragments),
+        "fragments": len(fragments),
         "clusters": len(clusters),
         "mean_conflict_risk": sum(c.conflict_risk for c in clusters) / len(clusters) if clusters else None,
         "slots_unmet": unmet,

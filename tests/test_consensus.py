@@ -286,7 +286,8 @@ def test_the_consensus_views_match_the_units_and_fragments(ttl_cluster, store):
                 for y in other:
                     expected[(x, y, "disagree")] += 1
     got = Counter()
-    for a, b, agree, disagree in con.execute("select * from mart_agent_agreement").fetchall():
+    for a, b, agree, disagree in con.execute("select agent_a, agent_b, n_agree, n_disagree "
+                                             "from mart_agent_agreement").fetchall():
         got[(a, b, "agree")] += agree
         got[(a, b, "disagree")] += disagree
     assert +got == +expected

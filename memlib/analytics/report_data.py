@@ -231,8 +231,7 @@ def consensus(con, top: int = 20) -> Report:
     disagreements = _frame(con, "select d.cluster_id, c.top_topic, d.kind, d.point, d.claim_a, d.agents_a, "
                                 "d.claim_b, d.agents_b from mart_disagreements d "
                                 "join stg_clusters c using (cluster_id) order by c.top_topic, d.cluster_id, d.point")
-    pairs = _frame(con, "select agent_a, agent_b, n_agree, n_disagree, "
-                        "n_agree / (n_agree + n_disagree) as agreement_share from mart_agent_agreement "
+    pairs = _frame(con, "select agent_a, agent_b, n_agree, n_disagree, agreement_share from mart_agent_agreement "
                         "order by agent_a, agent_b")
     slots = _frame(con, "select top_topic, contract_id, contract_version, slot, coverage, min_coverage_ratio, "
                         "required, met, cluster_id as id from mart_slot_coverage order by met, coverage, id, slot")

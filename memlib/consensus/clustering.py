@@ -47,6 +47,9 @@ def cluster_id_of(first_fragment_id: str) -> str:
 
 
 def order_key(fragment) -> tuple:
+    """Clustering order, of a Fragment or of a fragments-table row: (timestamp, fragment_id)."""
+    if isinstance(fragment, dict):
+        return (fragment["timestamp"], fragment["fragment_id"])
     return (fragment.timestamp, fragment.fragment_id)
 
 

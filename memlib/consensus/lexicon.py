@@ -53,13 +53,12 @@ class Lexicon:
         self.shared: Counter[str] = Counter()  # pairs in which both fragments use the word
         self.seen: Counter[str] = Counter()  # pairs in which either does
         self.stated: dict[str, list[frozenset[str]]] = {}  # value key -> the first RARE fragments' words
-        self.times: Counter[str] = Counter()  # value key -> fragments that stated it
 
     def observe(self, words: frozenset[str], keys: list[str]) -> None:
         """Learn from one fragment (its content words and value keys)."""
         for key in keys:
             earlier = self.stated.setdefault(key, [])
-            if self.times[key] < RARE:
+            if len(earlier) < RARE:  # stated more often, a value is no longer evidence
                 for other in earlier:
                     union = words | other
                     if len(words & other) < OVERLAP * len(union):
@@ -69,7 +68,6 @@ class Lexicon:
                     for word in words & other:
                         self.shared[word] += 1
                 earlier.append(words)
-            self.times[key] += 1
 
     def weight(self, word: str) -> float:
         n = self.seen.get(word, 0)

@@ -176,7 +176,7 @@ class Consensus:
         if table.count_rows():
             fragments = self._table(FRAGMENTS).to_lance().to_table(
                 columns=["fragment_id", "timestamp", "words", "value_keys"]).to_pylist()
-            fragments.sort(key=lambda f: (f["timestamp"], f["fragment_id"]))
+            fragments.sort(key=clustering.order_key)
             words = {}
             for f in fragments:
                 words[f["fragment_id"]] = frozenset(f["words"])
