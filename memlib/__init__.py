@@ -10,7 +10,8 @@ concept, each importing only those below it:
     cli ─┬─> agents ─> memory_store.MemoryStore ─┬─> search ─────────┐
          │                                         ├─> workspace ─┐    │
          ├─> lifecycle ─> analytics ───────────────┼──────────────┴────┴─> store ─> shared vocabulary
-         └─> sample ─> consensus ──────────────────┘
+         ├─> sample ─> consensus ──────────────────┤
+         └─> control ──────────────────────────────┘
 
 - `store/`      tables, versions (time travel), add/upsert/update/delete, audit and recall logs,
                 JSONL import/export, a memory's history.
@@ -25,6 +26,8 @@ concept, each importing only those below it:
                 the agent tools and their MCP server.
 - `workspace/`  markdown files a person edits (SPIRIT, OWNER, MEMORY, TOOLS, daily logs) kept
                 in step with a store: formats, records, sync, watcher, paths and lock.
+- `control/`    the control plane (seed 002): tasks, events, approvals, results and a leased
+                dispatch queue with backpressure, in a SQLite file in the store's directory.
 - `consensus/`  fragments several agents report, clustered by meaning (with a lexicon learned
                 from them), their disagreements, consensus units under retention contracts,
                 promotion into memories (seed 001).

@@ -20,6 +20,7 @@ ALLOWED = {
     "sample": {"store", "lifecycle", "consensus"},
     "workspace": {"store", "lifecycle"},
     "consensus": {"store"},
+    "control": {"store"},
     "memory_store": {"store", "search", "lifecycle", "workspace"},
     "agents": {"store", "search", "lifecycle", "memory_store"},
 }

@@ -1,0 +1,181 @@
+"""The control plane's database: one SQLite file in WAL mode in the store's directory.
+
+Why SQLite and not a Lance table: a queue with leases needs a transaction that reads the
+oldest free item and marks it taken, atomically, across processes. Lance commits are
+optimistic appends (two claimers would both succeed), SQLite's are serialised and
+durable, and it ships with Python. WAL lets readers (reports, `memlib tasks list`) read
+while one writer commits; `synchronous=NORMAL` keeps every committed transaction through a
+process crash (kill -9), and loses at most the last ones on a power cut, never consistency.
+
+Writers take an advisory file lock before BEGIN IMMEDIATE: a writer that waits sleeps in
+the kernel and wakes the moment the lock is released, where SQLite's own busy handler
+polls with sleeps of up to 100 ms (bench/control_plane.py measures the difference).
+
+Times are integer microseconds since the epoch, UTC (`*_us`); leases compare them.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sqlite3
+import threading
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterator
+
+from memlib.errors import InvalidInput, StoreError
+from memlib.store.tables import is_local
+
+FILE = "control-plane.db"
+SCHEMA_VERSION = 1
+# the backpressure defaults (seed 002: 32 in flight); both are stored in the database, so
+# every process on one store agrees on them (`memlib queue config`)
+DEFAULTS = {"max_in_flight": 32, "max_queued": 100_000}
+
+TABLES = {
+    "tasks": """
+        create table if not exists tasks (
+            task_id text primary key,
+            session_id text,
+            agent text,
+            kind text not null,
+            payload text not null,
+            status text not null,
+            priority integer not null default 0,
+            attempts integer not null default 0,
+            max_attempts integer not null,
+            available_us integer not null,   -- not claimable before (a nack's backoff)
+            lease_owner text,
+            lease_token text,
+            lease_until_us integer,
+            claimed_us integer,
+            last_error text,
+            created_us integer not null,
+            updated_us integer not null)""",
+    "events": """
+        create table if not exists events (
+            event_id integer primary key,
+            task_id text,
+            session_id text,
+            kind text not null,
+            attempt integer,
+            worker text,
+            detail text,
+            at_us integer not null)""",
+    "approvals": """
+        create table if not exists approvals (
+            approval_id text primary key,
+            task_id text not null,
+            request text not null,
+            requested_by text,
+            requested_us integer not null,
+            status text not null,
+            decided_by text,
+            decided_us integer,
+            reason text)""",
+    "results": """
+        create table if not exists results (
+            task_id text not null,
+            attempt integer not null,
+            status text not null,
+            output text,
+            worker text,
+            started_us integer,
+            finished_us integer not null,
+            primary key (task_id, attempt))""",
+    "meta": "create table if not exists meta (key text primary key, value text not null)",
+}
+INDEXES = (
+    # the claim walks this in order: highest priority first, then oldest (rowid)
+    "create index if not exists tasks_ready on tasks (priority desc) where status = 'queued'",
+    "create index if not exists tasks_leased on tasks (lease_until_us) where status = 'running'",
+    # every index is written by every claim and ack that touches its rows: only these
+    # (a status count or a session's events scan the table, which is the reports' job)
+    "create index if not exists tasks_session on tasks (session_id)",
+    "create index if not exists events_task on events (task_id)",
+    "create index if not exists approvals_task on approvals (task_id, status)",
+)
+
+
+def path_for(store_uri: str) -> Path:
+    """The control plane's file for a store: beside its tables in the store's directory."""
+    if not is_local(store_uri):
+        raise InvalidInput(f"the control plane needs a store on this machine's disk; {store_uri} is "
+                           "object storage (give the control plane a local path)")
+    return Path(store_uri.removeprefix("file://")) / FILE
+
+
+def to_us(when: datetime) -> int:
+    return int(when.timestamp() * 1_000_000)
+
+
+def from_us(us: int | None) -> datetime | None:
+    return None if us is None else datetime.fromtimestamp(us / 1_000_000, timezone.utc)
+
+
+class Database:
+    """One connection to the control-plane file, shared by the threads of a process (a lock
+    serialises them); another process opens its own."""
+
+    def __init__(self, path: str | Path, create: bool = True, file_lock: bool = True):
+        self.path = Path(path)
+        if not self.path.exists() and not create:
+            raise StoreError(f"no control plane at {self.path}")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.con = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
+            self.con.execute("pragma journal_mode = wal")
+            self.con.execute("pragma synchronous = normal")
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"cannot open the control plane at {self.path}: {exc}") from None
+        self._threads = threading.RLock()
+        self._lock_fd = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o644) if file_lock else None
+        self._pid = os.getpid()
+        with self.writing() as con:
+            for ddl in (*TABLES.values(), *INDEXES):
+                con.execute(ddl)
+            row = con.execute("select value from meta where key = 'schema_version'").fetchone()
+            if row is None:
+                con.execute("insert into meta values ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            elif int(row[0]) > SCHEMA_VERSION:
+                raise StoreError(f"the control plane at {self.path} was written by a newer memlib "
+                                 f"(schema {row[0]}, this one reads {SCHEMA_VERSION})")
+
+    @contextmanager
+    def writing(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: every statement in it commits together or not at all."""
+        if os.getpid() != self._pid:
+            raise StoreError("a control-plane connection cannot cross a fork; open one in the child")
+        with self._threads:
+            if self._lock_fd is not None:
+                fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+            try:
+                self.con.execute("begin immediate")
+                try:
+                    yield self.con
+                except BaseException:
+                    self.con.execute("rollback")
+                    raise
+                self.con.execute("commit")
+            finally:
+                if self._lock_fd is not None:
+                    fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+
+    def read(self, sql: str, args: tuple = ()) -> list[sqlite3.Row]:
+        with self._threads:
+            cursor = self.con.execute(sql, args)
+            names = [d[0] for d in cursor.description]
+            return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+    def setting(self, key: str) -> int:
+        row = self.read("select value from meta where key = ?", (key,))
+        return int(row[0]["value"]) if row else DEFAULTS[key]
+
+    def close(self) -> None:
+        with self._threads:
+            self.con.close()
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)
+                self._lock_fd = None

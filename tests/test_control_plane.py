@@ -1,0 +1,282 @@
+"""The control plane (memlib.control): tasks, events, approvals, results and the leased
+dispatch queue, in one process with an injected clock and across processes killed with -9."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+from collections import Counter
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from memlib.clock import Clock
+from memlib.control import ControlPlane, LeaseLost, QueueFull
+from memlib.errors import InvalidInput, NotFound
+
+T0 = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
+WORKERS = Path(__file__).parent / "queue_workers.py"
+
+
+@pytest.fixture
+def clock():
+    return Clock(T0)
+
+
+@pytest.fixture
+def plane(tmp_path, clock):
+    with ControlPlane.open(str(tmp_path / "store"), clock=clock) as p:
+        yield p
+
+
+def later(clock: Clock, seconds: float) -> None:
+    clock.set(clock.now() + timedelta(seconds=seconds))
+
+
+def test_claims_the_oldest_of_the_highest_priority_first(plane, clock):
+    low = plane.queue.enqueue("index", {"repo": "a"})
+    later(clock, 1)
+    high_old = plane.queue.enqueue("index", {"repo": "b"}, priority=5)
+    later(clock, 1)
+    high_new = plane.queue.enqueue("index", {"repo": "c"}, priority=5)
+    order = [plane.queue.claim("w").task_id for _ in range(3)]
+    assert order == [high_old.task_id, high_new.task_id, low.task_id]
+    assert plane.queue.claim("w") is None
+    assert plane.tasks.get(low.task_id).payload == {"repo": "a"}
+
+
+def test_ack_records_the_result_and_its_duration(plane, clock):
+    task = plane.queue.enqueue("summarise", {"thread": "t1"}, session_id="s1", agent="planner")
+    lease = plane.queue.claim("w1")
+    assert lease.task.status == "running" and lease.attempt == 1 and lease.until == T0 + timedelta(seconds=30)
+    later(clock, 2.5)
+    plane.queue.ack(lease, {"summary": "done"})
+    result = plane.results.get(task.task_id)
+    assert (result.status, result.output, result.worker, result.duration_s) == ("succeeded", {"summary": "done"}, "w1", 2.5)
+    assert plane.tasks.get(task.task_id).status == "done"
+    assert [e.kind for e in plane.events.list(task_id=task.task_id)] == ["enqueued", "claimed", "acked"]
+    assert [e.kind for e in plane.events.list(session_id="s1")] == ["enqueued", "claimed", "acked"]
+    with pytest.raises(LeaseLost, match="w1 no longer holds"):
+        plane.queue.ack(lease, {})  # twice is refused
+    failed = plane.queue.enqueue("summarise")
+    plane.queue.ack(plane.queue.claim("w1"), {"why": "no thread"}, status="failed")
+    assert plane.tasks.get(failed.task_id).status == "failed"
+
+
+def test_an_expired_lease_returns_the_task_and_the_old_holder_cannot_ack(plane, clock):
+    task = plane.queue.enqueue("crawl")
+    first = plane.queue.claim("w1", lease=10)
+    later(clock, 9)
+    first = plane.queue.heartbeat(first, extend=10)  # now good until 19 s
+    later(clock, 9)
+    assert plane.queue.claim("w2") is None  # still held
+    later(clock, 2)
+    second = plane.queue.claim("w2")
+    assert second.task_id == task.task_id and second.attempt == 2
+    for call in (lambda: plane.queue.ack(first), lambda: plane.queue.heartbeat(first),
+                 lambda: plane.queue.nack(first, "x")):
+        with pytest.raises(LeaseLost, match="leased to w2"):
+            call()
+    plane.queue.ack(second, "ok")
+    events = plane.events.list(task_id=task.task_id)
+    assert [e.kind for e in events] == ["enqueued", "claimed", "lease_expired", "claimed", "acked"]
+    assert events[2].at == T0 + timedelta(seconds=19) and events[2].worker == "w1"
+
+
+def test_nack_backs_off_then_dead_letters(plane, clock):
+    task = plane.queue.enqueue("flaky", max_attempts=3)
+    plane.queue.nack(plane.queue.claim("w"), "boom 1")
+    assert plane.queue.claim("w") is None  # backing off 1 s
+    later(clock, 1)
+    plane.queue.nack(plane.queue.claim("w"), "boom 2")
+    later(clock, 1.5)
+    assert plane.queue.claim("w") is None  # second backoff is 2 s
+    later(clock, 0.5)
+    dead = plane.queue.nack(plane.queue.claim("w"), "boom 3")
+    assert dead.status == "dead" and dead.last_error == "boom 3" and dead.attempts == 3
+    assert [t.task_id for t in plane.queue.dead_letters()] == [task.task_id]
+    later(clock, 3600)
+    assert plane.queue.claim("w") is None
+    requeued = plane.tasks.requeue(task.task_id, by="ops")
+    assert requeued.status == "queued" and requeued.attempts == 0
+    assert plane.queue.claim("w").task_id == task.task_id
+
+
+def test_a_lease_that_runs_out_on_the_last_attempt_is_a_dead_letter(plane, clock):
+    task = plane.queue.enqueue("poison", max_attempts=1)
+    plane.queue.claim("w", lease=5)
+    later(clock, 6)
+    assert plane.queue.expire() == 1
+    assert plane.tasks.get(task.task_id).status == "dead"
+    assert [e.kind for e in plane.events.list(task_id=task.task_id)][-2:] == ["lease_expired", "dead_lettered"]
+
+
+def test_pending_approvals_block_the_task(plane, clock):
+    task = plane.queue.enqueue("deploy", {"env": "prod"}, approval="Deploy to production?", agent="ops-bot")
+    assert task.status == "blocked" and plane.queue.claim("w") is None
+    [ticket] = plane.approvals.list()
+    assert ticket.request == "Deploy to production?" and ticket.requested_by == "ops-bot"
+    later(clock, 120)
+    decided = plane.approvals.decide(ticket.approval_id, True, by="alice", reason="window open")
+    assert decided.status == "approved" and decided.decided_at - decided.requested_at == timedelta(seconds=120)
+    lease = plane.queue.claim("w")
+    assert lease.task_id == task.task_id
+    # a worker asks mid-task: its lease ends, the task waits for the answer
+    second = plane.approvals.request(task.task_id, "Also drop the old table?", by="w", lease=lease)
+    assert plane.tasks.get(task.task_id).status == "blocked"
+    with pytest.raises(LeaseLost):
+        plane.queue.ack(lease)
+    plane.approvals.decide(second.approval_id, False, by="alice", reason="keep it")
+    assert plane.tasks.get(task.task_id).status == "rejected" and plane.queue.claim("w") is None
+    with pytest.raises(InvalidInput, match="already rejected"):
+        plane.approvals.decide(second.approval_id, True, by="bob")
+    other = plane.queue.enqueue("crawl")
+    held = plane.queue.claim("w")
+    with pytest.raises(LeaseLost, match="only its holder"):
+        plane.approvals.request(other.task_id, "may I?", by="intruder")
+    plane.queue.ack(held)
+
+
+def test_in_flight_limit_and_queue_limit(plane, clock):
+    assert plane.queue.settings() == {"max_in_flight": 32, "max_queued": 100_000}
+    plane.queue.enqueue_many([{"kind": "k", "payload": i} for i in range(40)])
+    leases = [plane.queue.claim("w") for _ in range(32)]
+    assert all(leases) and plane.queue.claim("w") is None  # 32 in flight
+    plane.queue.ack(leases[0])
+    assert plane.queue.claim("w") is not None
+    plane.queue.configure(max_in_flight=40, max_queued=10)
+    assert plane.queue.claim("w") is not None
+    # 6 still queued: 4 more fit, 5 do not, and nothing of a refused batch is written
+    assert plane.tasks.counts()["queued"] == 6
+    with pytest.raises(QueueFull, match="the queue is full: 6 tasks wait and its limit is 10; 5 more"):
+        plane.queue.enqueue_many([{"kind": "k"} for _ in range(5)])
+    assert plane.tasks.counts()["queued"] == 6
+    plane.queue.enqueue_many([{"kind": "k"} for _ in range(4)])
+    with pytest.raises(InvalidInput, match="max_in_flight must be a whole number"):
+        plane.queue.configure(max_in_flight=0)
+
+
+def test_a_full_queue_waits_for_room(tmp_path):
+    plane = ControlPlane.open(str(tmp_path / "s"))
+    plane.queue.configure(max_queued=2)
+    plane.queue.enqueue_many([{"kind": "k"}, {"kind": "k"}])
+    drained = threading.Timer(0.3, lambda: plane.queue.ack(plane.queue.claim("w")))
+    drained.start()
+    task = plane.queue.enqueue("k", wait=5)  # waits until the worker takes one
+    drained.join()
+    assert task.status == "queued" and plane.tasks.counts()["queued"] == 2
+
+
+def test_bad_input_is_one_line_and_writes_nothing(plane):
+    cases = [
+        (lambda: plane.queue.enqueue("bad kind!"), "task 1: kind: must be 1 to 100"),
+        (lambda: plane.queue.enqueue("k", priority=5000), "task 1: priority"),
+        (lambda: plane.queue.enqueue("k", {1, 2}), "task 1 payload: not storable as JSON"),
+        (lambda: plane.queue.enqueue_many([{"kind": "k"}, {"kind": "k", "colour": "red"}]),
+         "task 2: colour: is not an argument here"),
+        (lambda: plane.queue.enqueue_many([{"kind": "k", "task_id": "a"}, {"kind": "k", "task_id": "a"}]),
+         "same task_id"),
+        (lambda: plane.queue.claim(""), "worker name"),
+        (lambda: plane.queue.claim("w", lease=0), "a lease lasts"),
+        (lambda: plane.events.append("note"), "belongs to a task or a session"),
+        (lambda: plane.approvals.decide("nope", True, by="a"), "no approval"),
+    ]
+    for call, message in cases:
+        with pytest.raises((InvalidInput, NotFound), match=message) as info:
+            call()
+        assert "\n" not in str(info.value)
+    assert plane.tasks.counts()["queued"] == 0 and plane.events.list() == []
+    plane.queue.enqueue("k", task_id="a")
+    with pytest.raises(InvalidInput, match="task a already exists"):
+        plane.queue.enqueue("k", task_id="a")
+
+
+def test_events_append_per_task_and_session(plane):
+    task = plane.queue.enqueue("k", session_id="s9")
+    plane.events.append("progress", task_id=task.task_id, detail={"pct": 50}, worker="w")
+    plane.events.append("session_note", session_id="s9", detail="hello")
+    kinds = [(e.kind, e.task_id, e.detail) for e in plane.events.list(session_id="s9")]
+    assert kinds == [("enqueued", task.task_id, None), ("progress", task.task_id, {"pct": 50}),
+                     ("session_note", None, "hello")]
+    cancelled = plane.tasks.cancel(task.task_id, by="me", reason="no longer needed")
+    assert cancelled.status == "cancelled"
+    with pytest.raises(InvalidInput, match="already cancelled"):
+        plane.tasks.cancel(task.task_id)
+
+
+def test_object_storage_stores_need_a_local_path():
+    with pytest.raises(InvalidInput, match="needs a store on this machine's disk"):
+        ControlPlane.open("s3://bucket/memlib")
+
+
+# -- many processes --------------------------------------------------------------------------
+
+
+def _spawn(*args, env=None) -> subprocess.Popen:
+    import os
+
+    return subprocess.Popen([sys.executable, str(WORKERS), *args], stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, **(env or {})})
+
+
+def test_eight_workers_ack_ten_thousand_items_exactly_once(tmp_path):
+    store = str(tmp_path / "store")
+    with ControlPlane.open(store) as plane:
+        tasks = plane.queue.enqueue_many([{"kind": "k", "payload": i} for i in range(10_000)])
+    workers = [_spawn("work", store, f"w{i}") for i in range(8)]
+    outs = [json.loads(w.communicate(timeout=300)[0].splitlines()[-1]) for w in workers]
+    acked = Counter(t for out in outs for t in out["acked"])
+    assert set(acked) == {t.task_id for t in tasks} and set(acked.values()) == {1}
+    assert sum(1 for out in outs if out["acked"]) >= 2  # the work was shared
+    with ControlPlane.open(store) as plane:
+        assert plane.tasks.counts()["done"] == 10_000
+        rows = plane.db.read("select task_id, count(*) as claims from events where kind = 'claimed' group by task_id")
+        assert len(rows) == 10_000 and {r["claims"] for r in rows} == {1}  # no lease was ever given twice
+        owners = plane.db.read("select r.task_id, r.worker from results r")
+        by_worker = {t: w for out in outs for t in out["acked"] for w in [out["worker"]]}
+        assert all(by_worker[r["task_id"]] == r["worker"] for r in owners)
+
+
+def test_a_killed_workers_leases_return_and_the_others_finish(tmp_path):
+    store = str(tmp_path / "store")
+    with ControlPlane.open(store) as plane:
+        plane.queue.enqueue_many([{"kind": "k", "payload": i} for i in range(20)])
+    holder = _spawn("hold", store, "doomed", "5")
+    held = json.loads(holder.stdout.readline())["held"]
+    holder.send_signal(signal.SIGKILL)
+    holder.wait(timeout=10)
+    # the others finish the rest now, and the held five once their 30 s leases are over
+    # (the workers' clocks run 31 s ahead: no waiting in the test)
+    now = _spawn("work", store, "early")
+    assert set(json.loads(now.communicate(timeout=60)[0])["acked"]).isdisjoint(held)
+    workers = [_spawn("work", store, f"late{i}", env={"CLOCK_AHEAD": "31"}) for i in range(2)]
+    finished = [t for w in workers for t in json.loads(w.communicate(timeout=60)[0])["acked"]]
+    assert sorted(finished) == sorted(held)
+    with ControlPlane.open(store) as plane:
+        assert plane.tasks.counts()["done"] == 20
+        expired = plane.db.read("select task_id, worker from events where kind = 'lease_expired'")
+        assert sorted(r["task_id"] for r in expired) == sorted(held) and {r["worker"] for r in expired} == {"doomed"}
+
+
+def test_a_killed_enqueuer_leaves_its_batch_whole_or_absent(tmp_path):
+    store = str(tmp_path / "store")
+    with ControlPlane.open(store) as plane:
+        plane.queue.enqueue("before")
+    stalled = _spawn("enqueue", store, "5000", "1")
+    assert stalled.stdout.readline().strip() == "inserted"  # rows written, commit not yet made
+    stalled.send_signal(signal.SIGKILL)
+    stalled.wait(timeout=10)
+    con = sqlite3.connect(Path(store) / "control-plane.db")
+    assert con.execute("pragma integrity_check").fetchone()[0] == "ok"
+    assert con.execute("select count(*) from tasks").fetchone()[0] == 1
+    assert con.execute("select count(*) from events").fetchone()[0] == 1
+    con.close()
+    whole = _spawn("enqueue", store, "5000")
+    assert json.loads(whole.communicate(timeout=60)[0]) == {"enqueued": 5000}
+    with ControlPlane.open(store) as plane:
+        assert plane.tasks.counts()["queued"] == 5001
