@@ -100,16 +100,16 @@ class MemoryStore(Store):
                 "seconds": round(self.vectors.build_seconds, 2)}
 
     def recall(self, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | None = None,
-               agent: str | None = None, tool: str | None = None) -> list[Hit]:
-        """Search on an agent's behalf and log one recall event per hit (with the agent and
-        the tool it recalled through, if any). A store that cannot log (opened as of a date,
-        or read-only here) still answers, with a warning."""
+               agent: str | None = None, tool: str | None = None, session_id: str | None = None) -> list[Hit]:
+        """Search on an agent's behalf and log one recall event per hit (with the agent, the
+        tool it recalled through and its session, if any). A store that cannot log (opened
+        as of a date, or read-only here) still answers, with a warning."""
         hits = self.search(text, k=k, mode=mode, scope=scope)
-        self.log_recall(text, [(h.id, h.rank, h.score) for h in hits], mode, agent, tool)
+        self.log_recall(text, [(h.id, h.rank, h.score) for h in hits], mode, agent, tool, session_id)
         return hits
 
     def log_recall(self, text: str, hits: list[tuple[str, int, float | None]], mode: str,
-                   agent: str | None = None, tool: str | None = None) -> None:
+                   agent: str | None = None, tool: str | None = None, session_id: str | None = None) -> None:
         """Log what an agent was given: one event per (memory id, rank, score)."""
         now, query_id = self.clock.now(), str(uuid.uuid4())
         try:
@@ -117,7 +117,7 @@ class MemoryStore(Store):
             self.recalls.append([{
                 "event_id": str(uuid.uuid4()), "query_id": query_id, "query_text": text,
                 "memory_id": memory_id, "rank": rank, "score": score, "mode": mode,
-                "agent": agent, "tool": tool, "recalled_at": now,
+                "agent": agent, "tool": tool, "session_id": session_id, "recalled_at": now,
             } for memory_id, rank, score in hits])
         except (StoreError, OSError) as exc:
             log.warning("recall not logged: %s", exc)

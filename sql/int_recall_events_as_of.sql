@@ -14,7 +14,7 @@ memories as (
     select id, kind, level, project_id, project_name, confidence from int_memory_as_of
 )
 select
-    e.query_id, e.memory_id, e.rank, e.score, e.mode, e.agent, e.tool,
+    e.query_id, e.memory_id, e.rank, e.score, e.mode, e.agent, e.tool, e.session_id,
     e.recalled_at, cast(date_trunc('day', e.recalled_at) as date) as recalled_on,
     m.kind, m.level, m.project_id, m.project_name, m.confidence,
     e.recalled_at > p.as_of - to_days(p.window_days) as is_in_window

@@ -178,3 +178,48 @@ def consensus_headline(consensus) -> dict:
         "mean_conflict_risk": sum(c.conflict_risk for c in clusters) / len(clusters) if clusters else None,
         "slots_unmet": unmet,
     }
+
+
+STATUS_AFTER = {"enqueued": "queued", "claimed": "running", "acked": "done", "failed": "failed",
+                "nacked": "queued", "lease_expired": "queued", "dead_lettered": "dead",
+                "approval_requested": "blocked", "approved": "queued", "rejected": "rejected",
+                "cancelled": "cancelled", "requeued": "queued"}
+
+
+def control_plane_headline(plane, as_of: datetime, window_days: int = 30) -> dict:
+    """The control_plane report's headline by replaying the control plane's event log in
+    Python (its repositories, not SQL), as of `as_of`."""
+    import numpy as np
+
+    events = [e for e in plane.events.list(limit=10**9) if e.at <= as_of]
+    start = (as_of - timedelta(days=window_days)).replace(minute=0, second=0, microsecond=0)
+    status, claimed = {}, {}
+    latencies, expiries, nacks = [], 0, 0
+    for e in events:  # in event_id order: the order of the changes
+        if e.kind not in STATUS_AFTER:
+            continue
+        if status.get(e.task_id) == "running" and e.kind == "acked" and claimed[e.task_id] >= start:
+            latencies.append((e.at - claimed[e.task_id]).total_seconds())
+        if e.kind == "claimed":
+            claimed[e.task_id] = e.at
+        expiries += e.kind == "lease_expired" and e.at >= start
+        nacks += e.kind == "nacked" and e.at >= start
+        status[e.task_id] = STATUS_AFTER[e.kind]
+    tasks = [t for t in plane.tasks.list(limit=10**9) if t.created_at <= as_of]
+    counts = collections.Counter(status.get(t.task_id, "queued") for t in tasks)
+    approvals = [a for a in plane.approvals.list(status=None) if a.requested_at <= as_of]
+    decided = [(a.decided_at - a.requested_at).total_seconds() for a in approvals
+               if a.decided_at is not None and a.decided_at <= as_of]
+    return {
+        "queue_depth": counts["queued"] + counts["blocked"],
+        "claim_to_ack_p50_seconds": float(np.quantile(latencies, 0.5)) if latencies else None,
+        "dead_letters": counts["dead"],
+        "approvals_pending": len(approvals) - len(decided),
+        "in_flight": counts["running"],
+        "claim_to_ack_p99_seconds": float(np.quantile(latencies, 0.99)) if latencies else None,
+        "lease_expiries_in_window": expiries,
+        "retries_in_window": expiries + nacks,
+        "approval_wait_p50_seconds": float(np.median(decided)) if decided else None,
+        "tasks": len(tasks),
+        "claims_in_window": sum(1 for e in events if e.kind == "claimed" and e.at >= start),
+    }

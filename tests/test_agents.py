@@ -298,7 +298,7 @@ def test_tools_as_plain_functions(project_memory, tmp_path):
         with pytest.raises(MemlibError, match=message) as info:
             tools.call(box, name, args)
         assert "\n" not in str(info.value)
-    assert len(tools.describe()) == 10
+    assert len(tools.describe()) == 15  # the ten of seed 004 and the five queue tools
 
 
 def test_agent_activity_report_matches_the_logs(project_memory):

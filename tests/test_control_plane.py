@@ -280,3 +280,79 @@ def test_a_killed_enqueuer_leaves_its_batch_whole_or_absent(tmp_path):
     assert json.loads(whole.communicate(timeout=60)[0]) == {"enqueued": 5000}
     with ControlPlane.open(store) as plane:
         assert plane.tasks.counts()["queued"] == 5001
+
+
+# -- the control_plane report ----------------------------------------------------------------
+
+
+def test_the_report_matches_a_replay_of_the_event_log_at_two_dates(store):
+    import expected
+    from memlib import analytics
+    from memlib.analytics import report_data
+    from memlib.sample.control import DAYS, build_control_sample, session_id, write_sessions
+    from memlib.sample.text import AGENTS
+
+    from memlib import Project
+
+    anchor = T0 + timedelta(days=DAYS)
+    store.clock.set(T0 - timedelta(days=1))  # the store's first version, before the queue's first task
+    store.add([Project(name="payments", description="ledger", created_at=T0 - timedelta(days=1))])
+    store.clock.set(None)
+    write_sessions(store, {(a, (T0 + timedelta(days=d)).date()) for a in AGENTS for d in range(DAYS)})
+    build_control_sample(store, AGENTS, seed=3, anchor=anchor)
+    store.recall("ledger", agent="coder", session_id=session_id("coder", T0.date()))
+    with ControlPlane.open(store.uri) as plane:
+        for as_of in (T0 + timedelta(days=DAYS / 2, hours=9, minutes=30), anchor):
+            report = report_data.control_plane(analytics.connect(store, as_of=as_of, window_days=5))
+            want = expected.control_plane_headline(plane, as_of, window_days=5)
+            assert report.headline.keys() == want.keys()
+            for key, value in want.items():
+                assert report.headline[key] == pytest.approx(value, rel=1e-6, abs=1e-6), key
+        assert want["dead_letters"] > 0 and want["lease_expiries_in_window"] > 0 and want["tasks"] > 1_000
+        sessions = report.tables["Sessions with the most tasks"]
+        assert sessions["n_tasks"].sum() <= want["tasks"]
+    recalled = analytics.connect(store).execute(
+        "select n_recalls from mart_session_tasks where session_id = ?", [session_id("coder", T0.date())]).fetchone()
+    assert recalled == (1,)
+
+
+def test_the_tasks_and_queue_commands(tmp_path):
+    from test_cli import fails, run
+
+    store = tmp_path / "store"
+    first = run("queue", "enqueue", "index", "--payload", '{"repo": "a"}', "--session", "s1", "--priority", "3",
+                store=store).stdout.strip()
+    (tmp_path / "tasks.jsonl").write_text('{"kind": "crawl", "payload": 1}\n\n{"kind": "crawl", "payload": 2}\n')
+    assert run("queue", "enqueue", "--file", tmp_path / "tasks.jsonl", store=store).stdout.strip() == "enqueued 2 tasks"
+    held = json.loads(run("queue", "claim", "--worker", "w1", "--lease", "60", store=store).stdout)
+    assert held["task"]["task_id"] == first and held["task"]["payload"] == {"repo": "a"}
+    run("queue", "heartbeat", first, held["token"], "--worker", "w1", store=store)
+    assert "succeeded" in run("queue", "ack", first, held["token"], "--worker", "w1", "--output", '{"n": 1}',
+                              store=store).stdout
+    second = json.loads(run("queue", "claim", "--worker", "w2", store=store).stdout)
+    assert "queued (attempt 1 of 5)" in run("queue", "nack", second["task"]["task_id"], second["token"],
+                                            "--worker", "w2", "--error", "flaky", store=store).stdout
+    blocked = run("queue", "enqueue", "deploy", "--approval", "Ship it?", store=store).stdout.strip()
+    [ticket] = json.loads(run("tasks", "approvals", "--json", store=store).stdout)
+    assert ticket["task_id"] == blocked
+    assert "rejected by bob" in run("tasks", "reject", ticket["approval_id"], "--by", "bob", store=store).stdout
+    shown = json.loads(run("tasks", "show", first, store=store).stdout)
+    assert shown["result"]["output"] == {"n": 1} and [e["kind"] for e in shown["events"]] == ["enqueued", "claimed", "acked"]
+    stats = json.loads(run("queue", "stats", "--json", store=store).stdout)
+    assert stats == {"queued": 2, "in_flight": 0, "blocked": 0, "dead": 0, "max_in_flight": 32, "max_queued": 100_000}
+    assert run("queue", "config", "--max-in-flight", "1", store=store).stdout.startswith("max in flight 1")
+    listed = run("tasks", "list", "--status", "rejected", store=store).stdout
+    assert blocked in listed and first not in listed
+    assert json.loads(run("queue", "claim", "--worker", "w3", store=store).stdout)["task"]["kind"] == "crawl"
+    refused = run("queue", "claim", "--worker", "w4", store=store, ok=False)  # one in flight: the limit
+    assert refused.returncode == 3 and refused.stderr.strip() == "nothing to claim"
+    for args, message in [
+        (("queue", "enqueue", "x", "--payload", "{bad"), "--payload is not JSON"),
+        (("queue", "ack", first, "forged", "--worker", "w1"), "does not hold task"),
+        (("queue", "config", "--max-queued", "0"), "max_queued must be a whole number"),
+        (("tasks", "show", "nope"), "no task 'nope'"),
+        (("tasks", "approve", ticket["approval_id"], "--by", "a"), "already rejected"),
+        (("queue", "enqueue"), "give the task's KIND"),
+    ]:
+        assert message in fails(*args, store=store)
+    assert "no control plane" in fails("tasks", "list", store=tmp_path / "elsewhere")

@@ -15,14 +15,14 @@ ALLOWED = {
     "shared": set(),
     "store": set(),
     "search": {"store"},
-    "analytics": {"store"},
+    "analytics": {"store", "control"},
     "lifecycle": {"store", "analytics"},
-    "sample": {"store", "lifecycle", "consensus"},
+    "sample": {"store", "lifecycle", "consensus", "control"},
     "workspace": {"store", "lifecycle"},
     "consensus": {"store"},
     "control": {"store"},
     "memory_store": {"store", "search", "lifecycle", "workspace"},
-    "agents": {"store", "search", "lifecycle", "memory_store"},
+    "agents": {"store", "search", "lifecycle", "memory_store", "control"},
 }
 
 

@@ -13,20 +13,20 @@ from memlib import MemoryStore, Project
 from memlib.embeddings import HashEmbedder
 
 
-async def _session_run(store_uri: str, workspace: str, script):
+async def _session_run(store_uri: str, workspace: str, script, *more: str):
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     params = StdioServerParameters(command=sys.executable, args=[
-        "-m", "memlib.cli", "--store", store_uri, "mcp", "--agent", "host-agent", "--workspace", workspace])
+        "-m", "memlib.cli", "--store", store_uri, "mcp", "--agent", "host-agent", "--workspace", workspace, *more])
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
             return await script(session)
 
 
-def drive(store_uri: str, workspace: str, script):
-    return anyio.run(_session_run, store_uri, workspace, script)
+def drive(store_uri: str, workspace: str, script, *more: str):
+    return anyio.run(_session_run, store_uri, workspace, script, *more)
 
 
 def answer(result) -> dict:
@@ -99,7 +99,7 @@ def test_every_tool_over_mcp(served):
     assert sorted(out["tools"]) == sorted([
         "query_memory", "save_insight", "save_issue", "save_learning", "promote_to_decision",
         "promote_to_pattern", "load_document_summary", "load_base_knowledge", "save_knowledge_snapshot",
-        "list_files_workspace"])
+        "list_files_workspace", "enqueue_task", "claim_task", "heartbeat_task", "ack_task", "nack_task"])
     schema = out["tools"]["save_insight"]
     assert schema["required"] == ["project_id", "content"] and schema["additionalProperties"] is False
     assert schema["properties"]["importance"]["enum"] == ["critical", "important", "normal"]
@@ -142,3 +142,40 @@ def test_a_save_over_mcp_goes_to_the_markdown_workspace_it_serves(tmp_path):
     assert (report.added, report.updated) == (0, 0)
     (event,) = store.audit.events("action = 'workspace_append'")
     assert event["subject_id"] in json.dumps(saved) and event["actor"] == "host-agent"
+
+
+def test_an_agent_host_enqueues_and_claims_work_over_mcp(served):
+    from memlib.control import ControlPlane
+
+    store, project, workspace = served
+
+    async def script(session):
+        out = {"enqueued": [answer(await session.call_tool("enqueue_task", {"kind": "review", "payload": {"pr": n},
+                                                                           "priority": n})) for n in (1, 7)]}
+        held = answer(await session.call_tool("claim_task", {"lease_seconds": 60}))
+        out["claimed"] = held
+        out["heartbeat"] = answer(await session.call_tool("heartbeat_task", {"task_id": held["task"]["task_id"],
+                                                                            "token": held["token"]}))
+        out["refusals"] = [refusal(await session.call_tool(name, args)) for name, args in [
+            ("ack_task", {"task_id": held["task"]["task_id"], "token": "forged"}),
+            ("enqueue_task", {"kind": "bad kind!"}),
+            ("claim_task", {"lease_seconds": 0}),
+        ]]
+        out["acked"] = answer(await session.call_tool("ack_task", {"task_id": held["task"]["task_id"],
+                                                                  "token": held["token"], "output": {"lgtm": True}}))
+        second = answer(await session.call_tool("claim_task", {}))
+        out["nacked"] = answer(await session.call_tool("nack_task", {"task_id": second["task"]["task_id"],
+                                                                    "token": second["token"], "error": "flaky"}))
+        return out
+
+    out = drive(store.uri, workspace, script, "--session", "host-session")
+    assert out["claimed"]["task"]["payload"] == {"pr": 7}  # the higher priority first
+    assert out["claimed"]["task"]["session_id"] == "host-session" and out["acked"]["status"] == "succeeded"
+    assert "does not hold task" in out["refusals"][0] and "kind" in out["refusals"][1]
+    assert "lease_seconds" in out["refusals"][2]
+    assert out["nacked"]["status"] == "queued" and out["nacked"]["attempts"] == 1
+    with ControlPlane.open(store.uri) as plane:
+        done = plane.results.get(out["claimed"]["task"]["task_id"])
+        assert done.output == {"lgtm": True} and done.worker == "host-agent"
+        assert [e.kind for e in plane.events.list(session_id="host-session")] == [
+            "enqueued", "enqueued", "claimed", "acked", "claimed", "nacked"]

@@ -77,7 +77,7 @@ def build_context(store, session_id: str, goal: str, budget_tokens: int = 4_000,
         pending_loop_active=sessions.pending_loop(session_id) is not None))
     if query is not None:
         hits = store.recall(query.text, k=query.limit, scope=Scope(project_id=query.project_id),
-                            agent=session.agent, tool="build_context")
+                            agent=session.agent, tool="build_context", session_id=session_id)
         recalled = [h.id for h in hits]
         recall_items = [render_memory(h.memory).strip() for h in hits]
     turns = sessions.transcript(session_id)

@@ -59,11 +59,11 @@ def build_server(box: Toolbox):
     return server
 
 
-def serve(store, agent: str = "agent", workspace: str | Path | None = None) -> None:
+def serve(store, agent: str = "agent", workspace: str | Path | None = None, session_id: str | None = None) -> None:
     """Serve the tools over stdio until the client closes the stream. A server is long-lived:
     it loads the model and the store's rows into memory in the background as it starts (calls
     are answered meanwhile, from Lance), and keeps them current as memories are written."""
-    box = Toolbox(store=store, agent=agent, workspace=Path(workspace) if workspace else None)
+    box = Toolbox(store=store, agent=agent, workspace=Path(workspace) if workspace else None, session_id=session_id)
     threading.Thread(target=_warm, args=(store,), daemon=True, name="memlib-warm").start()
     build_server(box).run("stdio")
 

@@ -163,7 +163,7 @@ def latest_iterations(store, project_id: str, n: int) -> list[str]:
 
 
 def query_memory(store, query: MemoryQuery | dict, agent: str | None = None,
-                 tool: str = "query_memory") -> MemoryQueryResult:
+                 tool: str = "query_memory", session_id: str | None = None) -> MemoryQueryResult:
     """Answer a query from the store, logging what the agent is given."""
     if isinstance(query, dict):
         query = MemoryQuery.parse(query)
@@ -199,5 +199,5 @@ def query_memory(store, query: MemoryQuery | dict, agent: str | None = None,
             items = [Item(from_row(r, trusted=True)) for r in rows[:query.limit]]
     store.log_recall(text or f"({query.scope} memory)", [(i.memory.id, rank, i.score) for rank, i in
                                                          enumerate(items, start=1)],
-                     "hybrid" if text else "list", agent, tool)
+                     "hybrid" if text else "list", agent, tool, session_id)
     return MemoryQueryResult(query, items, iterations, lambda t: count_tokens(store.embedder, t))

@@ -27,18 +27,9 @@ from memlib.errors import InvalidInput, NotFound, invalid
 from memlib.models import MAX_TEXT, Kind
 from memlib.scope import sql_literal
 from memlib.store.concurrency import committing
+from memlib.store.session_tables import SCHEMAS
 from memlib.store.tables import PENDING_LOOPS, SESSIONS, SHORT_TERM, open_or_create, open_table, tidy
 
-TS = pa.timestamp("us", tz="UTC")
-SCHEMAS = {
-    SESSIONS: pa.schema([("session_id", pa.string()), ("agent", pa.string()), ("project_id", pa.string()),
-                         ("status", pa.string()), ("started_at", TS), ("ended_at", TS),
-                         ("preferences", pa.string())]),
-    SHORT_TERM: pa.schema([("session_id", pa.string()), ("seq", pa.int64()), ("role", pa.string()),
-                           ("content", pa.string()), ("at", TS)]),
-    PENDING_LOOPS: pa.schema([("session_id", pa.string()), ("loop_id", pa.string()), ("goal", pa.string()),
-                              ("step", pa.int64()), ("state", pa.string()), ("saved_at", TS)]),
-}
 PREFERENCE_KEY = re.compile(r"^[a-z][a-z0-9_.-]{0,63}$")
 MAX_PREFERENCE = 4_000
 

@@ -32,6 +32,17 @@ class Toolbox:
     store: Any  # a MemoryStore
     agent: str = "agent"
     workspace: Path | None = None  # list_files_workspace lists under this root only
+    session_id: str | None = None  # the session the agent works in: its recalls and tasks carry it
+    _plane: Any = None
+
+    @property
+    def plane(self):
+        """The store's control plane, opened on the first queue tool called."""
+        if self._plane is None:
+            from memlib.control import ControlPlane
+
+            self._plane = ControlPlane.open(self.store.uri)
+        return self._plane
 
 
 class _Input(BaseModel):
@@ -104,7 +115,7 @@ def query_memory(box: Toolbox, args: QueryMemoryInput) -> dict:
     """Project, iteration or smart query of the project's memory, ranked; with a markdown
     context string cut to the token budget."""
     query = MemoryQuery.model_validate(args.model_dump(exclude={"budget_tokens"}))
-    result = run_query(box.store, query, agent=box.agent, tool="query_memory")
+    result = run_query(box.store, query, agent=box.agent, tool="query_memory", session_id=box.session_id)
     return {"items": [{"id": i.memory.id, "kind": i.memory.kind.value, "text": i.memory.own_text,
                        "created_at": i.memory.created_at.isoformat(), "score": i.score,
                        "iteration_id": getattr(i.memory, "iteration_id", None)} for i in result.items],
@@ -200,13 +211,95 @@ def list_files_workspace(box: Toolbox, args: ListFilesInput) -> dict:
     return {"files": files, "truncated": False}
 
 
+class EnqueueTaskInput(_Input):
+    kind: str = Field(description="What sort of work (a worker claims any kind).")
+    payload: Any = Field(default=None, description="The task's instructions, any JSON value.")
+    priority: int = Field(default=0, ge=-1_000, le=1_000, description="Higher is claimed first.")
+    max_attempts: int = Field(default=5, ge=1, le=100)
+    approval: str | None = Field(default=None, description="Hold the task until a person approves this request.")
+
+
+class ClaimTaskInput(_Input):
+    lease_seconds: float = Field(default=30.0, ge=0.001, le=86_400,
+                                 description="How long the task is the caller's; heartbeat_task extends it.")
+
+
+class _Held(_Input):
+    task_id: str
+    token: str = Field(description="The token claim_task returned with the task.")
+
+
+class HeartbeatTaskInput(_Held):
+    extend_seconds: float = Field(default=30.0, ge=0.001, le=86_400)
+
+
+class AckTaskInput(_Held):
+    output: Any = Field(default=None, description="The task's result, any JSON value.")
+    status: Literal["succeeded", "failed"] = "succeeded"
+
+
+class NackTaskInput(_Held):
+    error: str | None = Field(default=None, max_length=2_000)
+    retry_in_seconds: float | None = Field(default=None, ge=0, le=86_400,
+                                           description="Default: backoff doubling from 1 s.")
+
+
+def _task(task) -> dict:
+    return {"task_id": task.task_id, "kind": task.kind, "payload": task.payload, "status": task.status,
+            "priority": task.priority, "attempts": task.attempts, "session_id": task.session_id}
+
+
+def enqueue_task(box: Toolbox, args: EnqueueTaskInput) -> dict:
+    """Queue work for the store's workers (in this agent's session); with `approval`, it
+    waits for a person's decision first."""
+    task = box.plane.queue.enqueue(args.kind, args.payload, priority=args.priority, max_attempts=args.max_attempts,
+                                   approval=args.approval, agent=box.agent, session_id=box.session_id)
+    return _task(task)
+
+
+def claim_task(box: Toolbox, args: ClaimTaskInput) -> dict:
+    """Take the next task (highest priority, then oldest) for a lease; null when none is free
+    or the queue's in-flight limit is reached. Keep the token: ack_task needs it."""
+    lease = box.plane.queue.claim(box.agent, lease=args.lease_seconds)
+    if lease is None:
+        return {"task": None}
+    return {"task": _task(lease.task), "token": lease.token, "attempt": lease.attempt,
+            "lease_until": lease.until.isoformat()}
+
+
+def heartbeat_task(box: Toolbox, args: HeartbeatTaskInput) -> dict:
+    """Extend the lease on a task this agent holds."""
+    lease = box.plane.queue.heartbeat(box.plane.queue.lease_of(args.task_id, args.token, box.agent),
+                                      extend=args.extend_seconds)
+    return {"task_id": lease.task_id, "lease_until": lease.until.isoformat()}
+
+
+def ack_task(box: Toolbox, args: AckTaskInput) -> dict:
+    """Finish a task this agent holds, with its result."""
+    result = box.plane.queue.ack(box.plane.queue.lease_of(args.task_id, args.token, box.agent), args.output,
+                                 status=args.status)
+    return {"task_id": result.task_id, "status": result.status, "attempt": result.attempt,
+            "duration_seconds": result.duration_s}
+
+
+def nack_task(box: Toolbox, args: NackTaskInput) -> dict:
+    """Give a task back after a failed attempt: retried after a backoff, or a dead letter
+    once it has used its attempts."""
+    task = box.plane.queue.nack(box.plane.queue.lease_of(args.task_id, args.token, box.agent), args.error,
+                                retry_in=args.retry_in_seconds)
+    return _task(task)
+
+
 TOOLS: dict[str, tuple[type[BaseModel], Callable[[Toolbox, Any], dict]]] = {
     fn.__name__: (model, fn) for model, fn in [
         (QueryMemoryInput, query_memory), (SaveInsightInput, save_insight), (SaveIssueInput, save_issue),
         (SaveLearningInput, save_learning), (PromoteToDecisionInput, promote_to_decision),
         (PromoteToPatternInput, promote_to_pattern), (LoadDocumentSummaryInput, load_document_summary),
         (LoadBaseKnowledgeInput, load_base_knowledge), (SaveKnowledgeSnapshotInput, save_knowledge_snapshot),
-        (ListFilesInput, list_files_workspace)]
+        (ListFilesInput, list_files_workspace),
+        # the control plane (memlib.control): an agent host enqueues and claims work
+        (EnqueueTaskInput, enqueue_task), (ClaimTaskInput, claim_task), (HeartbeatTaskInput, heartbeat_task),
+        (AckTaskInput, ack_task), (NackTaskInput, nack_task)]
 }
 
 

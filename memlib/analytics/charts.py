@@ -136,6 +136,17 @@ def agreement_matrix(pairs: pl.DataFrame) -> alt.Chart:
     ).properties(width=320, height=320)
 
 
+def queue_levels(timeline: pl.DataFrame) -> alt.Chart:
+    """Queue depth and tasks in flight at the end of each hour (mart_queue_timeline)."""
+    df = timeline.select("hour", "queue_depth", "in_flight").unpivot(
+        index="hour", variable_name="level", value_name="tasks").with_columns(
+        pl.col("hour").cast(pl.Utf8), pl.col("level").replace({"queue_depth": "waiting", "in_flight": "in flight"}))
+    return alt.Chart(_data(df), title="Queue depth and tasks in flight").mark_line(interpolate="step-after").encode(
+        x=alt.X("hour:T", title="hour"), y=alt.Y("tasks:Q", title="tasks"),
+        color=alt.Color("level:N", title="level"),
+    ).properties(width=WIDTH, height=220)
+
+
 def to_svg(chart: alt.TopLevelMixin) -> str:
     """Render a chart to a standalone SVG string, offline."""
     import vl_convert as vlc

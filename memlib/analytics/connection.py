@@ -22,6 +22,7 @@ from __future__ import annotations
 import fcntl
 import glob
 import hashlib
+import importlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -92,14 +93,20 @@ def as_of_end(value: date | datetime | str | None, clock=None) -> datetime:
     return parse_time(value, "as of", end_of_day=True)
 
 
-def lance_extension() -> str | None:
+def extension(name: str) -> str | None:
+    """The file of a DuckDB extension installed from PyPI (duckdb-extension-NAME), for this
+    engine version; None if it is not installed (nothing is ever downloaded)."""
     try:
-        import duckdb_extension_lance
+        module = importlib.import_module(f"duckdb_extension_{name}")
     except ImportError:
         return None
-    base = Path(duckdb_extension_lance.__file__).parent / "extensions"
-    found = glob.glob(str(base / f"v{duckdb.__version__}" / "lance.duckdb_extension"))
+    base = Path(module.__file__).parent / "extensions"
+    found = glob.glob(str(base / f"v{duckdb.__version__}" / f"{name}.duckdb_extension"))
     return found[0] if found else None
+
+
+def lance_extension() -> str | None:
+    return extension("lance")
 
 
 def connect(store: Store | str, params: Params | None = None, backend: str = "auto",
@@ -211,19 +218,46 @@ def _attach(con, store: Store, backend: str) -> None:
     con.execute(_raw_view("raw_audit_log", "lance_audit_log", AUDIT_SCHEMA, present)
                 + " where \"at\" <= (select as_of from memlib_params)")
     _consensus_views(con, store)
+    _control_views(con, store)
+
+
+def _control_views(con, store: Store) -> None:
+    """raw_tasks, raw_task_events, raw_approvals, raw_task_results: the control plane's SQLite
+    file (memlib.control) through DuckDB's sqlite scanner, as it is now (the views filter
+    by time); empty tables of the same layout when the store has no control plane."""
+    from memlib.control.db import FILE, TABLES
+    from memlib.store.tables import is_local
+
+    path = Path(store.uri.removeprefix("file://")) / FILE if is_local(store.uri) else None
+    if path is not None and path.exists():
+        scanner = extension("sqlite_scanner")
+        if not scanner:
+            raise StoreError("the duckdb sqlite extension is not installed (duckdb-extension-sqlite-scanner)")
+        con.execute(f"load {sql_literal(scanner)}")
+        con.execute(f"attach {sql_literal(str(path))} as memlib_control (type sqlite, read_only)")
+    else:
+        con.execute("attach ':memory:' as memlib_control")
+        for name, ddl in TABLES.items():
+            con.execute(ddl.replace(f"exists {name} (", f"exists memlib_control.{name} (", 1)
+                        .replace(" integer", " bigint"))
+    for view, name in (("raw_tasks", "tasks"), ("raw_task_events", "events"), ("raw_approvals", "approvals"),
+                       ("raw_task_results", "results")):
+        con.execute(f"create or replace view {view} as select * from memlib_control.{name}")
 
 
 def _consensus_views(con, store: Store) -> None:
     """raw_fragments, raw_clusters, raw_cluster_units, raw_contracts: the consensus tables
-    (memlib/consensus) as they are now (they keep no history to read as of a date; empty when
-    a store has none)."""
+    (memlib/consensus), and raw_sessions (memlib/agents), as they are now (they keep no
+    history to read as of a date; empty when a store has none)."""
     from memlib.store import consensus_tables as ct
-    from memlib.store.tables import open_table
+    from memlib.store.session_tables import SCHEMAS as SESSION_SCHEMAS
+    from memlib.store.tables import SESSIONS, open_table
 
     for view, name, schema in (("raw_fragments", ct.FRAGMENTS, ct.fragment_schema(store.dims)),
                                ("raw_clusters", ct.CLUSTERS, ct.cluster_schema(store.dims)),
                                ("raw_cluster_units", ct.UNITS, ct.UNIT_SCHEMA),
-                               ("raw_contracts", ct.CONTRACTS, ct.CONTRACT_SCHEMA)):
+                               ("raw_contracts", ct.CONTRACTS, ct.CONTRACT_SCHEMA),
+                               ("raw_sessions", SESSIONS, SESSION_SCHEMAS[SESSIONS])):
         table = open_table(store.db, name)
         source = f"lance_{name}"
         con.register(source, table.to_lance() if table is not None else schema.empty_table())

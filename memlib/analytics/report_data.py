@@ -264,5 +264,65 @@ def consensus(con, top: int = 20) -> Report:
     )
 
 
+def control_plane(con, top: int = 20) -> Report:
+    """The control plane (memlib.control) as of the report's date: queue depth and tasks in
+    flight over time, claim-to-ack latency, lease expiries, retries and dead letters,
+    approval waits, and each session's tasks beside the memories it wrote and recalled."""
+    tasks = _frame(con, "select status, count(*) as n_tasks from stg_tasks group by status order by n_tasks desc, status")
+    timeline = _frame(con, "select * from mart_queue_timeline order by hour")
+    window = con.execute("select min(hour) from mart_queue_timeline").fetchone()[0]
+    attempts = _frame(con, "select * from mart_task_attempts where claimed_at >= ?", [window])
+    latency = _frame(con, """
+        select coalesce(t.kind, '(all kinds)') as kind, count(*) as n_acked,
+               quantile_cont(a.claim_to_end_seconds, 0.5) as p50_seconds,
+               quantile_cont(a.claim_to_end_seconds, 0.9) as p90_seconds,
+               quantile_cont(a.claim_to_end_seconds, 0.99) as p99_seconds
+        from mart_task_attempts a join stg_tasks t using (task_id)
+        where a.outcome = 'acked' and a.claimed_at >= ?
+        group by rollup (t.kind) order by t.kind nulls first""", [window])
+    outcomes = _frame(con, "select outcome, count(*) as n_attempts from mart_task_attempts where claimed_at >= ? "
+                           "group by outcome order by n_attempts desc, outcome", [window])
+    dead = _frame(con, "select t.kind, t.attempts, t.created_at, r.last_error, t.task_id as id from stg_tasks t "
+                       "join raw_tasks r using (task_id) where t.status = 'dead' order by t.created_at, id")
+    approvals = _frame(con, "select status, request, requested_by, requested_at, decided_by, wait_seconds, "
+                            "approval_id as id from mart_approval_waits order by requested_at, id")
+    sessions = _frame(con, "select * from mart_session_tasks order by n_tasks desc, session_id")
+    by_agent = sessions.group_by(pl.col("agent").fill_null("(unknown)")).agg(
+        pl.len().alias("n_sessions"), *(pl.col(c).sum() for c in (
+            "n_tasks", "n_done", "n_failed", "n_dead", "n_memories_written", "n_recalls"))).sort(
+        ["n_tasks", "agent"], descending=[True, False])
+    overall = latency.filter(pl.col("kind") == "(all kinds)")
+    last = timeline.row(-1, named=True) if timeline.height else {}
+    decided = approvals.filter(pl.col("status") != "pending")["wait_seconds"]
+    headline = {
+        "queue_depth": last.get("queue_depth"),
+        "claim_to_ack_p50_seconds": overall["p50_seconds"][0] if overall.height else None,
+        "dead_letters": int(tasks.filter(pl.col("status") == "dead")["n_tasks"].sum()),
+        "approvals_pending": int((approvals["status"] == "pending").sum()),
+        "in_flight": last.get("in_flight"),
+        "claim_to_ack_p99_seconds": overall["p99_seconds"][0] if overall.height else None,
+        "lease_expiries_in_window": int(timeline["n_lease_expiries"].sum()),
+        "retries_in_window": int(timeline["n_nacks"].sum() + timeline["n_lease_expiries"].sum()),
+        "approval_wait_p50_seconds": decided.median() if decided.len() else None,
+        "tasks": int(tasks["n_tasks"].sum()),
+        "claims_in_window": attempts.height,
+    }
+    return Report(
+        "Control plane", headline,
+        tables={
+            "Tasks by status": tasks,
+            "Claim-to-ack latency in the window (seconds)": latency,
+            "How attempts in the window ended": outcomes,
+            "Queue by hour (busiest hours)": timeline.filter(pl.col("n_claims") > 0).sort(
+                ["n_claims", "hour"], descending=[True, False]).head(top),
+            "Dead letters": dead.head(top),
+            "Approvals and their waits": approvals.sort(["status", "requested_at"]).head(top),
+            "Agents: tasks beside the memories their sessions wrote and recalled": by_agent,
+            "Sessions with the most tasks": sessions.drop("project_id").head(top),
+        },
+        charts={"Queue depth and tasks in flight": charts.queue_levels(timeline)},
+    )
+
+
 REPORTS = {"usage": usage, "ttl_decay": ttl_decay, "confidence": confidence, "retention": retention,
-           "consensus": consensus}
+           "consensus": consensus, "control_plane": control_plane}

@@ -27,9 +27,9 @@ from typing import Any
 from memlib.analytics.notebook import HEADLINE_MIME, cards_html
 from memlib.errors import InvalidInput, MemlibError, StoreError
 
-REPORTS = ("usage", "ttl_decay", "confidence", "retention", "consensus")
+REPORTS = ("usage", "ttl_decay", "confidence", "retention", "consensus", "control_plane")
 TITLES = {"usage": "Usage", "ttl_decay": "TTL and decay", "confidence": "Confidence", "retention": "Retention",
-          "consensus": "Consensus"}
+          "consensus": "Consensus", "control_plane": "Control plane"}
 EXPLORE = "explore.ipynb"  # the analyst's starting point (memlib lab), not a scheduled report
 CARDS = 4  # headline numbers per report on the index page
 # What a kernel's stderr may say that means its report is not to be trusted.

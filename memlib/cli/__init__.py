@@ -2,7 +2,8 @@
 library function and prints; it holds no SQL and no rules. A user's mistake is one line on
 stderr and a non-zero exit. One module per command group: memories (write, read, search,
 history), reports (the analytics reports, JupyterLab), lifecycle (retention, curation,
-policies), agents (the MCP server), workspace (the markdown workspace)."""
+policies), agents (the MCP server), workspace (the markdown workspace), control (tasks and
+the dispatch queue)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import sys
 
 import click
 
-from memlib.cli import agents, lifecycle, memories, reports, workspace  # noqa: F401  (they register their commands)
+from memlib.cli import agents, control, lifecycle, memories, reports, workspace  # noqa: F401  (they register their commands)
 from memlib.cli.app import cli
 from memlib.errors import MemlibError
 

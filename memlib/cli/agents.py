@@ -13,9 +13,11 @@ from memlib.cli.app import cli, open_store
               help="The root list_files_workspace may list (nothing outside it); if it is a "
                    "memlib workspace, saved memories also go to its files and build_context "
                    "reads its persona, owner and tools (default: memlib --workspace).")
+@click.option("--session", "session_id", default=None, help="The agent's session: its recalls and queued tasks carry it.")
 @click.pass_context
-def mcp(ctx, agent, workspace):
-    """Serve the ten agent tools over MCP on stdio (for an agent host)."""
+def mcp(ctx, agent, workspace, session_id):
+    """Serve the agent tools over MCP on stdio (for an agent host): the ten memory tools and
+    the control plane's queue tools."""
     from memlib.agents.mcp_server import serve
     from memlib.workspace import Workspace
 
@@ -23,4 +25,4 @@ def mcp(ctx, agent, workspace):
     store.check_writable()
     workspace = workspace or ctx.obj.get("workspace")
     store.workspace = Workspace.configured(workspace) if workspace else None
-    serve(store, agent=agent, workspace=workspace)
+    serve(store, agent=agent, workspace=workspace, session_id=session_id)

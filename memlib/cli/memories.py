@@ -136,10 +136,11 @@ def search(ctx, query, k, mode, as_json, **kw):
 @click.argument("query")
 @_scope_options
 @click.option("--agent", default=None, help="Who recalls (logged with each event).")
+@click.option("--session", "session_id", default=None, help="The agent session it recalls in (logged with each event).")
 @click.pass_context
-def recall(ctx, query, k, mode, as_json, agent, **kw):
+def recall(ctx, query, k, mode, as_json, agent, session_id, **kw):
     """Search on an agent's behalf and log one recall event per hit."""
-    hits = open_store(ctx).recall(query, k=k, mode=mode, scope=_scope(kw), agent=agent)
+    hits = open_store(ctx).recall(query, k=k, mode=mode, scope=_scope(kw), agent=agent, session_id=session_id)
     _print_hits(hits, as_json)
 
 

@@ -59,7 +59,7 @@ class ControlPlane:
 
     @classmethod
     def open(cls, store_uri: str | None = None, path: str | None = None, clock: Clock | None = None,
-             create: bool = True, file_lock: bool = True) -> "ControlPlane":
+             create: bool = True, file_lock: bool = False) -> "ControlPlane":
         if path is None:
             if store_uri is None:
                 raise InvalidInput("give a store or a control-plane path")
@@ -336,6 +336,18 @@ class DispatchQueue:
 
     # -- the holder's calls ---------------------------------------------------------------
 
+    def lease_of(self, task_id: str, token: str, worker: str) -> Lease:
+        """The lease a worker holds, from what it kept of it (a task id and its token: an
+        agent host over MCP, a worker restarted from its own log); LeaseLost if it is over."""
+        with self.db.writing() as con:
+            row = _task_row(con, task_id)
+        if row is None:
+            raise NotFound(f"no task {task_id!r}")
+        if row["status"] != "running" or row["lease_token"] != token:
+            raise LeaseLost(f"{worker} does not hold task {task_id} (it is {row['status']})")
+        return Lease(task=Task.from_row(row), worker=worker, token=token, attempt=row["attempts"],
+                     claimed_at=from_us(row["claimed_us"]), until=from_us(row["lease_until_us"]))
+
     def heartbeat(self, lease: Lease, extend: float = LEASE_SECONDS) -> Lease:
         """The lease runs `extend` seconds from now (if it is still the holder's)."""
         _check_lease(extend)
@@ -418,8 +430,8 @@ def _claim(con, now: int, worker: str, lease: float) -> Lease | None:
         return None
     row = dict(zip([d[0] for d in cursor.description], row))
     _event(con, now, "claimed", row["task_id"], row["session_id"], row["attempts"], worker)
-    return Lease(task=Task.from_row(row), worker=worker, token=token, attempt=row["attempts"],
-                 claimed_at=from_us(now), until=from_us(until))
+    return Lease.model_construct(task=Task.from_row(row), worker=worker, token=token, attempt=row["attempts"],
+                                 claimed_at=from_us(now), until=from_us(until))
 
 
 def _output(output: Any, status: str) -> str:

@@ -85,7 +85,8 @@ class Task(BaseModel):
 
     @classmethod
     def from_row(cls, row: dict) -> "Task":
-        return cls(task_id=row["task_id"], session_id=row["session_id"], agent=row["agent"], kind=row["kind"],
+        """A task as the database holds it (written through NewTask: not validated again)."""
+        return cls.model_construct(task_id=row["task_id"], session_id=row["session_id"], agent=row["agent"], kind=row["kind"],
                    payload=json.loads(row["payload"]), status=row["status"], priority=row["priority"],
                    attempts=row["attempts"], max_attempts=row["max_attempts"],
                    available_at=from_us(row["available_us"]), lease_owner=row["lease_owner"],

@@ -17,7 +17,7 @@ import random
 import time
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from typing import Any, Iterator
 
 import numpy as np
@@ -249,10 +249,15 @@ def generate_recalls(ids: list[str], created: np.ndarray, seed: int, anchor: dat
 
 def _with_tools(events: pa.Table) -> pa.Table:
     """The tool each recall went through: the sample's agents ask `query_memory` (hybrid);
-    their vector and full-text recalls are direct. Derived, so the draws above are unchanged."""
+    their vector and full-text recalls are direct. And the session it was made in: its
+    agent's session of that day (memlib.sample.control). Derived, so the draws above are
+    unchanged."""
     mode = events.column("mode").to_numpy(zero_copy_only=False)
     tool = pa.array(np.where(mode == "hybrid", "query_memory", None).astype(object), pa.string())
-    return events.append_column("tool", tool).select(RECALL_SCHEMA.names).cast(RECALL_SCHEMA)
+    session = pc.binary_join_element_wise("sample-", events["agent"], "-",
+                                          pc.strftime(events["recalled_at"], "%Y%m%d"), "")
+    return (events.append_column("tool", tool).append_column("session_id", session)
+            .select(RECALL_SCHEMA.names).cast(RECALL_SCHEMA))
 
 
 def approximate_vectors(centroids: dict[str, np.ndarray], topics: list[str], rng: np.random.Generator,
@@ -269,6 +274,7 @@ def build_sample(store, size: int = DEFAULT_SIZE, seed: int = 7, anchor: datetim
     day of the history, each at that day's time by the store's clock."""
     from memlib.lifecycle.maintenance import ensure_vector_index
     from memlib.sample.consensus import build_consensus_sample
+    from memlib.sample.control import build_control_sample, write_sessions
 
     if vectors not in ("auto", "model", "approx"):
         raise InvalidInput(f"vectors must be auto, model or approx, not {vectors!r}")
@@ -323,6 +329,9 @@ def build_sample(store, size: int = DEFAULT_SIZE, seed: int = 7, anchor: datetim
         ensure_vector_index(store)
         store.optimize()
         consensus = build_consensus_sample(store, seed=seed, anchor=anchor)
+        days = pc.unique(pc.strftime(events["recalled_at"], "%Y-%m-%d")).to_pylist()
+        n_sessions = write_sessions(store, {(a, date.fromisoformat(d)) for a in T.AGENTS for d in days})
+        control = build_control_sample(store, T.AGENTS, seed=seed, anchor=anchor)
     finally:
         store.clock.set(None)
         if bar is not None:
@@ -330,6 +339,7 @@ def build_sample(store, size: int = DEFAULT_SIZE, seed: int = 7, anchor: datetim
     return {"memories": len(ids), "recall_events": events.num_rows,
             "memories_with_folded_usage": folded, "vectors": vectors, "days": len(steps),
             "consensus_fragments": consensus["fragments"], "consensus_units": consensus["consensus_units"],
+            "sessions": n_sessions, "tasks": control["tasks"],
             "anchor": anchor.date().isoformat(), "seconds": round(time.perf_counter() - started, 1)}
 
 

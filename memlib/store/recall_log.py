@@ -49,6 +49,7 @@ SCHEMA = pa.schema([
     pa.field("mode", pa.string()),
     pa.field("agent", pa.string()),
     pa.field("tool", pa.string()),  # the agent tool it recalled through (memlib.agents), if any
+    pa.field("session_id", pa.string()),  # the agent session it recalled in, if any (seed 002's key)
     pa.field("recalled_at", pa.timestamp("us", tz="UTC")),
     pa.field("flush_id", pa.string()),
     pa.field("flushed_at", pa.timestamp("us", tz="UTC")),
@@ -76,7 +77,7 @@ class RecallLog:
     def table(self):
         if self._table is None:
             self._table = open_or_create(self.db, TABLE, SCHEMA)
-            add_missing_columns(self._table, SCHEMA)  # a log written before the tool column
+            add_missing_columns(self._table, SCHEMA)  # a log written before the tool or session column
         return self._table
 
     def dataset(self):

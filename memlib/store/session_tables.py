@@ -1,0 +1,19 @@
+"""The layout of the session tables (seed 002's session layers; memlib/agents/sessions.py
+writes them, the reports read the sessions through memlib.analytics)."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from memlib.store.tables import PENDING_LOOPS, SESSIONS, SHORT_TERM
+
+TS = pa.timestamp("us", tz="UTC")
+SCHEMAS = {
+    SESSIONS: pa.schema([("session_id", pa.string()), ("agent", pa.string()), ("project_id", pa.string()),
+                         ("status", pa.string()), ("started_at", TS), ("ended_at", TS),
+                         ("preferences", pa.string())]),
+    SHORT_TERM: pa.schema([("session_id", pa.string()), ("seq", pa.int64()), ("role", pa.string()),
+                           ("content", pa.string()), ("at", TS)]),
+    PENDING_LOOPS: pa.schema([("session_id", pa.string()), ("loop_id", pa.string()), ("goal", pa.string()),
+                              ("step", pa.int64()), ("state", pa.string()), ("saved_at", TS)]),
+}
