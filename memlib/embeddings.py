@@ -18,7 +18,7 @@ from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from memlib.errors import StoreError
+from memlib.errors import InvalidInput, StoreError
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 HASH_MODEL = "memlib/hash"
@@ -44,8 +44,9 @@ class SentenceTransformerEmbedder:
     """Any sentence-transformers model, loaded lazily from a local path or the local cache."""
 
     def __init__(self, model: str, name: str | None = None, dims: int | None = None,
-                 batch_size: int = 64):
+                 batch_size: int = 64, device: str | None = None):
         self.model_path = str(model)
+        self.device = checked_device(device if device is not None else os.environ.get("MEMLIB_DEVICE", "cpu"))
         self.name = name or model
         self.batch_size = batch_size
         self._dims = dims
@@ -69,7 +70,7 @@ class SentenceTransformerEmbedder:
             hf_logging.set_verbosity_error()
             try:
                 # local files only: memlib never fetches a model at run time
-                self._model = SentenceTransformer(self.model_path, device="cpu", local_files_only=True)
+                self._model = SentenceTransformer(self.model_path, device=self.device, local_files_only=True)
             except OSError as exc:
                 raise StoreError(f"cannot load embedding model {self.name!r} offline: {exc}") from None
         return self._model
@@ -91,7 +92,7 @@ class SentenceTransformerEmbedder:
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
-        if len(texts) <= SMALL_BATCH and (session := self._small()) is not None:
+        if len(texts) <= SMALL_BATCH and self.device == "cpu" and (session := self._small()) is not None:
             return _run_onnx(session, self._load(), list(texts))
         vectors = self._load().encode(
             list(texts), batch_size=self.batch_size, normalize_embeddings=True,
@@ -194,6 +195,28 @@ def count_tokens(embedder, text: str) -> int:
     count), else one token per four characters."""
     counter = getattr(embedder, "count_tokens", None)
     return counter(text) if counter is not None else -(-len(text) // 4)
+
+
+DEVICE = re.compile(r"^(cpu|cuda(:\d+)?|mps)$")
+
+
+def checked_device(device: str) -> str:
+    """The torch device to encode on: cpu (the default), cuda[:N] or mps, when this machine
+    has it ($MEMLIB_DEVICE or `memlib --device`); one line naming what is missing if not."""
+    if not isinstance(device, str) or not DEVICE.match(device):
+        raise InvalidInput(f"device must be cpu, cuda, cuda:N or mps, not {device!r}")
+    if device == "cpu":
+        return device
+    import torch
+
+    if device.startswith("cuda"):
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        index = int(device.partition(":")[2] or 0)
+        if index >= count:
+            raise InvalidInput(f"device {device}: torch sees {count} CUDA GPU(s) on this machine (use cpu)")
+    elif not torch.backends.mps.is_available():
+        raise InvalidInput("device mps: this machine has no Apple GPU that torch can use (use cpu)")
+    return device
 
 
 def default_embedder() -> SentenceTransformerEmbedder:

@@ -122,8 +122,9 @@ class MemoryStore(Store):
         except (StoreError, OSError) as exc:
             log.warning("recall not logged: %s", exc)
 
-    def maintain(self, progress: bool = False) -> dict[str, Any]:
-        """Flush recalls, fold usage into memories, compact, index (memlib.lifecycle.maintenance)."""
+    def maintain(self, progress: bool = False, **options: Any) -> dict[str, Any]:
+        """Flush recalls, fold usage into memories, compact, index, keep the as-of window's
+        versions and clean up the rest (memlib.lifecycle.maintenance: `history_days`, `grace`)."""
         from memlib.lifecycle.maintenance import maintain
 
-        return maintain(self, progress=progress)
+        return maintain(self, progress=progress, **options)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from memlib.embeddings import DEFAULT_MODEL, HashEmbedder
 
@@ -70,3 +71,32 @@ def test_one_model_embeds_and_counts_from_many_threads(model):
     for i, (one, count, batch) in enumerate(results):
         assert np.allclose(one, alone[i], atol=2e-5) and count == counts[i]
         assert np.allclose(batch, alone[i:i + 12], atol=2e-5)
+
+
+def test_the_encoder_device_is_a_choice_checked_against_the_machine(monkeypatch):
+    import subprocess
+    import sys
+
+    import torch
+
+    from memlib.embeddings import SentenceTransformerEmbedder, checked_device
+    from memlib.errors import InvalidInput
+
+    assert checked_device("cpu") == "cpu"
+    for bad, message in (("tpu", "device must be cpu, cuda"), ("cuda:x", "device must be")):
+        with pytest.raises(InvalidInput, match=message):
+            checked_device(bad)
+    if not torch.cuda.is_available():
+        with pytest.raises(InvalidInput, match="torch sees 0 CUDA GPU"):
+            checked_device("cuda")
+    monkeypatch.setenv("MEMLIB_DEVICE", "cpu")
+    assert SentenceTransformerEmbedder("/nowhere").device == "cpu"
+    assert SentenceTransformerEmbedder("/nowhere", device="cpu").device == "cpu"
+    monkeypatch.setenv("MEMLIB_DEVICE", "quantum")
+    with pytest.raises(InvalidInput, match="'quantum'"):
+        SentenceTransformerEmbedder("/nowhere")
+    monkeypatch.delenv("MEMLIB_DEVICE")
+    proc = subprocess.run([sys.executable, "-m", "memlib.cli", "--device", "tpu", "stats"], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 1 and proc.stderr.strip().splitlines() == [
+        "memlib: error: device must be cpu, cuda, cuda:N or mps, not 'tpu'"]

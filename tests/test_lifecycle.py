@@ -264,3 +264,52 @@ def test_flag_and_confidence_changes_are_audited(store, tree):
                                     "reason": "contradicted by the incident"}
     with pytest.raises(InvalidInput, match="reason"):
         curation.adjust_confidence(store, insight.id, 5, " ")
+
+
+def test_maintain_keeps_the_as_of_window_and_cleans_up_the_rest(tmp_path):
+    from datetime import timedelta
+
+    from memlib import Insight, MemoryStore, Project, analytics
+    from memlib.embeddings import HashEmbedder
+    from memlib.lifecycle import retention
+    from memlib.store.versions import AS_OF_TAG
+
+    store = MemoryStore.open(str(tmp_path / "s"), embedder=HashEmbedder())
+    start = datetime(2026, 9, 1, 12, tzinfo=timezone.utc)
+    project = Project(name="p", created_at=start)
+    store.clock.set(start)
+    store.add([project])
+    for day in range(1, 41):  # a change a day for 40 days, two on even days
+        store.clock.set(start + timedelta(days=day))
+        store.add([Insight(project_id=project.id, content=f"day {day}", created_at=start + timedelta(days=day))])
+        if day % 2 == 0:
+            store.clock.set(start + timedelta(days=day, hours=3))
+            store.add([Insight(project_id=project.id, content=f"day {day} again",
+                               created_at=start + timedelta(days=day, hours=3))])
+    store.clock.set(start + timedelta(days=41))  # a retention run, then a change after it
+    first = store.dataset().to_table(columns=["id"], filter="content = 'day 1'").column("id")[0].as_py()
+    run = retention.remove(store, [first], {"why": "test"})
+    store.add([Insight(project_id=project.id, content="after the run", created_at=start + timedelta(days=41))])
+    now = start + timedelta(days=41, hours=12)
+    store.clock.set(now)
+    before = {d: analytics.connect(store, as_of=(now - timedelta(days=d)).date()).execute(
+        "select count(*) from stg_memories").fetchone()[0] for d in (0, 10, 30)}
+    n_versions = len(store.table.list_versions())
+    out = store.maintain(history_days=30, grace=timedelta(0))
+    kept = store.table.list_versions()
+    assert out["versions_removed"] > 0 and len(kept) < n_versions
+    assert len(kept) <= out["as_of_versions_kept"] + 2  # the window's, the run's tag and the latest
+    tags = store.table.tags.list()
+    assert len([t for t in tags if t.startswith(AS_OF_TAG)]) == 31
+    for d, count in before.items():  # every as-of day of the window reads what it read before
+        assert analytics.connect(store, as_of=(now - timedelta(days=d)).date()).execute(
+            "select count(*) from stg_memories").fetchone()[0] == count
+    with pytest.raises(InvalidInput, match="were cleaned up"):
+        analytics.connect(store, as_of=(now - timedelta(days=35)).date())
+    assert retention.undo(store, run.run_id) == 1  # the run's tagged version survived the clean up
+    store.clock.set(now + timedelta(days=10))
+    store.maintain(history_days=30, grace=timedelta(0))  # the window moves on: old tags go
+    assert min(t for t in store.table.tags.list() if t.startswith(AS_OF_TAG)) == \
+        f"{AS_OF_TAG}{(now + timedelta(days=10) - timedelta(days=30)).date().isoformat()}"
+    with pytest.raises(InvalidInput, match="history_days must be"):
+        store.maintain(history_days=-1)

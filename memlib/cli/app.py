@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from datetime import datetime
 
 import click
@@ -61,7 +62,14 @@ embedder_option = click.option(
 @click.option("--workspace", envvar="MEMLIB_WORKSPACE", default=None, metavar="DIR",
               help="A markdown workspace (memlib workspace init) the memories saved go to "
                    "(default: $MEMLIB_WORKSPACE, else none).")
+@click.option("--device", envvar="MEMLIB_DEVICE", default=None, metavar="DEVICE",
+              help="Where the embedding model runs: cpu (default), cuda, cuda:N or mps "
+                   "(default: $MEMLIB_DEVICE, else cpu).")
 @click.pass_context
-def cli(ctx: click.Context, store: str | None, workspace: str | None) -> None:
+def cli(ctx: click.Context, store: str | None, workspace: str | None, device: str | None) -> None:
     """memlib: an analytics-first memory store for AI agents."""
+    if device is not None:
+        from memlib.embeddings import checked_device
+
+        os.environ["MEMLIB_DEVICE"] = checked_device(device)  # every model this command loads
     ctx.obj = {"store": store, "workspace": workspace}

@@ -205,10 +205,15 @@ def stats(ctx, as_json):
 
 
 @cli.command()
+@click.option("--history-days", type=int, default=None,
+              help="Days back an as-of report can read (default 30): the version current at each "
+                   "day's end is kept, other versions older than an hour are cleaned up.")
 @click.pass_context
-def maintain(ctx):
-    """Flush recalls, fold usage into memories, compact tables, update indexes."""
-    echo_json(open_store(ctx).maintain(progress=True))
+def maintain(ctx, history_days):
+    """Flush recalls, fold usage into memories, compact tables, update indexes, keep the
+    as-of window's versions and clean up the rest."""
+    options = {} if history_days is None else {"history_days": history_days}
+    echo_json(open_store(ctx).maintain(progress=True, **options))
 
 
 @cli.command()

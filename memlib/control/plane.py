@@ -61,9 +61,9 @@ class ControlPlane:
     def open(cls, store_uri: str | None = None, path: str | None = None, clock: Clock | None = None,
              create: bool = True, file_lock: bool = False) -> "ControlPlane":
         if path is None:
-            if store_uri is None:
-                raise InvalidInput("give a store or a control-plane path")
-            path = path_for(store_uri)
+            from memlib.store.store import resolve_uri
+
+            path = path_for(resolve_uri(store_uri))
         return cls(Database(path, create=create, file_lock=file_lock), clock)
 
     def now_us(self) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from datetime import timedelta
 from typing import Any
 
 import pyarrow as pa
@@ -17,7 +18,10 @@ from lancedb.index import IvfHnswSq
 
 from memlib import analytics
 from memlib.models import arrow_schema
+from memlib.clock import MAX_DAYS
+from memlib.errors import InvalidInput
 from memlib.store.concurrency import committing, retryable
+from memlib.store.versions import CLEANUP_GRACE, HISTORY_DAYS, NO_CLEANUP, clean_up, keep_window
 
 log = logging.getLogger("memlib")
 
@@ -93,10 +97,16 @@ def _unless_contended(what: str, step) -> bool:
         return False
 
 
-def maintain(store, progress: bool = False) -> dict[str, Any]:
+def maintain(store, progress: bool = False, history_days: int = HISTORY_DAYS,
+             grace: timedelta = CLEANUP_GRACE) -> dict[str, Any]:
+    """Flush, fold, index and compact; keep the versions an as-of report of the last
+    `history_days` days reads (and retention runs' tagged ones), and clean up the others
+    older than `grace`."""
+    if isinstance(history_days, bool) or not isinstance(history_days, int) or not 0 <= history_days <= MAX_DAYS:
+        raise InvalidInput(f"history_days must be a whole number of days from 0 to {MAX_DAYS}, not {history_days!r}")
     store.check_writable()
     started = time.perf_counter()
-    steps = ["flush recalls", "fold usage", "indexes", "compact", "vector index"]
+    steps = ["flush recalls", "fold usage", "indexes", "as-of window", "compact", "vector index", "clean up"]
     bar = None
     if progress:
         from tqdm import tqdm
@@ -115,14 +125,22 @@ def maintain(store, progress: bool = False) -> dict[str, Any]:
         done("fold usage")
     created = store.ensure_indexes() if store.table.count_rows() else []
     done("indexes")
+    window = keep_window(store.table, store.audit, store.clock.now(), history_days)
+    done("as-of window")
     # compact first: an index built before would be remapped at once. Compaction loses to
     # writers that keep changing the same fragments; then it waits for the next maintain.
     compacted = _unless_contended("compact the memories", store.optimize)
     done("compact")
     vector = ensure_vector_index(store)
     done("vector index")
-    _unless_contended("compact the recall log", lambda: committing(store.recalls.table.optimize))
+    cleaned = clean_up(store.table, grace)
+    done("clean up")
+    # the recall log keeps no history anyone reads (reports filter its events by time)
+    if _unless_contended("compact the recall log",
+                         lambda: committing(lambda: store.recalls.table.optimize(cleanup_older_than=NO_CLEANUP))):
+        clean_up(store.recalls.table, grace)
     if bar is not None:
         bar.close()
     return {"events_flushed": flushed, "memories_folded": folded, "indexes_created": created,
-            "vector_index_built": vector, "compacted": compacted, "seconds": round(time.perf_counter() - started, 2)}
+            "vector_index_built": vector, "compacted": compacted, "as_of_versions_kept": len(set(window.values())),
+            **cleaned, "seconds": round(time.perf_counter() - started, 2)}

@@ -299,13 +299,20 @@ def purge(store, run_id: str, actor: str | None = None) -> dict[str, Any]:
 
 def cleanup_versions(store, older_than_days: int, actor: str | None = None) -> dict[str, Any]:
     """Delete the versions of the memories table older than `older_than_days` that no tag
-    holds: the store-wide cleanup. Time travel (and as-of reports) to dates before then ends
-    here. Returns the versions removed and the bytes freed on disk, measured."""
+    holds (maintain's as-of tags of days before then are dropped first): the store-wide
+    cleanup. Time travel (and as-of reports) to dates before then ends here. Returns the
+    versions removed and the bytes freed on disk, measured."""
+    from memlib.store.versions import AS_OF_TAG, clean_up
+
     store.check_writable()
-    if not isinstance(older_than_days, int) or older_than_days < 0:
+    if isinstance(older_than_days, bool) or not isinstance(older_than_days, int) or older_than_days < 0:
         raise InvalidInput(f"--older-than must be a whole number of days, 0 or more, not {older_than_days!r}")
     before_versions = {v["version"] for v in store.table.list_versions()}
-    freed = _freed(store, MEMORIES, lambda: store.optimize(cleanup_older_than=timedelta(days=older_than_days)))
+    first_day = (store.clock.now() - timedelta(days=older_than_days)).date().isoformat()
+    for name in store.table.tags.list():
+        if name.startswith(AS_OF_TAG) and name.removeprefix(AS_OF_TAG) < first_day:
+            store.table.tags.delete(name)
+    freed = _freed(store, MEMORIES, lambda: clean_up(store.table, timedelta(days=older_than_days)))
     removed = sorted(before_versions - {v["version"] for v in store.table.list_versions()})
     store.audit.record("cleanup", [None], actor=actor,
                        details={"versions_removed": len(removed), "bytes_freed": freed,

@@ -540,7 +540,12 @@ class Store:
         return True
 
     def optimize(self, **kwargs) -> None:
-        """Compact the memories table (and fold in new rows of its indexes)."""
+        """Compact the memories table (and fold in new rows of its indexes). Old versions are
+        not cleaned up here (Lance's default would drop the as-of window's after 7 days, and
+        fails on a tagged one): maintain keeps the window and cleans up the rest."""
+        from memlib.store.versions import NO_CLEANUP
+
+        kwargs.setdefault("cleanup_older_than", NO_CLEANUP)
         committing(lambda: self._table.optimize(**kwargs))
         self._committed(None)
 

@@ -11,7 +11,7 @@ hold the same memories, so a date resolves to the newest of them that is still k
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import date, datetime, time, timedelta, timezone
 
 from memlib.clock import parse_time
 from memlib.errors import InvalidInput
@@ -72,3 +72,42 @@ def committed_at(versions: dict[int, datetime], ledger: list[tuple[int, datetime
     change at or before it, else Lance's commit time."""
     recorded = [at for v, at in ledger if v <= version]
     return max(recorded) if recorded else versions[version]
+
+
+# The as-of window: a report as of any of the last HISTORY_DAYS days reads the version that
+# was current at that day's end, so maintain keeps exactly those versions (tagged, so Lance's
+# cleanup leaves them), the tagged ones of retention runs and the latest, and cleans up every
+# other version older than CLEANUP_GRACE (a reader still on an older version has that long).
+HISTORY_DAYS = 30
+CLEANUP_GRACE = timedelta(hours=1)
+AS_OF_TAG = "memlib-as-of-"
+NO_CLEANUP = timedelta(days=36_500)  # what Table.optimize is given: cleanup is keep_window's
+
+
+def keep_window(table, audit, now: datetime, days: int = HISTORY_DAYS) -> dict[str, int]:
+    """Tag the version current at the end of each of the last `days` days (today included)
+    and drop the as-of tags of days that left the window. Returns {tag: version}."""
+    versions = kept(table)
+    ledger = audit.ledger()
+    wanted = {}
+    for back in range(days + 1):
+        day = (now - timedelta(days=back)).date()
+        try:
+            version = current_at(versions, ledger, datetime.combine(day, time.max, tzinfo=timezone.utc))
+        except InvalidInput:  # the store is younger than the window, or that day is gone
+            continue
+        wanted[f"{AS_OF_TAG}{day.isoformat()}"] = version
+    tags = table.tags.list()
+    for name, info in tags.items():
+        if name.startswith(AS_OF_TAG) and wanted.get(name) != info["version"]:
+            table.tags.delete(name)
+    for name, version in wanted.items():
+        if tags.get(name, {}).get("version") != version:
+            table.tags.create(name, version)
+    return wanted
+
+
+def clean_up(table, grace: timedelta = CLEANUP_GRACE) -> dict[str, int]:
+    """Remove every version older than `grace` that no tag keeps (the latest always stays)."""
+    stats = table.to_lance().cleanup_old_versions(older_than=grace, error_if_tagged_old_versions=False)
+    return {"versions_removed": stats.old_versions, "bytes_removed": stats.bytes_removed}
