@@ -172,6 +172,11 @@ class Scope:
             out.append(Predicate("expires_at", "unexpired_at", self.as_of or now or datetime.now(timezone.utc)))
         return out
 
+    def narrows(self) -> bool:
+        """Whether the scope filters anything besides expiry (a scoped search, not one over
+        the whole store)."""
+        return any(p.op != "unexpired_at" for p in self.predicates())
+
     def where(self, now: datetime | None = None) -> str | None:
         """The Lance filter for this scope, every value passed through `sql_literal`."""
         return " AND ".join(_sql(p) for p in self.predicates(now)) or None

@@ -128,7 +128,7 @@ def test_partitioned_search_finds_the_exact_neighbours():
         "previous_id": pa.nulls(len(points), pa.string()),
         "iteration_id": pa.nulls(len(points), pa.string()),
     })
-    flat = VectorCache(1, table, 32, ivf_above=10**9)
+    flat = VectorCache(1, table, 32, ivf_above=10**9, approx_above=10**9)
     split = VectorCache(1, table, 32, ivf_above=1000)
     assert split.offsets is not None and len(split.offsets) - 1 >= 4
     assert sorted(split.ids) == sorted(flat.ids)
@@ -142,6 +142,43 @@ def test_partitioned_search_finds_the_exact_neighbours():
     q = points[0]
     assert split.search(q, 10, Scope(include_expired=True), nprobe=10**6) == \
         flat.search(q, 10, Scope(include_expired=True))
+
+
+def test_whole_table_queries_from_sign_codes_rank_exactly_and_never_leave_the_scope():
+    import pyarrow as pa
+
+    rng = np.random.default_rng(4)
+    n, dims = 30_000, 64
+    topics = rng.normal(size=(300, dims)).astype(np.float32)
+    points = topics[rng.integers(0, 300, n)] + rng.normal(0, 0.5, (n, dims)).astype(np.float32)
+    never = np.iinfo(np.int64).max
+    expires = np.where(np.arange(n) % 7 == 0, 1_000_000, never)  # every 7th row expired in 1970
+    table = pa.table({
+        "id": [f"m{i:05d}" for i in range(n)],
+        "embedding": pa.FixedSizeListArray.from_arrays(pa.array(points.ravel()), dims),
+        "level": pa.array([1] * n, pa.int64()), "confidence": pa.array([100] * n),
+        "created_at": pa.array([0] * n, pa.timestamp("us", tz="UTC")),
+        "expires_at": pa.array(np.where(expires == never, None, expires).tolist(), pa.timestamp("us", tz="UTC")),
+        "tags": pa.array([[]] * n, pa.list_(pa.string())),
+        "project_id": pa.array([f"p{i % 3}" for i in range(n)]),
+        **{c: pa.array(["x"] * n) for c in ("root_task_id", "kind", "source")},
+        "previous_id": pa.nulls(n, pa.string()), "iteration_id": pa.nulls(n, pa.string()),
+    })
+    exact = VectorCache(1, table, dims, approx_above=10**9)
+    coded = VectorCache(1, table, dims)
+    assert exact.signs is None and coded.signs is not None and coded.signs.shape == (1, n)
+    recalls = []
+    for q in topics[rng.integers(0, 300, 100)] + rng.normal(0, 0.5, (100, dims)).astype(np.float32):
+        want = exact.search(q, 10, Scope())
+        got = coded.search(q, 10, Scope())
+        recalls.append(len({i for i, _ in want} & {i for i, _ in got}) / 10)
+        assert all(int(i[1:]) % 7 for i, _ in got)  # no expired row
+        assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)  # exact cosines, best first
+        scoped = Scope(project_id="p1")  # scoped queries stay exact
+        assert coded.search(q, 10, scoped) == exact.search(q, 10, scoped)
+    assert np.mean(recalls) >= 0.9
+    q = points[3]  # a row finds itself, with its exact score
+    assert coded.search(q, 1, Scope(include_expired=True))[0][0] == "m00003"
 
 
 def test_store_search_uses_the_cache_and_sees_new_writes(tmp_path, tree):
