@@ -75,9 +75,25 @@ class Corpus:
         return len(self.ids)
 
 
+def linked(memories):
+    """Each conversation turn linked to the turn before it in its thread, as given data: the
+    store would otherwise link it itself and, for a reply, put the words it answers into its
+    text and embed it again, where the peers index the turn's words with the vector given.
+    Every system gets the same texts and vectors (bench/README.md, 2026-11-24)."""
+    from memlib.models import Conversation
+
+    last: dict[tuple, str] = {}
+    for memory in sorted((m for m in memories if isinstance(m, Conversation)), key=lambda m: m.created_at):
+        thread = (memory.project_id, memory.iteration_id)
+        if memory.previous_id is None and thread in last:
+            memory.previous_id = last[thread]
+        last[thread] = memory.id
+    return memories
+
+
 def load_corpus(size: int) -> Corpus:
     if size <= 100_000:
-        memories = corpus(size)
+        memories = linked(corpus(size))
         return Corpus(memories, real_vectors(memories, size))
     if not (SAMPLE_1M / "memories.lance").exists():
         sys.exit(f"bench/peers.py: no {SAMPLE_1M}; build it first (see bench/reports.py)")
