@@ -107,6 +107,18 @@ def path_for(store_uri: str) -> Path:
     return Path(store_uri.removeprefix("file://")) / FILE
 
 
+def dicts(cursor: sqlite3.Cursor) -> list[dict]:
+    """The rest of a cursor's rows as {column: value}."""
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def setting(con: sqlite3.Connection, key: str) -> int:
+    """A backpressure limit as stored (DEFAULTS when never set)."""
+    row = con.execute("select value from meta where key = ?", (key,)).fetchone()
+    return int(row[0]) if row else DEFAULTS[key]
+
+
 def to_us(when: datetime) -> int:
     return int(when.timestamp() * 1_000_000)
 
@@ -163,15 +175,13 @@ class Database:
                 if self._lock_fd is not None:
                     fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
 
-    def read(self, sql: str, args: tuple = ()) -> list[sqlite3.Row]:
+    def read(self, sql: str, args: tuple = ()) -> list[dict]:
         with self._threads:
-            cursor = self.con.execute(sql, args)
-            names = [d[0] for d in cursor.description]
-            return [dict(zip(names, row)) for row in cursor.fetchall()]
+            return dicts(self.con.execute(sql, args))
 
     def setting(self, key: str) -> int:
-        row = self.read("select value from meta where key = ?", (key,))
-        return int(row[0]["value"]) if row else DEFAULTS[key]
+        with self._threads:
+            return setting(self.con, key)
 
     def close(self) -> None:
         with self._threads:

@@ -25,7 +25,7 @@ import uuid
 from typing import Any, Iterable
 
 from memlib.clock import Clock
-from memlib.control.db import DEFAULTS, Database, from_us, path_for, to_us
+from memlib.control.db import DEFAULTS, Database, dicts, from_us, path_for, setting, to_us
 from memlib.control.records import (FINISHED, NAME, Approval, Event, Lease, NewTask, Result, Task, checked,
                                     dumps)
 from memlib.errors import InvalidInput, MemlibError, NotFound
@@ -104,9 +104,8 @@ def _unfinished(con, task_id: str) -> dict:
 
 
 def _task_row(con, task_id: str) -> dict | None:
-    cursor = con.execute("select * from tasks where task_id = ?", (task_id,))
-    row = cursor.fetchone()
-    return None if row is None else dict(zip([d[0] for d in cursor.description], row))
+    rows = dicts(con.execute("select * from tasks where task_id = ?", (task_id,)))
+    return rows[0] if rows else None
 
 
 class _Repository:
@@ -304,7 +303,7 @@ class DispatchQueue:
         while True:
             now = self.plane.now_us()
             with self.db.writing() as con:
-                limit = _setting(con, "max_queued")
+                limit = setting(con, "max_queued")
                 waiting = con.execute("select count(*) from tasks where status = 'queued'").fetchone()[0]
                 room = waiting + sum(t.approval is None for t in new) <= limit
                 if room:
@@ -339,12 +338,12 @@ class DispatchQueue:
     def lease_of(self, task_id: str, token: str, worker: str) -> Lease:
         """The lease a worker holds, from what it kept of it (a task id and its token: an
         agent host over MCP, a worker restarted from its own log); LeaseLost if it is over."""
-        with self.db.writing() as con:
-            row = _task_row(con, task_id)
-        if row is None:
+        rows = self.db.read("select * from tasks where task_id = ?", (task_id,))
+        if not rows:
             raise NotFound(f"no task {task_id!r}")
+        row = rows[0]
         if row["status"] != "running" or row["lease_token"] != token:
-            raise LeaseLost(f"{worker} does not hold task {task_id} (it is {row['status']})")
+            raise LeaseLost(f"{worker} does not hold task {task_id} (it is {_holder(row)})")
         return Lease(task=Task.from_row(row), worker=worker, token=token, attempt=row["attempts"],
                      claimed_at=from_us(row["claimed_us"]), until=from_us(row["lease_until_us"]))
 
@@ -416,7 +415,7 @@ def _claim(con, now: int, worker: str, lease: float) -> Lease | None:
     max_in_flight are leased)."""
     _expire(con, now)
     if con.execute("select count(*) from tasks indexed by tasks_leased where status = 'running'").fetchone()[0] \
-            >= _setting(con, "max_in_flight"):
+            >= setting(con, "max_in_flight"):
         return None
     until = now + int(lease * 1_000_000)
     token = uuid.uuid4().hex
@@ -425,10 +424,10 @@ def _claim(con, now: int, worker: str, lease: float) -> Lease | None:
         "lease_until_us = ?, claimed_us = ?, updated_us = ? where rowid = ("
         "  select rowid from tasks indexed by tasks_ready where status = 'queued' and available_us <= ? "
         "  order by priority desc, rowid limit 1) returning *", (worker, token, until, now, now, now))
-    row = cursor.fetchone()
-    if row is None:
+    rows = dicts(cursor)
+    if not rows:
         return None
-    row = dict(zip([d[0] for d in cursor.description], row))
+    row = rows[0]
     _event(con, now, "claimed", row["task_id"], row["session_id"], row["attempts"], worker)
     return Lease.model_construct(task=Task.from_row(row), worker=worker, token=token, attempt=row["attempts"],
                                  claimed_at=from_us(now), until=from_us(until))
@@ -451,11 +450,6 @@ def _ack(con, now: int, lease: Lease, output: Any, text: str, status: str) -> Re
            row["attempts"], lease.worker)
     return Result(task_id=lease.task_id, attempt=row["attempts"], status=status, output=output,
                   worker=lease.worker, started_at=from_us(row["claimed_us"]), finished_at=from_us(now))
-
-
-def _setting(con, key: str) -> int:
-    row = con.execute("select value from meta where key = ?", (key,)).fetchone()
-    return int(row[0]) if row else DEFAULTS[key]
 
 
 def _insert(con, now: int, new: list[NewTask], payloads: list[str], ids: list[str]) -> list[Task]:
@@ -493,9 +487,13 @@ def _held(con, lease: Lease, now: int) -> dict:
     if row is None:
         raise NotFound(f"no task {lease.task_id!r}")
     if row["status"] != "running" or row["lease_token"] != lease.token:
-        holder = f"leased to {row['lease_owner']}" if row["status"] == "running" else row["status"]
-        raise LeaseLost(f"{lease.worker} no longer holds task {lease.task_id} (it is {holder})")
+        raise LeaseLost(f"{lease.worker} no longer holds task {lease.task_id} (it is {_holder(row)})")
     return row
+
+
+def _holder(row: dict) -> str:
+    """Who or what has a task a worker no longer holds: another lease, or its status."""
+    return f"leased to {row['lease_owner']}" if row["status"] == "running" else row["status"]
 
 
 def _retry(con, now: int, row: dict, why: str, worker: str | None, error: str | None,
@@ -521,10 +519,8 @@ def _retry(con, now: int, row: dict, why: str, worker: str | None, error: str | 
 def _expire(con, now: int) -> int:
     """Tasks whose lease ran out: each attempt ends as `lease_expired` (at the moment the
     lease ended), then retries at once or becomes a dead letter."""
-    cursor = con.execute("select * from tasks indexed by tasks_leased where status = 'running' "
-                         "and lease_until_us < ?", (now,))
-    names = [d[0] for d in cursor.description]
-    rows = [dict(zip(names, r)) for r in cursor.fetchall()]
+    rows = dicts(con.execute("select * from tasks indexed by tasks_leased where status = 'running' "
+                             "and lease_until_us < ?", (now,)))
     for row in rows:
         _retry(con, row["lease_until_us"], row, "lease_expired", row["lease_owner"], "lease expired", 0)
     return len(rows)

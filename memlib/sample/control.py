@@ -10,7 +10,7 @@ from __future__ import annotations
 import heapq
 import random
 import uuid
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 
 import pyarrow as pa
 
@@ -37,8 +37,8 @@ def session_id(agent: str, day) -> str:
 def write_sessions(store, keys: set[tuple[str, object]]) -> int:
     """One ended session per (agent, day): the whole day, in no project."""
     rows = [{"session_id": session_id(agent, day), "agent": agent, "project_id": None, "status": "ended",
-             "started_at": datetime.combine(day, datetime.min.time(), tzinfo=store.clock.now().tzinfo),
-             "ended_at": datetime.combine(day, datetime.max.time(), tzinfo=store.clock.now().tzinfo),
+             "started_at": datetime.combine(day, datetime.min.time(), tzinfo=timezone.utc),
+             "ended_at": datetime.combine(day, datetime.max.time(), tzinfo=timezone.utc),
              "preferences": "{}"} for agent, day in sorted(keys)]
     if rows:
         open_or_create(store.db, SESSIONS, SCHEMAS[SESSIONS]).add(pa.Table.from_pylist(rows, schema=SCHEMAS[SESSIONS]))
