@@ -181,6 +181,40 @@ def test_whole_table_queries_from_sign_codes_rank_exactly_and_never_leave_the_sc
     assert coded.search(q, 1, Scope(include_expired=True))[0][0] == "m00003"
 
 
+def test_a_projects_rows_lie_side_by_side_and_its_search_is_exact():
+    import pyarrow as pa
+
+    rng = np.random.default_rng(6)
+    n, dims = 3000, 16
+    points = rng.normal(size=(n, dims)).astype(np.float32)
+    projects = [f"p{i % 5}" if i % 11 else None for i in range(n)]  # interleaved, some without
+    expired = np.arange(n) % 4 == 0
+    table = pa.table({
+        "id": [f"m{i:05d}" for i in range(n)],
+        "embedding": pa.FixedSizeListArray.from_arrays(pa.array(points.ravel()), dims),
+        "level": pa.array([1] * n, pa.int64()), "confidence": pa.array([100] * n),
+        "created_at": pa.array([0] * n, pa.timestamp("us", tz="UTC")),
+        "expires_at": pa.array([1_000_000 if e else None for e in expired], pa.timestamp("us", tz="UTC")),
+        "tags": pa.array([[]] * n, pa.list_(pa.string())),
+        "project_id": pa.array(projects),
+        **{c: pa.array(["x"] * n) for c in ("root_task_id", "kind", "source")},
+        "previous_id": pa.nulls(n, pa.string()), "iteration_id": pa.nulls(n, pa.string()),
+    })
+    cache = VectorCache(1, table, dims)
+    rows = cache.select(Scope(project_id="p2", include_expired=True))
+    assert len(rows) == sum(p == "p2" for p in projects)
+    assert np.array_equal(rows, np.arange(rows[0], rows[0] + len(rows)))  # one slice of the matrix
+    unit = points / np.linalg.norm(points, axis=1, keepdims=True)
+    for q in rng.normal(size=(20, dims)).astype(np.float32):
+        for project, include_expired in (("p2", True), ("p3", False)):
+            inside = [i for i in range(n) if projects[i] == project and (include_expired or not expired[i])]
+            scores = unit[inside] @ (q / np.linalg.norm(q))
+            want = [f"m{inside[i]:05d}" for i in np.argsort(-scores)[:10]]
+            got = cache.search(q, 10, Scope(project_id=project, include_expired=include_expired))
+            assert [i for i, _ in got] == want
+            assert np.allclose([s for _, s in got], np.sort(scores)[::-1][:10], atol=1e-5)
+
+
 def test_store_search_uses_the_cache_and_sees_new_writes(tmp_path, tree):
     store = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder(), vector_cache="on")
     first = store.search("ledger idempotent retries", mode="vector")

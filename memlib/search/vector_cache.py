@@ -39,6 +39,8 @@ from memlib.search.kmeans import partition
 IVF_ABOVE = 250_000       # rows; at or below this, unscoped queries are exact products
 APPROX_ABOVE = 20_000     # rows; above this (and up to IVF_ABOVE), whole-table queries use sign codes
 CANDIDATES = 20           # rows re-ranked exactly per hit asked (at least 200)
+SPAN = 4                  # a scope is scanned as the slice from its first to its last row if that
+                          # is at most this many times its rows (reading in order beats copying)
 NPROBE = 48               # partitions scanned per query; bench/search.py measures recall
 CODED = ("project_id", "root_task_id", "kind", "source", "previous_id", "iteration_id")
 NEVER = np.iinfo(np.int64).max
@@ -110,6 +112,11 @@ class VectorCache:
         self.centroids = self.offsets = None
         if len(matrix) > ivf_above:
             order, self.centroids, self.offsets = partition(matrix, seed)
+        else:  # each project's rows side by side: its scope is one slice of the matrix
+            codes = table.column("project_id").combine_chunks().dictionary_encode().indices
+            order = np.argsort(codes.fill_null(-1).to_numpy(zero_copy_only=False), kind="stable")
+            order = None if np.all(order[1:] > order[:-1]) else order  # already in that order
+        if order is not None:
             matrix = matrix[order]
             table = table.take(pa.array(order))
             addr = None if addr is None else addr[order]
@@ -293,8 +300,11 @@ class VectorCache:
             return self._approximate(query, n, rows)
         if rows is None:
             return self._top(np.arange(len(self)), self.matrix @ query, n)
-        if len(rows) > len(self) // 4:  # a wide scope: one product over all, then select
-            return self._top(rows, (self.matrix @ query)[rows], n)
+        if len(rows) == 0:
+            return []
+        start, end = int(rows[0]), int(rows[-1]) + 1
+        if end - start <= SPAN * len(rows):  # the slice holding the scope (a project's): no copy
+            return self._top(rows, (self.matrix[start:end] @ query)[rows - start], n)
         return self._top(rows, self.matrix[rows] @ query, n)
 
     def _probe(self, query: np.ndarray, n: int, selected: np.ndarray | None,
