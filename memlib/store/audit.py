@@ -83,11 +83,9 @@ class AuditLog:
         if data is None or "version" not in data.schema.names:
             return []
         rows = data.to_table(columns=["version", "at"], filter="version IS NOT NULL")
-        first: dict[int, datetime] = {}
-        for version, at in zip(rows.column("version").to_pylist(), rows.column("at").to_pylist()):
-            if version not in first or at < first[version]:
-                first[version] = at
-        return sorted(first.items())
+        # one row per version, in Arrow: a change records an event per memory it touched
+        first = rows.group_by("version").aggregate([("at", "min")])
+        return sorted(zip(first.column("version").to_pylist(), first.column("at_min").to_pylist()))
 
     def record(self, action: str, subjects: Sequence[str | None], status: str = "done",
                actor: str | None = None, run_id: str | None = None,
