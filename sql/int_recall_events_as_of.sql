@@ -15,7 +15,7 @@ memories as (
 )
 select
     e.query_id, e.memory_id, e.rank, e.score, e.mode, e.agent, e.tool, e.session_id,
-    e.recalled_at, cast(date_trunc('day', e.recalled_at) as date) as recalled_on,
+    e.recalled_at, utc_day(e.recalled_at) as recalled_on,
     m.kind, m.level, m.project_id, m.project_name, m.confidence,
     e.recalled_at > p.as_of - to_days(p.window_days) as is_in_window
 from events e

@@ -37,7 +37,7 @@ judged as (
     select
         r.*, w.n_recalls_window,
         r.drop_expired and (t.is_expired or coalesce(
-            r.created_at + to_days(r.policy_ttl_days) <= r.as_of, false)) as is_expired_reason,
+            days_after(r.created_at, r.policy_ttl_days) <= epoch_us(r.as_of), false)) as is_expired_reason,
         r.confidence < r.min_confidence as is_low_confidence_reason,
         r.kind <> 'summary' and coalesce(i.recency > r.keep_iterations, false)
             as is_old_iteration_reason,
@@ -51,7 +51,7 @@ judged as (
       and r.ttl_days <> -1
       and not list_contains(r.protected_kinds, r.kind)
       and not list_has_any(coalesce(r.tags, []), r.protected_tags)
-      and r.last_touched_at <= r.as_of - to_days(r.grace_days)
+      and days_after(r.last_touched_at, r.grace_days) <= epoch_us(r.as_of)
 )
 select
     policy, policy_version, id, kind, level, project_id, project_name, iteration_id, source,

@@ -6,7 +6,7 @@ with memories as (
 )
 select
     id, kind, level, project_id, source, created_at, ttl_days, expires_at,
-    date_diff('day', as_of, expires_at) as days_left,
+    utc_day(expires_at) - utc_day(as_of) as days_left,
     coalesce(expires_at <= as_of, false) as is_expired,
     manual_promote_flag, usage_as_of, as_of
 from memories

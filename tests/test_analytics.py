@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import collections
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
@@ -112,6 +112,11 @@ def test_ttl_mart_and_the_as_of_boundary(tmp_path):
     assert rows[just_after.id]["is_expired"] is False
     assert rows[next_day.id]["is_expired"] is False
     assert rows[project.id]["is_expired"] is False and rows[project.id]["days_left"] is None
+    # days left: calendar days (UTC) from the as-of date to the expiry date, for every memory
+    for memory in store.dataset().to_table(columns=["id", "expires_at"]).to_pylist():
+        expires = memory["expires_at"]
+        want = None if expires is None else (expires.astimezone(timezone.utc).date() - date(2026, 6, 30)).days
+        assert rows[memory["id"]]["days_left"] == want
     later = analytics.connect(store, as_of="2026-07-01")
     assert all(r["is_expired"] for r in _rows(later, "select is_expired from mart_ttl where kind = 'root_task'"))
 
@@ -137,6 +142,10 @@ def test_usage_marts_match_python(sample, backend):
     kind_of = {m["id"]: m["kind"] for m in memories}
     want = collections.Counter(kind_of[e["memory_id"]] for e in events if e["recalled_at"] <= as_of)
     assert {r["kind"]: r["n"] for r in daily} == dict(want)
+    by_day = _rows(con, "select recalled_on, sum(n_recalls) as n from mart_usage_daily group by all")
+    want = collections.Counter(e["recalled_at"].astimezone(timezone.utc).date() for e in events
+                               if e["recalled_at"] <= as_of)
+    assert {r["recalled_on"]: r["n"] for r in by_day} == dict(want)  # UTC calendar days
 
 
 def test_project_filter_scopes_every_mart(sample):
