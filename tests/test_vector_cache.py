@@ -200,19 +200,23 @@ def test_a_projects_rows_lie_side_by_side_and_its_search_is_exact():
         **{c: pa.array(["x"] * n) for c in ("root_task_id", "kind", "source")},
         "previous_id": pa.nulls(n, pa.string()), "iteration_id": pa.nulls(n, pa.string()),
     })
-    cache = VectorCache(1, table, dims)
-    rows = cache.select(Scope(project_id="p2", include_expired=True))
-    assert len(rows) == sum(p == "p2" for p in projects)
-    assert np.array_equal(rows, np.arange(rows[0], rows[0] + len(rows)))  # one slice of the matrix
     unit = points / np.linalg.norm(points, axis=1, keepdims=True)
-    for q in rng.normal(size=(20, dims)).astype(np.float32):
-        for project, include_expired in (("p2", True), ("p3", False)):
-            inside = [i for i in range(n) if projects[i] == project and (include_expired or not expired[i])]
-            scores = unit[inside] @ (q / np.linalg.norm(q))
-            want = [f"m{inside[i]:05d}" for i in np.argsort(-scores)[:10]]
-            got = cache.search(q, 10, Scope(project_id=project, include_expired=include_expired))
-            assert [i for i, _ in got] == want
-            assert np.allclose([s for _, s in got], np.sort(scores)[::-1][:10], atol=1e-5)
+    flat, split = VectorCache(1, table, dims), VectorCache(1, table, dims, ivf_above=500)
+    assert flat.offsets is None and len(split.offsets) - 1 >= 3  # partitioned for whole-table queries
+    for cache in (flat, split):
+        rows = cache.select(Scope(project_id="p2", include_expired=True))
+        assert len(rows) == sum(p == "p2" for p in projects)
+        assert np.array_equal(rows, np.arange(rows[0], rows[0] + len(rows)))  # one slice of the matrix
+        for q in rng.normal(size=(10, dims)).astype(np.float32):
+            for project, include_expired in (("p2", True), ("p3", False)):
+                inside = [i for i in range(n) if projects[i] == project and (include_expired or not expired[i])]
+                scores = unit[inside] @ (q / np.linalg.norm(q))
+                want = [f"m{inside[i]:05d}" for i in np.argsort(-scores)[:10]]
+                got = cache.search(q, 10, Scope(project_id=project, include_expired=include_expired))
+                assert [i for i, _ in got] == want
+                assert np.allclose([s for _, s in got], np.sort(scores)[::-1][:10], atol=1e-5)
+    q = points[7]  # probing every partition is exact, and never returns an expired row
+    assert split.search(q, 10, Scope(), nprobe=10**6) == flat.search(q, 10, Scope())
 
 
 def test_store_search_uses_the_cache_and_sees_new_writes(tmp_path, tree):

@@ -47,10 +47,11 @@ def partition(matrix: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray, np
     rng = np.random.default_rng(seed)
     n = len(matrix)
     sample = matrix[rng.choice(n, min(n, 20_000), replace=False)]
-    coarse = _assign(matrix, _kmeans(sample, COARSE, rng))
     total = max(1, n // ROWS_PER_PARTITION)
+    levels = min(COARSE, total)  # a group of a few thousand rows needs one level
+    coarse = _assign(matrix, _kmeans(sample, levels, rng))
     centroids, labels = [], np.empty(n, np.int32)
-    for c in range(COARSE):
+    for c in range(levels):
         members = np.flatnonzero(coarse == c)
         if len(members) == 0:
             continue
