@@ -15,6 +15,7 @@ import html
 import json
 import os
 import shutil
+import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -173,31 +174,53 @@ def run(names: list[str], as_of: date, store: str, overrides: dict[str, str] | N
     run_dir.mkdir(parents=True)
 
     cache = run_dir / ".cache"  # the reports share one build of the materialized views
-    try:
-        _prebuild(opened, as_of, specs[names[0]], planned[names[0]], cache)
-    except BaseException:
-        shutil.rmtree(run_dir, ignore_errors=True)
-        raise
 
-    def execute(name: str) -> Outcome:
+    def execute(kernel_: _Kernel, name: str) -> Outcome:
         values = planned[name] | ({"cache_dir": str(cache)} if "cache_dir" in specs[name] else {})
         shown = {key: spec["default"] for key, spec in specs[name].items() if key != "cache_dir"} | {
             key: json.dumps(value) if not isinstance(value, str) else repr(value)
             for key, value in values.items() if key != "cache_dir"}
-        log = run_dir / f"{name}.kernel.log"
-        outcome = _execute(name, values, shown, run_dir, kernel, show_code, log)
+        outcome = _execute(name, values, shown, run_dir, kernel_, show_code)
         if bar is not None:
             bar.update(1)
         return outcome
+
+    def worker(kernel_: _Kernel) -> None:
+        while True:
+            with lock:
+                if not waiting:
+                    return
+                name = waiting.pop(0)
+            outcomes[name] = execute(kernel_, name)
 
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=len(names), desc="reports", unit="report", disable=None)
-    # Two kernels at a time: each report spends much of its time in one-threaded Python.
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        outcomes = list(pool.map(execute, names))
+    # Two kernels at a time (each report spends much of its time in one-threaded Python),
+    # each running its share of the reports one after another; they start, and import what
+    # the reports need, while the shared views are built.
+    kernels = [_Kernel(kernel, run_dir / f"kernel-{i}.log") for i in range(max(1, min(workers, len(names))))]
+    waiting, outcomes, lock = list(names), {}, threading.Lock()
+    built = False
+    try:
+        with ThreadPoolExecutor(max_workers=len(kernels)) as pool:
+            warming = [pool.submit(k.warm) for k in kernels]
+            try:
+                _prebuild(opened, as_of, specs[names[0]], planned[names[0]], cache)
+                built = True
+            finally:
+                for future in warming:  # a kernel that failed to warm is replaced by its first report
+                    future.result()
+            for future in [pool.submit(worker, k) for k in kernels]:
+                future.result()
+    finally:
+        for k in kernels:
+            k.close()
+        if not built:
+            shutil.rmtree(run_dir, ignore_errors=True)
+    outcomes = [outcomes[name] for name in names]
     if bar is not None:
         bar.close()
     shutil.rmtree(cache, ignore_errors=True)
@@ -262,19 +285,16 @@ def _values(name: str, spec: dict[str, dict], overrides: dict[str, str], store: 
 
 
 def _execute(name: str, values: dict[str, Any], shown: dict[str, str], run_dir: Path,
-             kernel: str, show_code: bool, log: Path) -> Outcome:
-    import nbformat
-    import papermill
+             kernel: _Kernel, show_code: bool) -> Outcome:
     from papermill.exceptions import PapermillExecutionError
 
     output = run_dir / f"{name}.ipynb"
     error = None
     started = time.perf_counter()
+    logged = kernel.logged()
     try:
         with resources.as_file(notebook(name)) as source:
-            papermill.execute_notebook(str(source), str(output), parameters=values,
-                                       kernel_name=kernel, progress_bar=False, log_output=False,
-                                       cwd=os.getcwd(), kernel_manager_class=_kernel_logging_to(log))
+            kernel.run(str(source), str(output), parameters=values)
     except PapermillExecutionError as exc:
         first = (exc.source or "").strip().splitlines()[0][:60] if exc.source else ""
         message = (exc.evalue or "").strip().splitlines()
@@ -282,9 +302,12 @@ def _execute(name: str, values: dict[str, Any], shown: dict[str, str], run_dir: 
     except Exception as exc:  # the kernel died, the notebook is unreadable, ...
         error = f"{name}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
     if error is None:
-        error = _kernel_error(name, log)
+        error = _kernel_error(name, kernel.log, logged)
+    kernel.reset()
     if not output.exists():
         return Outcome(name, False, error=error, seconds=time.perf_counter() - started)
+    import nbformat
+
     nb = nbformat.read(output, as_version=4)
     try:
         (run_dir / f"{name}.html").write_text(_html(nb, name, shown, show_code), encoding="utf-8")
@@ -294,10 +317,13 @@ def _execute(name: str, values: dict[str, Any], shown: dict[str, str], run_dir: 
                    seconds=time.perf_counter() - started)
 
 
-def _kernel_error(name: str, log: Path) -> str | None:
-    """The first line of a kernel's stderr that reports an error, as the report's error."""
+def _kernel_error(name: str, log: Path, since: int = 0) -> str | None:
+    """The first line a kernel wrote to its stderr after byte `since` (while this report
+    ran) that reports an error, as the report's error."""
     try:
-        lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+        with open(log, "rb") as f:
+            f.seek(since)
+            lines = f.read().decode("utf-8", errors="replace").splitlines()
     except OSError:
         return None
     for line in lines:
@@ -306,9 +332,61 @@ def _kernel_error(name: str, log: Path) -> str | None:
     return None
 
 
+class _Kernel:
+    """A kernel that runs reports one after another, so the kernel start and the imports
+    (about 4 s on two cores) are paid once per worker, not once per report. Each report
+    starts from an empty namespace, its errors are the ones the kernel logs while it runs,
+    and a kernel that died is replaced before the next report."""
+
+    WARM = "from memlib.analytics import notebook, report_data"  # what every report imports
+    FIRST_CELL = "\nget_ipython().execution_count = 1"  # the next report's cells count from 1
+
+    def __init__(self, name: str, log: Path):
+        self.name, self.log, self.km = name, log, None
+
+    def run(self, source, output: str | None = None, **kw) -> None:
+        import papermill
+        from jupyter_core.utils import run_sync
+
+        if self.km is not None and not run_sync(self.km.is_alive)():
+            self.close()
+        if self.km is None:
+            self.km = _kernel_logging_to(self.log)(kernel_name=self.name)
+        papermill.execute_notebook(source, output, kernel_name=self.name, km=self.km, progress_bar=False,
+                                   log_output=False, cwd=os.getcwd(), **kw)
+
+    def _cell(self, code: str) -> None:
+        import nbformat
+
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+        try:
+            self.run(nb)
+        except Exception:  # the next report starts a fresh kernel, or reports the failure
+            self.close()
+
+    def warm(self) -> None:
+        self._cell(self.WARM + self.FIRST_CELL)
+
+    def reset(self) -> None:
+        self._cell("%reset -f" + self.FIRST_CELL)
+
+    def logged(self) -> int:
+        return self.log.stat().st_size if self.log.exists() else 0
+
+    def close(self) -> None:
+        from jupyter_core.utils import run_sync
+
+        if self.km is not None:
+            try:
+                run_sync(self.km.shutdown_kernel)(now=True)
+            except Exception:  # already gone
+                pass
+            self.km = None
+
+
 def _kernel_logging_to(path: Path):
-    """A kernel manager class whose kernels write their stderr to `path`: each report's
-    kernel has its own log, so an error it logs is that report's.
+    """A kernel manager class whose kernels write their stderr to `path` (one log per
+    kernel; a report's errors are the lines logged while it ran).
 
     jupyter_client interrupts a kernel (SIGINT) before it asks it to shut down; a kernel
     idling in an event loop then logs "ERROR | KeyboardInterrupt caught in kernel", which
