@@ -29,14 +29,32 @@ recalls as (
     where session_id is not null
     group by session_id
 ),
+named as (
+    -- memories whose metadata names their session
+    select json_extract_string(metadata, '$.session_id') as session_id, count(*) as n
+    from int_memory_as_of
+    where json_extract_string(metadata, '$.session_id') is not null
+    group by all
+),
+mine as (
+    -- memories naming no session: how many its agent had created by each moment (ties
+    -- counted together), so a session's count is two look-ups, not a join of every memory
+    -- with every session of its agent
+    select agent, created_at, count(*) over (partition by agent order by created_at) as n_before
+    from int_memory_as_of
+    where json_extract_string(metadata, '$.session_id') is null and agent is not null
+),
+unnamed as (
+    select s.session_id, coalesce(upto.n_before, 0) - coalesce(before.n_before, 0) as n
+    from sessions s
+    asof left join mine upto on upto.agent = s.agent and s.ended_at >= upto.created_at
+    asof left join mine before on before.agent = s.agent and s.started_at > before.created_at
+),
 written as (
-    select s.session_id, count(distinct m.id) as n_memories_written
-    from int_memory_as_of m
-    join sessions s
-      on json_extract_string(m.metadata, '$.session_id') = s.session_id
-      or (json_extract_string(m.metadata, '$.session_id') is null and m.agent = s.agent
-          and m.created_at between s.started_at and s.ended_at)
-    group by s.session_id
+    select s.session_id, coalesce(n.n, 0) + coalesce(u.n, 0) as n_memories_written
+    from sessions s
+    left join named n using (session_id)
+    left join unnamed u using (session_id)
 ),
 keys as (
     select session_id from sessions union select session_id from tasks union select session_id from recalls

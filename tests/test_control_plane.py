@@ -356,3 +356,55 @@ def test_the_tasks_and_queue_commands(tmp_path):
     ]:
         assert message in fails(*args, store=store)
     assert "no control plane" in fails("tasks", "list", store=tmp_path / "elsewhere")
+
+
+def test_memories_written_per_session_match_python(tmp_path):
+    """A memory counts for a session when its metadata names it, or, naming none, when the
+    session's agent wrote it from the session's start to its end (both included); sessions of
+    one agent may overlap, and then such a memory counts for each."""
+    import random
+
+    import pyarrow as pa
+
+    from memlib import Insight, MemoryStore, Project, analytics
+    from memlib.embeddings import HashEmbedder
+    from memlib.store.session_tables import SCHEMAS
+    from memlib.store.tables import SESSIONS, open_or_create
+
+    rng = random.Random(5)
+    store = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder(), clock=Clock(T0 - timedelta(days=2)))
+    project = Project(name="p", created_at=T0 - timedelta(days=1))
+    sessions = []
+    for i in range(12):
+        agent = ["coder", "reviewer", None][i % 3]
+        start = T0 + timedelta(hours=rng.randrange(0, 48))
+        end = None if i == 5 else start + timedelta(hours=rng.randrange(1, 20))  # one still open
+        sessions.append({"session_id": f"s{i}", "agent": agent, "project_id": None, "status": "ended",
+                         "started_at": start, "ended_at": end, "preferences": "{}"})
+    memories = []
+    for j in range(400):
+        at = T0 + timedelta(minutes=rng.randrange(-60, 75 * 60))
+        if j < 24:  # exactly at a session's start or end
+            s = sessions[j % 12]
+            at = s["started_at"] if j % 2 or s["ended_at"] is None else s["ended_at"]
+        named = rng.random() < 0.2
+        memories.append(Insight(project_id=project.id, content=f"note {j}", created_at=at,
+                                agent=rng.choice(["coder", "reviewer", None]),
+                                metadata={"session_id": f"s{rng.randrange(14)}"} if named else {}))
+    store.add([project, *memories])
+    open_or_create(store.db, SESSIONS, SCHEMAS[SESSIONS]).add(pa.Table.from_pylist(sessions, schema=SCHEMAS[SESSIONS]))
+    as_of = T0 + timedelta(days=3)
+
+    def written(s) -> int:
+        end = s["ended_at"] or as_of
+        return sum(m.created_at <= as_of and (m.metadata.get("session_id") == s["session_id"] or (
+            "session_id" not in m.metadata and m.agent is not None and m.agent == s["agent"]
+            and s["started_at"] <= m.created_at <= end)) for m in memories)  # as of then
+
+    got = dict(analytics.connect(store, as_of=as_of).execute(
+        "select session_id, n_memories_written from mart_session_tasks").fetchall())
+    want = {s["session_id"]: written(s) for s in sessions}
+    assert got == want
+    assert sum(want.values()) > 50 and any(a["agent"] == b["agent"] and a is not b and
+                                           a["started_at"] < (b["ended_at"] or as_of) and b["started_at"] < (a["ended_at"] or as_of)
+                                           for a in sessions for b in sessions)  # some overlap
