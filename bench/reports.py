@@ -21,6 +21,7 @@ from datetime import date
 from pathlib import Path
 
 from memlib import analytics
+from memlib.analytics.views import ordered_views
 from memlib.analytics import reports
 from memlib import MemoryStore
 
@@ -29,7 +30,7 @@ def view_times(store, as_of, backend: str) -> dict[str, float]:
     started = time.perf_counter()
     con = analytics.connect(store, backend=backend, as_of=as_of)
     out = {"(connect: create views, build materialized ones)": time.perf_counter() - started}
-    for name, sql in analytics.ordered_views():
+    for name, sql in ordered_views():
         if "create or replace macro" in sql.lower():
             continue
         started = time.perf_counter()
@@ -43,21 +44,23 @@ def main() -> None:
     parser.add_argument("--store", default="data/bench/sample-1m")
     parser.add_argument("--as-of", default="2026-11-01")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--backends", nargs="+", default=["lance", "arrow"], choices=["lance", "arrow"],
+                        help="the lance extension reads the latest version only: as of the latest day")
     args = parser.parse_args()
     store = MemoryStore.open(args.store, create=False)
     print(f"store {args.store}: {store.count():,} memories, "
           f"{store.recalls.table.count_rows():,} recall events\n")
     times: dict[str, dict[str, list[float]]] = {}
     for _ in range(args.rounds):
-        for backend in ("lance", "arrow"):
+        for backend in args.backends:
             for name, seconds in view_times(store, args.as_of, backend).items():
                 times.setdefault(name, {}).setdefault(backend, []).append(seconds)
     print("| view | lance extension ms | arrow dataset ms |\n|---|---|---|")
-    totals = {"lance": 0.0, "arrow": 0.0}
+    totals = {b: 0.0 for b in ("lance", "arrow")}
     for name, by_backend in times.items():
-        med = {b: statistics.median(v) * 1000 for b, v in by_backend.items()}
+        med = {b: statistics.median(by_backend[b]) * 1000 if b in by_backend else float("nan") for b in totals}
         totals = {b: totals[b] + med[b] for b in totals}
-        print(f"| {name} | {med['lance']:,.0f} | {med['arrow']:,.0f} |")
+        print(f"| {name} | {med['lance']:,.0f} | {med['arrow']:,.0f} |", flush=True)
     print(f"| **all views** | **{totals['lance']:,.0f}** | **{totals['arrow']:,.0f}** |")
     views = [n for n in times if not n.startswith("(")]
     slowest = max(views, key=lambda n: statistics.median(times[n]["arrow"]))
