@@ -250,3 +250,24 @@ def test_the_audit_log_is_a_view(sample):
     assert writes == sum(m["created_at"] <= AS_OF for m in memories) < len(memories)
     later = _con(store, as_of=None)
     assert later.execute("select count(*) from stg_audit_log where action = 'write'").fetchone()[0] == len(memories)
+
+
+def test_cached_materializations_are_shared_by_what_they_read_and_change_no_number(sample, tmp_path):
+    store = sample[0]
+    cache = tmp_path / "cache"
+    plain = _con(store)
+    first = _con(store, cache_dir=cache)
+    built = sorted(p.name for p in cache.glob("*.duckdb"))
+    assert [b.split("-")[0] for b in built] == sorted(
+        name for name, sql in ordered_views() if "-- materialize: table" in sql)
+    # another policy: only what reads the policies is built again
+    other = analytics.policies([{"name": "mine", "half_life_days": {"default": 10}}])
+    second = _con(store, cache_dir=cache, policies=other)
+    again = sorted(p.name for p in cache.glob("*.duckdb"))
+    new = [a for a in again if a not in built]
+    assert len(new) == 1 and new[0].startswith("int_memory_policy-")
+    unshared = _con(store, policies=other)
+    for view in ("mart_usage_summary", "mart_retention_candidates", "mart_decay", "mart_usage_daily"):
+        query = f"select * from {view} order by all"
+        assert first.execute(query).fetchall() == plain.execute(query).fetchall(), view
+        assert second.execute(query).fetchall() == unshared.execute(query).fetchall(), view

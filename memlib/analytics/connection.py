@@ -25,6 +25,7 @@ import hashlib
 import importlib
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -119,9 +120,9 @@ def connect(store: Store | str, params: Params | None = None, backend: str = "au
     retention plan reads the store as it is and judges it as of its date
     (`time_travel=False`): it acts on the memories there are now.
 
-    With `cache_dir`, the materialized views are built once into a DuckDB file there, keyed by
-    the store's versions and the parameters, and later connections with the same key (the
-    four notebooks of one report run) attach it instead of building them again."""
+    With `cache_dir`, each materialized view is built once into a DuckDB file there, keyed by
+    the store's versions and the parameters it reads, and later connections that would build
+    the same (the notebooks of one report run) attach it instead."""
     if not isinstance(store, Store):
         store = Store.open(store, create=False)
     if params is None:
@@ -129,16 +130,15 @@ def connect(store: Store | str, params: Params | None = None, backend: str = "au
         params = Params(**overrides)
     snapshot = snapshot_at(store, params.as_of) if time_travel else store
     wanted = ordered_views() if views is None else closure(views)
-    cached = _cache(snapshot, params, backend, Path(cache_dir)) if cache_dir else None
     con = _connection(snapshot, params, backend)
-    if cached:
-        con.execute(f"attach {sql_literal(str(cached))} as memlib_cache (read_only)")
     for name, sql in wanted:
-        if MATERIALIZE.search(sql):
-            sql = (f"create or replace view {name} as select * from memlib_cache.{name}" if cached
-                   else VIEW.sub(lambda m: f"create or replace table {m.group(1)}", sql, count=1))
         try:
-            con.execute(sql)
+            if not MATERIALIZE.search(sql):
+                con.execute(sql)
+            elif cache_dir:
+                _cached(con, snapshot, params, name, sql, Path(cache_dir))
+            else:
+                con.execute(VIEW.sub(lambda m: f"create or replace table {m.group(1)}", sql, count=1))
         except duckdb.Error as exc:
             raise StoreError(f"view {name} (sql/{name}.sql) failed: {str(exc).splitlines()[0]}") from None
     return con
@@ -163,25 +163,38 @@ def _connection(store: Store, params: Params, backend: str) -> duckdb.DuckDBPyCo
     return con
 
 
-def _cache(store: Store, params: Params, backend: str, cache_dir: Path) -> Path:
-    """The DuckDB file of materialized views for this store state and these parameters."""
-    state = [store.uri, store.version, store.recalls.dataset().version,
-             [p.name for p in store.recalls.segments()], repr(params)]
+def _cached(con, store: Store, params: Params, name: str, sql: str, cache_dir: Path) -> None:
+    """Materialize view `name` into its own DuckDB file in `cache_dir`, keyed by the store's
+    state and the parameters it reads, unless a connection made it already; then read it from
+    there. The four notebooks of a report run share what they have in common this way, even
+    when one judges decay by another policy."""
+    reads = " ".join(text for _, text in closure([name]))
+    state = [name, store.uri if "://" in store.uri else os.path.abspath(store.uri), store.version, store.recalls.dataset().version,
+             [p.name for p in store.recalls.segments()]]
+    if "memlib_params" in reads:  # the parameters whose columns it names
+        given = {"as_of": params.as_of, "window_days": params.window_days, "project_id": params.project_id,
+                 "low_confidence": params.low_confidence, "decay_policy": params.decay_policy.name}
+        state += [(column, value) for column, value in given.items() if re.search(rf"\b{column}\b", reads)]
+    if "memlib_policy" in reads:
+        state.append(repr(params.policies))
+    if "memlib_source_weight" in reads:
+        state.append(params.source_weights)
     key = hashlib.sha256(json.dumps(state, default=str).encode()).hexdigest()[:20]
-    path = cache_dir / f"{key}.duckdb"
+    path = cache_dir / f"{name}-{key}.duckdb"
     cache_dir.mkdir(parents=True, exist_ok=True)
-    with open(cache_dir / f"{key}.lock", "w") as lock:
+    with open(cache_dir / f"{name}-{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one builder; the others wait and attach its file
         if not path.exists():
-            tmp = cache_dir / f".{key}.{os.getpid()}.tmp"
-            con = connect(store, params, backend, time_travel=False)  # `store` is the snapshot
+            tmp = cache_dir / f".{name}-{key}.{os.getpid()}.tmp"
+            tmp.unlink(missing_ok=True)  # left by a build this process did not finish
             con.execute(f"attach {sql_literal(str(tmp))} as memlib_out")
-            for name, sql in ordered_views():
-                if MATERIALIZE.search(sql):
-                    con.execute(f"create table memlib_out.{name} as select * from {name}")
-            con.close()
+            try:
+                con.execute(VIEW.sub(lambda m: f"create table memlib_out.{m.group(1)}", sql, count=1))
+            finally:
+                con.execute("detach memlib_out")
             os.replace(tmp, path)
-    return path
+    con.execute(f"attach {sql_literal(str(path))} as memlib_cache_{name} (read_only)")
+    con.execute(f"create or replace view {name} as select * from memlib_cache_{name}.{name}")
 
 
 def _attach(con, store: Store, backend: str) -> None:
