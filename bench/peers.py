@@ -45,6 +45,7 @@ from common import CACHE, corpus, median_ms, p95_ms, real_vectors  # noqa: E402
 from vector_index import query_texts  # noqa: E402
 
 from memlib import MemoryStore, Scope  # noqa: E402
+from memlib.analytics.views import ordered_views  # noqa: E402
 from memlib.embeddings import default_embedder  # noqa: E402
 from memlib.models import from_row, title_key  # noqa: E402
 from memlib.search.fusion import convex  # noqa: E402
@@ -153,11 +154,16 @@ class Memlib:
         return [(h.id, h.text) for h in self.store.search(text, k=K, vector=q, scope=ALL)]
 
     def analytic(self):
+        # DuckDB over the Lance table, with memlib's utc_day macro (sql/utc_day.sql): a calendar
+        # function of a TIMESTAMPTZ goes through ICU, the UTC day is arithmetic
         import duckdb
 
+        if getattr(self, "duck", None) is None:
+            self.duck = duckdb.connect()
+            self.duck.execute(dict(ordered_views())["utc_day"])
         memories = self.store.dataset()  # noqa: F841 (scanned by name below)
-        return duckdb.sql("SELECT kind, date_trunc('month', created_at) AS month, count(*) AS n "
-                          "FROM memories GROUP BY ALL").fetchall()
+        return self.duck.sql("SELECT kind, date_trunc('month', utc_day(created_at)) AS month, count(*) AS n "
+                             "FROM memories GROUP BY ALL").fetchall()
 
 
 class Chroma:
