@@ -24,7 +24,11 @@ resolved as (
     select
         a.policy, a.version as policy_version, a.drop_expired, a.min_decay_score,
         a.min_confidence, a.grace_days, a.keep_iterations, a.protected_kinds, a.protected_tags,
-        m.*,
+        -- the memory's columns the marts read (its text only by size: three copies of every
+        -- text would make this the widest table of a report run)
+        m.id, m.kind, m.level, m.project_id, m.project_name, m.iteration_id, m.source, m.tags,
+        m.created_at, m.expires_at, m.ttl_days, m.manual_promote_flag, m.confidence,
+        m.usage_as_of, m.as_of, strlen(m.text) + coalesce(strlen(m.metadata), 0) as text_bytes,
         coalesce(m.last_used_as_of, m.created_at) as last_touched_at,
         coalesce(hk.half_life_days, hl.half_life_days, hd.half_life_days) as half_life_days,
         coalesce(tk.ttl_days, tl.ttl_days) as policy_ttl_days

@@ -41,7 +41,7 @@ judged as (
         r.confidence < r.min_confidence as is_low_confidence_reason,
         r.kind <> 'summary' and coalesce(i.recency > r.keep_iterations, false)
             as is_old_iteration_reason,
-        strlen(r.text) + coalesce(strlen(r.metadata), 0) + 4 * pa.embedding_dims as est_bytes
+        r.text_bytes + 4 * pa.embedding_dims as est_bytes
     from judged_by_policy r
     join ttl t on t.id = r.id
     left join iterations i on i.project_id = r.project_id and i.iteration_id = r.iteration_id
