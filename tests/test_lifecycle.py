@@ -313,3 +313,23 @@ def test_maintain_keeps_the_as_of_window_and_cleans_up_the_rest(tmp_path):
         f"{AS_OF_TAG}{(now + timedelta(days=10) - timedelta(days=30)).date().isoformat()}"
     with pytest.raises(InvalidInput, match="history_days must be"):
         store.maintain(history_days=-1)
+
+
+def test_a_bulk_load_maintained_keeps_only_the_compacted_files(tmp_path):
+    """Today's as-of tag holds the version after compaction, so the fragments compaction
+    replaced are cleaned up with the other old versions."""
+    from memlib import Project
+
+    store = MemoryStore.open(str(tmp_path / "s"), embedder=HashEmbedder())
+    project = Project(name="p")
+    store.add([project])
+    for chunk in range(5):  # five appends, five fragments
+        store.add([Insight(project_id=project.id, content=f"insight {chunk}-{i}") for i in range(50)])
+    out = store.maintain(grace=timedelta(0))
+    assert out["compacted"]
+    dataset = store.dataset()
+    live = {f.path for fragment in dataset.get_fragments() for f in fragment.data_files()}
+    on_disk = {p.name for p in (tmp_path / "s" / "memories.lance" / "data").iterdir()}
+    assert len(live) < 6 and {Path(p).name for p in live} == on_disk  # nothing else kept
+    tags = store.table.tags.list()
+    assert {info["version"] for name, info in tags.items() if name.startswith("memlib-as-of-")} == {dataset.version}

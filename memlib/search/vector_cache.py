@@ -55,6 +55,12 @@ DELTA_ROWS = 20_000       # rows written since the load that are read in, not re
 MAX_SEGMENTS = 8          # then the segments after the first are merged into one
 
 
+def vector_bytes(rows: int, dims: int) -> int:
+    """What a cache of `rows` holds in vectors: the matrix, and above IVF_ABOVE rows its
+    partitioned copy."""
+    return rows * dims * 4 * (2 if rows > IVF_ABOVE else 1)
+
+
 def signs(matrix: np.ndarray) -> np.ndarray:
     """One bit per dimension, set where the coordinate is positive, packed into uint64 words."""
     bits = np.packbits(matrix > 0, axis=1)
@@ -534,7 +540,7 @@ def _us(value: datetime) -> int:
 class CacheSlot:
     """The store's cache, built in the background once a table version is searched twice
     ("auto"), at the first search ("on"), or never ("off"); when the vectors alone would take
-    more than `limit_mb`, it is not built."""
+    more than `limit_mb` (vector_bytes: the partitioned copy counts), it is not built."""
 
     def __init__(self, mode: str | None = None, limit_mb: int | None = None):
         source = "vector cache" if mode else "$MEMLIB_VECTOR_CACHE"
@@ -569,7 +575,7 @@ class CacheSlot:
             if (self.mode == "auto" and searches < 2) or version in (self._building, self._declined):
                 return None
             rows = store.table.count_rows()  # only when about to build, not on every search
-            if rows == 0 or rows * store.dims * 4 > self.limit_mb * 2**20:
+            if rows == 0 or vector_bytes(rows, store.dims) > self.limit_mb * 2**20:
                 self._declined = version
                 return None
             self._building = version
