@@ -39,6 +39,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute  # noqa: F401 (pa.compute)
 
 sys.path.insert(0, str(Path(__file__).parent))
 from common import CACHE, corpus, median_ms, p95_ms, real_vectors  # noqa: E402
@@ -100,6 +102,9 @@ def load_corpus(size: int) -> Corpus:
         sys.exit(f"bench/peers.py: no {SAMPLE_1M}; build it first (see bench/reports.py)")
     source = MemoryStore.open(str(SAMPLE_1M), create=False)
     table = source.dataset().to_table()
+    # in creation order, so every parent comes before its children (a maintained store
+    # rewrites the rows it folds usage into at the end of the table)
+    table = table.take(pa.compute.sort_indices(table, [("created_at", "ascending")]))
     if table.num_rows < size:
         sys.exit(f"bench/peers.py: {SAMPLE_1M} holds {table.num_rows:,} rows, fewer than {size:,}")
     vectors = table.column("embedding").combine_chunks().flatten().to_numpy().reshape(-1, source.dims)
