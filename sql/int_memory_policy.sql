@@ -47,8 +47,8 @@ resolved as (
 )
 select
     *,
-    (epoch_us(as_of) - epoch_us(last_touched_at)) / 86400e6 as idle_days,
+    days_between(last_touched_at, as_of) as idle_days,
     half_life_days * (1 + ln(1 + usage_as_of)) as effective_half_life_days,
-    decay_score((epoch_us(as_of) - epoch_us(last_touched_at)) / 86400e6, half_life_days,
+    decay_score(days_between(last_touched_at, as_of), half_life_days,
                 usage_as_of) as decay_score
 from resolved

@@ -16,11 +16,11 @@ weights as (
 select
     m.id, m.kind, m.project_id, m.project_name, m.source, m.confidence, m.usage_as_of as n_recalls,
     coalesce(e.n_agents, 0) as n_agents,
-    (epoch_us(m.as_of) - epoch_us(m.created_at)) / 86400e6 as age_days,
+    days_between(m.created_at, m.as_of) as age_days,
     coalesce(w.weight, d.weight) as source_weight,
     effective_confidence(m.confidence, coalesce(w.weight, d.weight), m.usage_as_of,
                          coalesce(e.n_agents, 0),
-                         (epoch_us(m.as_of) - epoch_us(m.created_at)) / 86400e6) as effective_confidence
+                         days_between(m.created_at, m.as_of)) as effective_confidence
 from memories m
 left join events e on e.memory_id = m.id
 left join weights w on w.source = m.source

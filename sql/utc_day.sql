@@ -2,4 +2,4 @@
 -- (date_trunc, date_diff, a cast to date, adding an interval) through ICU at about 0.25 us
 -- a row; in UTC a day is 86,400 s, so the day is arithmetic on the microseconds.
 create or replace macro utc_day(ts) as
-    date '1970-01-01' + cast(floor(epoch_us(ts) / 86400e6) as integer)
+    date '1970-01-01' + cast(floor(epoch_us(ts) / day_us()) as integer)

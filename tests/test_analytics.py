@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+from pathlib import Path
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
@@ -252,7 +253,7 @@ def test_the_audit_log_is_a_view(sample):
     assert later.execute("select count(*) from stg_audit_log where action = 'write'").fetchone()[0] == len(memories)
 
 
-def test_cached_materializations_are_shared_by_what_they_read_and_change_no_number(sample, tmp_path):
+def test_cached_materializations_are_shared_by_what_they_read_and_change_no_number(sample, tmp_path, monkeypatch):
     store = sample[0]
     cache = tmp_path / "cache"
     plain = _con(store)
@@ -260,6 +261,10 @@ def test_cached_materializations_are_shared_by_what_they_read_and_change_no_numb
     built = sorted(p.name for p in cache.glob("*.duckdb"))
     assert [b.split("-")[0] for b in built] == sorted(
         name for name, sql in ordered_views() if "-- materialize: table" in sql)
+    # the same store by a relative path reads the same files
+    monkeypatch.chdir(Path(store.uri).parent)
+    _con(Path(store.uri).name, cache_dir=cache)
+    assert sorted(p.name for p in cache.glob("*.duckdb")) == built
     # another policy: only what reads the policies is built again
     other = analytics.policies([{"name": "mine", "half_life_days": {"default": 10}}])
     second = _con(store, cache_dir=cache, policies=other)

@@ -44,6 +44,7 @@ from memlib.scope import sql_literal
 from memlib.store import Store
 from memlib.store.audit import SCHEMA as AUDIT_SCHEMA
 from memlib.store.recall_log import SCHEMA as RECALL_SCHEMA
+from memlib.store.tables import is_local
 
 DEFAULT_POLICIES = ("default", "conservative", "aggressive")  # the retention report's
 # How much each source is trusted, for effective confidence (sql/effective_confidence.sql);
@@ -166,10 +167,12 @@ def _connection(store: Store, params: Params, backend: str) -> duckdb.DuckDBPyCo
 def _cached(con, store: Store, params: Params, name: str, sql: str, cache_dir: Path) -> None:
     """Materialize view `name` into its own DuckDB file in `cache_dir`, keyed by the store's
     state and the parameters it reads, unless a connection made it already; then read it from
-    there. The four notebooks of a report run share what they have in common this way, even
-    when one judges decay by another policy."""
+    there. The notebooks of a report run share what they have in common this way, even when
+    one judges decay by another policy, and whether they name the store by a relative path
+    or an absolute one."""
     reads = " ".join(text for _, text in closure([name]))
-    state = [name, store.uri if "://" in store.uri else os.path.abspath(store.uri), store.version, store.recalls.dataset().version,
+    where = os.path.abspath(store.uri.removeprefix("file://")) if is_local(store.uri) else store.uri
+    state = [name, where, store.version, store.recalls.dataset().version,
              [p.name for p in store.recalls.segments()]]
     if "memlib_params" in reads:  # the parameters whose columns it names
         given = {"as_of": params.as_of, "window_days": params.window_days, "project_id": params.project_id,
@@ -239,7 +242,6 @@ def _control_views(con, store: Store) -> None:
     file (memlib.control) through DuckDB's sqlite scanner, as it is now (the views filter
     by time); empty tables of the same layout when the store has no control plane."""
     from memlib.control.db import FILE, TABLES
-    from memlib.store.tables import is_local
 
     path = Path(store.uri.removeprefix("file://")) / FILE if is_local(store.uri) else None
     if path is not None and path.exists():

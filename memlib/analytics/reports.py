@@ -165,9 +165,7 @@ def run(names: list[str], as_of: date, store: str, overrides: dict[str, str] | N
         if not any(key in spec for spec in specs.values()):
             raise InvalidInput(f"no report of {', '.join(names)} has a parameter {key!r}")
     planned = {name: _values(name, specs[name], overrides, store, as_of) for name in names}
-    # a missing store is the user's mistake, before any work; opened by the path the reports
-    # get, which keys the views they share (a relative path would key a second build)
-    opened = Store.open(planned[names[0]]["store"], create=False)
+    opened = Store.open(store, create=False)  # a missing store is the user's mistake, before any work
     opened.resolve_version(as_of)  # so is a date before the store's history
     ordered_views()  # a missing or broken view file is named now, not in a kernel
     out_root = Path(out_root)

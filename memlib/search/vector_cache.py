@@ -120,12 +120,13 @@ class VectorCache:
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         matrix = matrix / np.where(norms == 0, 1.0, norms)  # a writable copy, Arrow's is not
         # each project's rows side by side, so its scope is one slice of the matrix
-        codes = table.column("project_id").combine_chunks().dictionary_encode().indices
-        order = np.argsort(codes.fill_null(-1).to_numpy(zero_copy_only=False), kind="stable")
+        project = _Coded.of(table.column("project_id"))
+        order = np.argsort(project.codes, kind="stable")
         if not np.all(order[1:] > order[:-1]):  # not already in that order
             matrix = matrix[order]
             table = table.take(pa.array(order))
             addr = None if addr is None else addr[order]
+            project = _Coded(project.codes[order], project.lookup, project.values)
         self.matrix = matrix
         # whole-table queries: above `ivf_above` rows, k-means partitions, scanned exactly from
         # a second copy of the vectors laid out partition by partition (`members`: the row of
@@ -143,7 +144,7 @@ class VectorCache:
         self.rows = table.drop_columns(["embedding"]).combine_chunks()
         self.ids = table.column("id").to_numpy(zero_copy_only=False)
         self.position = {memory_id: i for i, memory_id in enumerate(self.ids)}
-        self.coded = {c: _Coded.of(table.column(c)) for c in CODED}
+        self.coded = {c: project if c == "project_id" else _Coded.of(table.column(c)) for c in CODED}
         self.numbers = {"level": table.column("level").fill_null(-1).to_numpy(),
                         "confidence": table.column("confidence").fill_null(-1).to_numpy(),
                         "created_at": _micros(table.column("created_at"), NEVER)}
@@ -329,7 +330,7 @@ class VectorCache:
         spans = [(self.offsets[p], self.offsets[p + 1]) for p in picked]
         # each partition is a contiguous slice of the copy: a product over views
         scores = np.concatenate([self.partitioned[start:end] @ query for start, end in spans])
-        rows = self.members[np.concatenate([np.arange(start, end) for start, end in spans])]
+        rows = np.concatenate([self.members[start:end] for start, end in spans])
         if selected is not None:
             inside = np.zeros(len(self), bool)
             inside[selected] = True
