@@ -30,7 +30,7 @@ def main() -> None:
     args, embedder, store, vectors, ids = setup()
     drop_vector_index(store)
     started = time.perf_counter()
-    built = ensure_vector_index(store, min_rows=0)  # the cold path through the index, at any size
+    built = ensure_vector_index(store, force=True)  # the cold path through the index, at any size
     print(f"default vector index built: {built} in {time.perf_counter() - started:.1f} s")
 
     projects = collections.Counter(store.table.to_lance().to_table(columns=["project_id"])

@@ -124,7 +124,8 @@ class MemoryStore(Store):
 
     def maintain(self, progress: bool = False, **options: Any) -> dict[str, Any]:
         """Flush recalls, fold usage into memories, compact, index, keep the as-of window's
-        versions and clean up the rest (memlib.lifecycle.maintenance: `history_days`, `grace`)."""
+        versions and clean up the rest (memlib.lifecycle.maintenance: `history_days`, `grace`,
+        `vector_index`)."""
         from memlib.lifecycle.maintenance import maintain
 
         return maintain(self, progress=progress, **options)

@@ -333,3 +333,33 @@ def test_a_bulk_load_maintained_keeps_only_the_compacted_files(tmp_path):
     assert len(live) < 6 and {Path(p).name for p in live} == on_disk  # nothing else kept
     tags = store.table.tags.list()
     assert {info["version"] for name, info in tags.items() if name.startswith("memlib-as-of-")} == {dataset.version}
+
+
+def test_maintain_merges_only_small_fragments_and_indexes_every_row(tmp_path, monkeypatch):
+    """Fragments of COMPACT_ROWS rows or more are left as they are; the small ones between
+    them are merged; every row ends up in the indexes. Lance's vector index is built only
+    when asked below the size that needs it."""
+    import memlib.store.store as store_module
+    from memlib import Project
+
+    monkeypatch.setattr(store_module, "COMPACT_ROWS", 100)
+    store = MemoryStore.open(str(tmp_path / "s"), embedder=HashEmbedder())
+    project = Project(name="p")
+    store.add([project])
+    for chunk in range(3):  # large: left alone
+        store.add([Insight(project_id=project.id, content=f"large {chunk}-{i}") for i in range(150)])
+    for chunk in range(5):  # small: merged into one
+        store.add([Insight(project_id=project.id, content=f"small {chunk}-{i}") for i in range(10)])
+
+    def fragments():
+        return [(f.metadata.physical_rows, tuple(d.path for d in f.data_files()))
+                for f in store.dataset().get_fragments()]
+    before = fragments()
+    out = store.maintain(grace=timedelta(0))
+    after = fragments()
+    assert [f for f in before if f[0] == 150] == [f for f in after if f[0] == 150]  # the same files
+    assert sorted(rows for rows, _ in after if rows != 150) == [1, 50]
+    assert all(ix.num_unindexed_rows == 0 for ix in store.table.list_indices())
+    assert not out["vector_index_built"] and not store.has_vector_index()
+    assert store.maintain(vector_index=True)["vector_index_built"] and store.has_vector_index()
+    assert len(store.search("small 3-4", k=3, mode="fts")) == 3

@@ -142,6 +142,19 @@ def test_partitioned_search_finds_the_exact_neighbours():
     q = points[0]
     assert split.search(q, 10, Scope(include_expired=True), nprobe=10**6) == \
         flat.search(q, 10, Scope(include_expired=True))
+    # scanned in fewer principal components than the vectors have, the best rows of that
+    # scan are ranked by their exact cosine
+    reduced = VectorCache(1, table, 32, ivf_above=1000, reduced=8)
+    assert reduced.partitioned.shape == (len(points), 8)
+    unit = flat.matrix
+    recalls = []
+    for q in rng.normal(size=(50, 32)).astype(np.float32) + topics[rng.integers(0, 40, 50)]:
+        exact = flat.search(q, 10, Scope(include_expired=True))
+        got = reduced.search(q, 10, Scope(include_expired=True), nprobe=10**6)
+        recalls.append(len({i for i, _ in exact} & {i for i, _ in got}) / 10)
+        exact_scores = [float(unit[flat.position[i]] @ (q / np.linalg.norm(q))) for i, _ in got]
+        assert np.allclose([s for _, s in got], exact_scores, atol=1e-5)
+    assert 0.9 <= np.mean(recalls) < 1.0  # approximate, and close
 
 
 def test_whole_table_queries_from_sign_codes_rank_exactly_and_never_leave_the_scope():

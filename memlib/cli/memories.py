@@ -208,11 +208,17 @@ def stats(ctx, as_json):
 @click.option("--history-days", type=int, default=None,
               help="Days back an as-of report can read (default 30): the version current at each "
                    "day's end is kept, other versions older than an hour are cleaned up.")
+@click.option("--vector-index", is_flag=True,
+              help="Build Lance's vector index now, for processes that search without the vector "
+                   "cache (default: once the vectors outgrow the cache's default ceiling, about "
+                   "2.2M memories).")
 @click.pass_context
-def maintain(ctx, history_days):
+def maintain(ctx, history_days, vector_index):
     """Flush recalls, fold usage into memories, compact tables, update indexes, keep the
     as-of window's versions and clean up the rest."""
-    options = {} if history_days is None else {"history_days": history_days}
+    options = {"vector_index": vector_index}
+    if history_days is not None:
+        options["history_days"] = history_days
     echo_json(open_store(ctx).maintain(progress=True, **options))
 
 

@@ -20,21 +20,24 @@ from memlib import analytics
 from memlib.models import arrow_schema
 from memlib.clock import MAX_DAYS
 from memlib.errors import InvalidInput
+from memlib.search.vector_cache import DEFAULT_LIMIT_MB, vector_bytes
 from memlib.store.concurrency import committing, retryable
 from memlib.store.versions import CLEANUP_GRACE, HISTORY_DAYS, NO_CLEANUP, clean_up, keep_window
 
 log = logging.getLogger("memlib")
 
-# Lance's vector index serves only cold processes (a one-shot `memlib search`): a warm one
-# answers from the vector cache, exactly up to 250k rows. Below this many rows a cold
-# unscoped query's flat scan (157 ms at 100k, bench/results/vector_index.md) is small beside a
-# cold process's start (about 3 s), while building the index cost 14 s of `maintain` at 100k,
-# most of memlib's ingest time there (bench/README.md). Scoped queries of up to 20k rows are
-# exact numpy scans either way.
-VECTOR_INDEX_MIN_ROWS = 250_000
+# Lance's vector index serves the processes that search without the vector cache: a one-shot
+# `memlib search`, and stores whose vectors outgrow the cache's default ceiling. A one-shot
+# process gains nothing from it at 1M: its first query loads the index (2.2 s) where an exact
+# scan takes 1.7 s (bench/README.md), while building it took most of maintain's 184.8 s after a
+# 1M bulk load and 607 MB of disk. So maintain builds it once the default cache would not hold
+# the vectors (vector_cache.vector_bytes above DEFAULT_LIMIT_MB: about 2.2M rows of 384
+# dimensions), or when asked (`maintain --vector-index`); once built, later rows join it at
+# each maintain. Scoped queries of up to 20k rows are exact numpy scans either way.
 # IVF_HNSW_SQ with a partition per ~4k rows, probed 16 at a time with a 4x exact re-rank:
 # recall@10 0.973 against exact search at 100k real embeddings, 14 ms median
-# (bench/vector_index.py, bench/results/vector_index.md).
+# (bench/vector_index.py, bench/results/vector_index.md). IVF_PQ (48 sub-vectors) builds in
+# 85 s at 1M into 52 MB but finds 0.63 of the top 10 at the same probes.
 ROWS_PER_PARTITION = 4_096
 
 FOLD = """
@@ -74,10 +77,17 @@ def fold_usage(store, actor: str = "maintain") -> int:
     return len(applied)
 
 
-def ensure_vector_index(store, min_rows: int = VECTOR_INDEX_MIN_ROWS) -> bool:
-    """Build the ANN index once the table is large enough; later rows join it on optimize."""
+def vector_index_due(rows: int, dims: int) -> bool:
+    """Whether a store this large needs Lance's vector index: the default cache would not
+    hold its vectors."""
+    return vector_bytes(rows, dims) > DEFAULT_LIMIT_MB * 2**20
+
+
+def ensure_vector_index(store, force: bool = False) -> bool:
+    """Build the ANN index when it is due (or `force`d, at any size but an empty table);
+    later rows join it on optimize."""
     rows = store.table.count_rows()
-    if rows < min_rows or store.has_vector_index():
+    if rows == 0 or store.has_vector_index() or not (force or vector_index_due(rows, store.dims)):
         return False
     store.create_vector_index(IvfHnswSq(distance_type="cosine",
                                         num_partitions=max(1, rows // ROWS_PER_PARTITION)))
@@ -98,10 +108,10 @@ def _unless_contended(what: str, step) -> bool:
 
 
 def maintain(store, progress: bool = False, history_days: int = HISTORY_DAYS,
-             grace: timedelta = CLEANUP_GRACE) -> dict[str, Any]:
+             grace: timedelta = CLEANUP_GRACE, vector_index: bool = False) -> dict[str, Any]:
     """Flush, fold, index and compact; keep the versions an as-of report of the last
     `history_days` days reads (and retention runs' tagged ones), and clean up the others
-    older than `grace`."""
+    older than `grace`. `vector_index`: build Lance's vector index now whatever the size."""
     if isinstance(history_days, bool) or not isinstance(history_days, int) or not 0 <= history_days <= MAX_DAYS:
         raise InvalidInput(f"history_days must be a whole number of days from 0 to {MAX_DAYS}, not {history_days!r}")
     store.check_writable()
@@ -129,7 +139,7 @@ def maintain(store, progress: bool = False, history_days: int = HISTORY_DAYS,
     # writers that keep changing the same fragments; then it waits for the next maintain.
     compacted = _unless_contended("compact the memories", store.optimize)
     done("compact")
-    vector = ensure_vector_index(store)
+    vector = ensure_vector_index(store, force=vector_index)
     done("vector index")
     # tagged after compaction: today's tag holds the compacted version, not the fragments it
     # replaced (a tag on the version before kept the 1M bench store at twice its size)

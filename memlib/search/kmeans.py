@@ -1,6 +1,6 @@
 """Partitioning of unit vectors by spherical k-means, for the vector cache above
 `vector_cache.IVF_ABOVE` rows: each partition is laid out contiguously and a query scans the
-partitions nearest to it."""
+partitions nearest to it, in the vectors' principal components (`principal`, `projected`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ ROWS_PER_PARTITION = 1_000
 COARSE = 32               # first level of the two-level k-means
 
 
-def _kmeans(points: np.ndarray, k: int, rng: np.random.Generator, iterations: int = 8) -> np.ndarray:
+def _kmeans(points: np.ndarray, k: int, rng: np.random.Generator, iterations: int = 16) -> np.ndarray:
     """Spherical k-means (cosine) on unit vectors; returns unit centroids."""
     k = max(1, min(k, len(points)))
     centroids = points[rng.choice(len(points), k, replace=False)].copy()
@@ -64,3 +64,23 @@ def partition(matrix: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray, np
     order = np.argsort(labels, kind="stable")
     offsets = np.searchsorted(labels[order], np.arange(len(centroids) + 1))
     return order, np.asarray(centroids, np.float32), offsets
+
+
+def principal(matrix: np.ndarray, dims: int, seed: int, sample: int = 20_000) -> tuple[np.ndarray, np.ndarray]:
+    """The mean and the `dims` leading principal directions (rows of unit length) of a sample
+    of the rows: (x - mean) @ basis.T keeps the part of x that tells rows apart."""
+    rng = np.random.default_rng(seed)
+    rows = matrix[rng.choice(len(matrix), min(len(matrix), sample), replace=False)]
+    mean = rows.mean(axis=0)
+    _, _, directions = np.linalg.svd(rows - mean, full_matrices=False)
+    return mean.astype(np.float32), np.ascontiguousarray(directions[:dims], np.float32)
+
+
+def projected(matrix: np.ndarray, rows: np.ndarray, mean: np.ndarray, basis: np.ndarray,
+            chunk: int = 65_536) -> np.ndarray:
+    """The given rows of `matrix`, in that order, in the coordinates of `basis` (a chunk at a
+    time: no full-size temporary)."""
+    out = np.empty((len(rows), len(basis)), np.float32)
+    for start in range(0, len(rows), chunk):
+        out[start:start + chunk] = (matrix[rows[start:start + chunk]] - mean) @ basis.T
+    return out

@@ -12,12 +12,15 @@ from one bit per dimension: the sign of each coordinate, packed into 48 bytes a 
 dimensions. The Hamming distances to the query's signs pick `CANDIDATES` rows per hit asked,
 which are then ranked by their exact cosine (bench/vector_cache_approx.py measures recall and
 speed on real MiniLM embeddings at 100k, CANDIDATES chosen on its first query seed). Above
-`IVF_ABOVE` rows the rows are also grouped into k-means partitions, held in a second copy of
-the vectors laid out partition by partition, and the `NPROBE` partitions nearest the query are
-scanned exactly: on the 1M sample's vectors the sign codes kept too few of the true
-neighbours (0.70 of the top 10 with 200 candidates), and without the copy a project's rows
-would be scattered over the partitions (4.4 ms to gather a 1% project against 1.0 ms for its
-slice). The copy costs 1.5 GB at 1M rows.
+`IVF_ABOVE` rows the rows are also grouped into k-means partitions, and the `NPROBE`
+partitions nearest the query are scanned in the vectors' `REDUCED` leading principal
+components, from a copy laid out partition by partition; the `RERANK` best rows per hit asked
+are then ranked by their exact cosine. On the 1M sample's vectors the sign codes kept too few
+of the true neighbours (0.70 of the top 10 with 200 candidates); scanning the partitions in
+all 384 dimensions reads four times the bytes (bench/vector_cache_ivf.py measures both, on
+queries other than the ones bench/peers.py reports). Without the copy a project's rows would
+be scattered over the partitions (4.4 ms to gather a 1% project against 1.0 ms for its
+slice). The copy costs 384 MB at 1M rows.
 
 The mask evaluates the same predicates `Scope.where()` renders for Lance (scope.Predicate);
 tests/test_vector_cache.py checks that both select the same rows for many random scopes.
@@ -38,14 +41,16 @@ import pyarrow.compute as pc
 
 from memlib.errors import InvalidInput
 from memlib.scope import Scope
-from memlib.search.kmeans import partition
+from memlib.search.kmeans import partition, principal, projected
 
 IVF_ABOVE = 250_000       # rows; at or below this, unscoped queries are exact products
 APPROX_ABOVE = 20_000     # rows; above this (and up to IVF_ABOVE), whole-table queries use sign codes
 CANDIDATES = 20           # rows re-ranked exactly per hit asked (at least 200)
 SPAN = 4                  # a scope is scanned as the slice from its first to its last row if that
                           # is at most this many times its rows (reading in order beats copying)
-NPROBE = 48               # partitions scanned per query; bench/search.py measures recall
+NPROBE = 64               # partitions scanned per query (bench/vector_cache_ivf.py)
+REDUCED = 96              # principal components the partitions are scanned in
+RERANK = 40               # rows per hit asked (at least 10 hits' worth) ranked exactly after it
 CODED = ("project_id", "root_task_id", "kind", "source", "previous_id", "iteration_id")
 NEVER = np.iinfo(np.int64).max
 MODES = ("auto", "on", "off")
@@ -57,8 +62,8 @@ MAX_SEGMENTS = 8          # then the segments after the first are merged into on
 
 def vector_bytes(rows: int, dims: int) -> int:
     """What a cache of `rows` holds in vectors: the matrix, and above IVF_ABOVE rows its
-    partitioned copy."""
-    return rows * dims * 4 * (2 if rows > IVF_ABOVE else 1)
+    partitioned copy in REDUCED dimensions."""
+    return rows * 4 * (dims + (min(REDUCED, dims) if rows > IVF_ABOVE else 0))
 
 
 def signs(matrix: np.ndarray) -> np.ndarray:
@@ -109,7 +114,7 @@ class VectorCache:
     """Normalised vectors, ids and scope columns of one table version, in memory."""
 
     def __init__(self, version: int, table: pa.Table, dims: int, ivf_above: int = IVF_ABOVE,
-                 seed: int = 0, approx_above: int = APPROX_ABOVE):
+                 seed: int = 0, approx_above: int = APPROX_ABOVE, reduced: int = REDUCED):
         self.version = version
         # where each row lives in Lance (fragment << 32 | offset), when read with it
         addr = table.column(ADDR).to_numpy().astype(np.int64) if ADDR in table.schema.names else None
@@ -128,15 +133,17 @@ class VectorCache:
             addr = None if addr is None else addr[order]
             project = _Coded(project.codes[order], project.lookup, project.values)
         self.matrix = matrix
-        # whole-table queries: above `ivf_above` rows, k-means partitions, scanned exactly from
-        # a second copy of the vectors laid out partition by partition (`members`: the row of
-        # each, `offsets` bound the partitions); below, the sign codes of every row; below
-        # `approx_above` rows, an exact product
+        # whole-table queries: above `ivf_above` rows, k-means partitions, scanned from a copy
+        # of the vectors in their `reduced` principal components (`mean`, `basis`) laid out
+        # partition by partition (`members`: the row of each, `offsets` bound the partitions);
+        # below, the sign codes of every row; below `approx_above` rows, an exact product
         self.centroids = self.offsets = self.members = self.partitioned = None
+        self.mean = self.basis = None
         self.signs = None  # (words, rows)
         if len(matrix) > ivf_above:
             self.members, self.centroids, self.offsets = partition(matrix, seed)
-            self.partitioned = matrix[self.members]
+            self.mean, self.basis = principal(matrix, min(reduced, dims), seed)
+            self.partitioned = projected(matrix, self.members, self.mean, self.basis)
         elif len(matrix) > approx_above:
             self.signs = np.ascontiguousarray(signs(matrix).T)
         self.addr = addr
@@ -325,11 +332,13 @@ class VectorCache:
 
     def _probe(self, query: np.ndarray, n: int, selected: np.ndarray | None,
                nprobe: int) -> list[tuple[str, float]]:
-        """The rows of the `nprobe` partitions nearest the query, ranked exactly."""
+        """The rows of the `nprobe` partitions nearest the query, scored in the principal
+        components; the best of them ranked exactly."""
         picked = np.sort(np.argsort(-(self.centroids @ query))[:nprobe])
         spans = [(self.offsets[p], self.offsets[p + 1]) for p in picked]
         # each partition is a contiguous slice of the copy: a product over views
-        scores = np.concatenate([self.partitioned[start:end] @ query for start, end in spans])
+        reduced = self.basis @ query
+        scores = np.concatenate([self.partitioned[start:end] @ reduced for start, end in spans])
         rows = np.concatenate([self.members[start:end] for start, end in spans])
         if selected is not None:
             inside = np.zeros(len(self), bool)
@@ -338,8 +347,11 @@ class VectorCache:
             rows, scores = rows[keep], scores[keep]
         if len(rows) < n:  # a wide but unusual scope: scan it exactly
             rows = selected if selected is not None else np.arange(len(self))
-            scores = self.matrix[rows] @ query
-        return self._top(rows, scores, n)
+            return self._top(rows, self.matrix[rows] @ query, n)
+        pool = RERANK * max(n, 10)
+        if len(rows) > pool:
+            rows = rows[np.argpartition(-scores, pool - 1)[:pool]]
+        return self._top(rows, self.matrix[rows] @ query, n)
 
     def _approximate(self, query: np.ndarray, n: int, selected: np.ndarray | None) -> list[tuple[str, float]]:
         """The rows whose signs differ least from the query's (among `selected`), ranked by

@@ -29,7 +29,7 @@ from memlib.store import versions
 from memlib.store.audit import AuditLog
 from memlib.store.concurrency import ATTEMPTS, Contended, WriterLock, committing, pause, writable_dir
 from memlib.store.recall_log import RecallLog, spool_dir_for
-from memlib.store.tables import (MEMORIES, TIDY_EVERY, TIDY_FRAGMENTS, add_missing_columns, is_local,
+from memlib.store.tables import (COMPACT_ROWS, MEMORIES, TIDY_EVERY, TIDY_FRAGMENTS, add_missing_columns, is_local,
                                  open_or_create, open_table, tidy)
 
 DEFAULT_URI = os.path.join("data", "store")
@@ -539,14 +539,23 @@ class Store:
         self._tidy_at = left + TIDY_FRAGMENTS
         return True
 
-    def optimize(self, **kwargs) -> None:
-        """Compact the memories table (and fold in new rows of its indexes). Old versions are
-        not cleaned up here (Lance's default would drop the as-of window's after 7 days, and
-        fails on a tagged one): maintain keeps the window and cleans up the rest."""
-        from memlib.store.versions import NO_CLEANUP
+    def optimize(self) -> None:
+        """Merge the memories table's fragments of fewer than COMPACT_ROWS rows (and rewrite
+        those with a tenth of their rows deleted), then fold the rows no index covers yet into
+        the indexes. Old versions are not cleaned up here (Lance's `optimize` would drop the
+        as-of window's after 7 days, and fails on a tagged one): maintain keeps the window and
+        cleans up the rest."""
+        def compact() -> None:
+            self._table.checkout_latest()
+            self._table.to_lance().optimize.compact_files(target_rows_per_fragment=COMPACT_ROWS)
 
-        kwargs.setdefault("cleanup_older_than", NO_CLEANUP)
-        committing(lambda: self._table.optimize(**kwargs))
+        def index() -> None:
+            self._table.checkout_latest()
+            self._table.to_lance().optimize.optimize_indices()
+
+        committing(compact)
+        committing(index)
+        self._table.checkout_latest()  # the commits were the Lance dataset's, not this handle's
         self._committed(None)
 
     def migrate(self) -> None:

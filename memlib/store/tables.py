@@ -26,6 +26,11 @@ SNAPSHOTS = "knowledge_snapshots"  # iteration knowledge (memlib/agents/knowledg
 TIDY_FRAGMENTS = 16
 TIDY_ROWS = 8_192
 TIDY_EVERY = 4  # a writer counts the small fragments at every 4th of its commits
+# maintain merges the fragments below this many rows. Larger ones are left as they are (unless
+# a tenth of their rows were deleted): a scan or an index lookup pays per fragment little
+# beside what it pays per row at that size, and rewriting them is a pass over all the data
+# (merging the two fragments of the 1M bench store into one took 267.6 s, bench/README.md).
+COMPACT_ROWS = 65_536
 
 
 def small_fragments(dataset) -> int:
