@@ -16,7 +16,8 @@ ALLOWED = {
     "store": set(),
     "search": {"store"},
     "analytics": {"store", "control"},
-    "lifecycle": {"store", "analytics"},
+    # maintain sizes Lance's vector index by what the search cache holds (vector_bytes)
+    "lifecycle": {"store", "analytics", "search"},
     "sample": {"store", "lifecycle", "consensus", "control"},
     "workspace": {"store", "lifecycle"},
     "consensus": {"store"},
