@@ -1,3 +1,4 @@
+-- materialize: cache
 -- What each agent did, by the tool it used, up to the as-of date: its recalls (memlib's
 -- agent tools and context builder name the tool; a plain `recall` has none) and its
 -- changes to memories (audit events by actor and action). One row per agent, activity, tool.

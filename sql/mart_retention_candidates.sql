@@ -1,3 +1,4 @@
+-- materialize: cache
 -- The memories each retention policy would drop, and why; `memlib retention plan` and
 -- `apply` read exactly this view. A memory is judged by its project's override of the
 -- policy if the policy has one (memlib_policy rows with a project_id), else by the policy;

@@ -1,3 +1,4 @@
+-- materialize: cache
 -- What each agent session did on both sides of memlib, up to the as-of time: its tasks in
 -- the control plane (by status as of then) beside the memories it wrote and recalled. A
 -- memory was written in a session when its metadata names the session, or, naming none,

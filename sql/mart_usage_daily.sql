@@ -1,3 +1,4 @@
+-- materialize: cache
 -- Recalls per day, project, kind, level and agent (up to the as-of date).
 create or replace view mart_usage_daily as
 with events as (

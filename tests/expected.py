@@ -10,7 +10,7 @@ import math
 from datetime import datetime, timedelta
 
 from memlib import policy as policies
-from memlib.analytics import DEFAULT_POLICIES
+from memlib.analytics import DEFAULT_POLICIES, DEFAULT_SOURCE_WEIGHTS
 
 DEFAULT_POLICIES = [policies.load(name) for name in DEFAULT_POLICIES]
 DEFAULT_HALF_LIVES = policies.load("default").half_life_days  # the decay report's default policy
@@ -117,6 +117,7 @@ def headlines(memories, events, as_of, window=30, horizon=30, low_confidence=50)
     first = DEFAULT_POLICIES[0]
     top = sorted(usage.values(), reverse=True)[:max(1, len(alive) // 100)]
     decays = sorted(decay(m, usage[m["id"]], events, as_of) for m in alive)
+    effective = effective_confidence(memories, events, as_of, DEFAULT_SOURCE_WEIGHTS)
     middle = len(decays) // 2
     median = decays[middle] if len(decays) % 2 else (decays[middle - 1] + decays[middle]) / 2
     return {
@@ -128,6 +129,7 @@ def headlines(memories, events, as_of, window=30, horizon=30, low_confidence=50)
                       "median_decay_score": median,
                       "never_expire": sum(m["expires_at"] is None for m in alive)},
         "confidence": {"mean_confidence": sum(m["confidence"] for m in alive) / len(alive),
+                       "mean_effective_confidence": sum(effective.values()) / len(effective),
                        "low_confidence_share": len(low) / len(alive),
                        "low_confidence_recalled_in_window": sum(m["id"] in recalled_recently for m in low)},
         "retention": {f"candidates[{p.name}]": len(retention_candidates(memories, events, as_of, p))

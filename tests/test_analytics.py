@@ -260,7 +260,7 @@ def test_cached_materializations_are_shared_by_what_they_read_and_change_no_numb
     first = _con(store, cache_dir=cache)
     built = sorted(p.name for p in cache.glob("*.duckdb"))
     assert [b.split("-")[0] for b in built] == sorted(
-        name for name, sql in ordered_views() if "-- materialize: table" in sql)
+        name for name, sql in ordered_views() if "-- materialize: table" in sql or "-- materialize: cache" in sql)
     # the same store by a relative path reads the same files
     monkeypatch.chdir(Path(store.uri).parent)
     _con(Path(store.uri).name, cache_dir=cache)
@@ -269,10 +269,45 @@ def test_cached_materializations_are_shared_by_what_they_read_and_change_no_numb
     other = analytics.policies([{"name": "mine", "half_life_days": {"default": 10}}])
     second = _con(store, cache_dir=cache, policies=other)
     again = sorted(p.name for p in cache.glob("*.duckdb"))
-    new = [a for a in again if a not in built]
-    assert len(new) == 1 and new[0].startswith("int_memory_policy-")
+    new = [a.split("-")[0] for a in again if a not in built]
+    assert sorted(new) == ["int_memory_policy", "mart_retention_candidates"]
     unshared = _con(store, policies=other)
     for view in ("mart_usage_summary", "mart_retention_candidates", "mart_decay", "mart_usage_daily"):
         query = f"select * from {view} order by all"
         assert first.execute(query).fetchall() == plain.execute(query).fetchall(), view
         assert second.execute(query).fetchall() == unshared.execute(query).fetchall(), view
+
+
+def test_a_cached_view_is_read_again_only_while_the_store_is_unchanged(sample, tmp_path):
+    import shutil
+    import time
+
+    from memlib.analytics.connection import prune_cache
+
+    shutil.copytree(sample[0].uri, tmp_path / "store")
+    LATER = datetime(2099, 1, 1, tzinfo=timezone.utc)  # a fixed date after every write (now is a new key each time)
+    store = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder(), create=False)
+    cache = tmp_path / "cache"
+    _con(store, as_of=LATER, cache_dir=cache)
+    built = {p.name: p.stat().st_mtime_ns for p in cache.glob("*.duckdb")}
+    read_from = time.time()
+    _con(store, as_of=LATER, cache_dir=cache)  # nothing written: the same files, read again
+    assert {p.name for p in cache.glob("*.duckdb")} == set(built)
+    assert all(p.stat().st_mtime_ns > built[p.name] for p in cache.glob("*.duckdb"))  # touched
+    assert prune_cache(cache, before=read_from - 1) == 0
+
+    store.add([Project(name="later", description="one more memory")])
+    assert store.search("later", k=3)  # a recall event, in the spool
+    time.sleep(0.05)
+    rebuilt_from = time.time()
+    after = _con(store, as_of=LATER, cache_dir=cache)
+    rebuilt = {p.name for p in cache.glob("*.duckdb")} - set(built)
+    assert {name.split("-")[0] for name in rebuilt} == {
+        name for name, sql in ordered_views() if "-- materialize: table" in sql or "-- materialize: cache" in sql}
+    plain = _con(store, as_of=LATER)
+    for view in ("mart_usage_summary", "mart_usage_daily", "mart_retention_candidates", "mart_agent_activity"):
+        query = f"select * from {view} order by all"
+        assert after.execute(query).fetchall() == plain.execute(query).fetchall(), view
+    # what the last connection did not read goes, the rest stays
+    gone = prune_cache(cache, before=rebuilt_from)
+    assert gone >= len(built) and {p.name for p in cache.glob("*.duckdb")} == rebuilt

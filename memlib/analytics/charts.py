@@ -148,7 +148,9 @@ def queue_levels(timeline: pl.DataFrame) -> alt.Chart:
 
 
 def to_svg(chart: alt.TopLevelMixin) -> str:
-    """Render a chart to a standalone SVG string, offline."""
+    """Render a chart to a standalone SVG string, offline. Not validated against the schema
+    here (half a second per report at 1M; vl-convert compiles the spec either way): the tests
+    validate every report's charts."""
     import vl_convert as vlc
 
-    return vlc.vegalite_to_svg(chart.to_json())
+    return vlc.vegalite_to_svg(chart.to_dict(validate=False))

@@ -12,7 +12,9 @@ The Lance tables are scanned as Arrow datasets by default: on the 1,000,000-memo
 that is about twice as fast as DuckDB's `lance` extension (bench/reports.py), which remains
 available as backend="lance". A view file marked `-- materialize: table` is built as a table
 once per connection (its parameters are fixed for the connection), so the marts that share
-it do not recompute it. Report parameters live in small tables (`memlib_params`,
+it do not recompute it; one marked `-- materialize: cache` is a plain view except on a
+connection with a cache directory (a report run), where both kinds are kept in files for the
+next run on an unchanged store. Report parameters live in small tables (`memlib_params`,
 `memlib_source_weight`, `memlib_policy`, `memlib_policy_rule`) filled with bound values,
 never spliced into SQL text, so the views stay plain views an analyst can query.
 """
@@ -34,7 +36,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from memlib.analytics.views import MATERIALIZE, VIEW, closure, ordered_views
+from memlib.analytics.views import CACHED, MATERIALIZE, VIEW, closure, ordered_views
 from memlib.clock import Clock, parse_time
 from memlib.errors import InvalidInput, StoreError
 from memlib import policy as policy_module
@@ -132,12 +134,13 @@ def connect(store: Store | str, params: Params | None = None, backend: str = "au
     snapshot = snapshot_at(store, params.as_of) if time_travel else store
     wanted = ordered_views() if views is None else closure(views)
     con = _connection(snapshot, params, backend)
+    sources = _sources(snapshot) if cache_dir else None
     for name, sql in wanted:
         try:
-            if not MATERIALIZE.search(sql):
+            if cache_dir and (MATERIALIZE.search(sql) or CACHED.search(sql)):
+                _cached(con, sources, params, name, sql, Path(cache_dir))
+            elif not MATERIALIZE.search(sql):
                 con.execute(sql)
-            elif cache_dir:
-                _cached(con, snapshot, params, name, sql, Path(cache_dir))
             else:
                 con.execute(VIEW.sub(lambda m: f"create or replace table {m.group(1)}", sql, count=1))
         except duckdb.Error as exc:
@@ -164,16 +167,39 @@ def _connection(store: Store, params: Params, backend: str) -> duckdb.DuckDBPyCo
     return con
 
 
-def _cached(con, store: Store, params: Params, name: str, sql: str, cache_dir: Path) -> None:
-    """Materialize view `name` into its own DuckDB file in `cache_dir`, keyed by the store's
-    state and the parameters it reads, unless a connection made it already; then read it from
-    there. The notebooks of a report run share what they have in common this way, even when
-    one judges decay by another policy, and whether they name the store by a relative path
-    or an absolute one."""
-    reads = " ".join(text for _, text in closure([name]))
+def _sources(store: Store) -> list:
+    """The state of everything the views read: the memories' version, the recall log's (its
+    Lance table and the spool files), the audit log's, the consensus and session tables' and
+    the control plane's file. A cached materialization is reused only while all are equal,
+    so a report run on a store nobody wrote to since the last run reads the last run's."""
+    from memlib.store import consensus_tables as ct
+    from memlib.store.tables import SESSIONS, open_table
+
     where = os.path.abspath(store.uri.removeprefix("file://")) if is_local(store.uri) else store.uri
-    state = [name, where, store.version, store.recalls.dataset().version,
-             [p.name for p in store.recalls.segments()]]
+    audit = store.audit.dataset()
+    state: list = [where, store.version, store.recalls.dataset().version,
+                   [(p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in store.recalls.segments()],
+                   None if audit is None else audit.version]
+    for name in (ct.FRAGMENTS, ct.CLUSTERS, ct.UNITS, ct.CONTRACTS, SESSIONS):
+        table = open_table(store.db, name)
+        state.append(None if table is None else table.version)
+    if is_local(store.uri):
+        from memlib.control.db import FILE
+
+        control = Path(where) / FILE
+        state.append([control.stat().st_size, control.stat().st_mtime_ns] if control.exists() else None)
+    return state
+
+
+def _cached(con, sources: list, params: Params, name: str, sql: str, cache_dir: Path) -> None:
+    """Materialize view `name` into its own DuckDB file in `cache_dir`, keyed by the state of
+    the store's tables (`_sources`) and the parameters it reads, unless a connection made it
+    already; then read it from there. The notebooks of a report run share what they have in
+    common this way, even when one judges decay by another policy, and whether they name the
+    store by a relative path or an absolute one; the next run reuses it if nothing changed.
+    A file read is touched, so `prune_cache` keeps what the latest run read."""
+    reads = " ".join(text for _, text in closure([name]))
+    state = [name, sources]
     if "memlib_params" in reads:  # the parameters whose columns it names
         given = {"as_of": params.as_of, "window_days": params.window_days, "project_id": params.project_id,
                  "low_confidence": params.low_confidence, "decay_policy": params.decay_policy.name}
@@ -187,7 +213,9 @@ def _cached(con, store: Store, params: Params, name: str, sql: str, cache_dir: P
     cache_dir.mkdir(parents=True, exist_ok=True)
     with open(cache_dir / f"{name}-{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one builder; the others wait and attach its file
-        if not path.exists():
+        if path.exists():
+            os.utime(path)
+        else:
             tmp = cache_dir / f".{name}-{key}.{os.getpid()}.tmp"
             tmp.unlink(missing_ok=True)  # left by a build this process did not finish
             con.execute(f"attach {sql_literal(str(tmp))} as memlib_out")
@@ -198,6 +226,20 @@ def _cached(con, store: Store, params: Params, name: str, sql: str, cache_dir: P
             os.replace(tmp, path)
     con.execute(f"attach {sql_literal(str(path))} as memlib_cache_{name} (read_only)")
     con.execute(f"create or replace view {name} as select * from memlib_cache_{name}.{name}")
+
+
+def prune_cache(cache_dir: Path, before: float) -> int:
+    """Delete the cached materializations (and their lock files) nobody read since `before`
+    (a time.time()); returns how many files went."""
+    gone = 0
+    for path in Path(cache_dir).glob("*"):
+        try:
+            if path.stat().st_mtime < before:
+                path.unlink()
+                gone += 1
+        except OSError:  # taken by another run's pruning
+            pass
+    return gone
 
 
 def _attach(con, store: Store, backend: str) -> None:

@@ -175,3 +175,18 @@ def table(df: pl.DataFrame) -> tuple[list[str], list[list[str]]]:
 
 def is_uuid(text: str) -> bool:
     return bool(_UUID.match(text))
+
+
+# The notebooks display their headline under this type; the report runner collects it.
+HEADLINE_MIME = "application/vnd.memlib.headline+json"
+
+
+def cards_html(headline: dict[str, Any]) -> str:
+    """Headline numbers as cards (a report's top, and the index page of a run)."""
+    import html
+
+    cards = "".join(
+        f'<div class="memlib-card"><div class="memlib-value">{html.escape(value(k, v))}</div>'
+        f'<div class="memlib-label">{html.escape(label(k))}</div></div>'
+        for k, v in headline.items())
+    return f'<div class="memlib-headline">{cards}</div>'

@@ -5,23 +5,12 @@ from __future__ import annotations
 
 import html
 import json
-from typing import Any
 
 import polars as pl
 
 from memlib.analytics import charts, format
+from memlib.analytics.format import HEADLINE_MIME, cards_html
 from memlib.analytics.report_data import Report
-
-# The notebooks display their headline under this type; the runner collects it.
-HEADLINE_MIME = "application/vnd.memlib.headline+json"
-
-
-def cards_html(headline: dict[str, Any]) -> str:
-    cards = "".join(
-        f'<div class="memlib-card"><div class="memlib-value">{html.escape(format.value(k, v))}</div>'
-        f'<div class="memlib-label">{html.escape(format.label(k))}</div></div>'
-        for k, v in headline.items())
-    return f'<div class="memlib-headline">{cards}</div>'
 
 
 def headline_html(report: Report) -> str:

@@ -12,7 +12,11 @@ from importlib import resources
 from memlib.errors import StoreError
 
 VIEW = re.compile(r"create\s+or\s+replace\s+(?:view|macro)\s+(\w+)", re.IGNORECASE)
+# `-- materialize: table`: built as a table once per connection (the marts share it);
+# `-- materialize: cache`: a plain view, except on a connection with a cache directory (a
+# report run), where it is kept like the tables, for the next run on an unchanged store.
 MATERIALIZE = re.compile(r"^--\s*materialize:\s*table\s*$", re.MULTILINE)
+CACHED = re.compile(r"^--\s*materialize:\s*cache\s*$", re.MULTILINE)
 # The views memlib's own code reads; a package without one of them is broken.
 REQUIRED = ("mart_usage_summary", "mart_usage_by_memory", "mart_usage_daily", "mart_hit_rank",
             "mart_ttl", "mart_decay", "mart_decay_curve", "mart_confidence", "mart_risky_recalls",
