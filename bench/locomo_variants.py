@@ -8,7 +8,8 @@ cosine over the conversation's vectors (what memlib's exact path computes below 
 in scope), and fusion is memlib's own (`search.fusion`). Variants change one thing:
 
     base          memlib's default: the turn's vector embeds the turn and the turn before it,
-                  candidates from the period the question names gain the best score (dated 1.0)
+                  candidates from the period the question names gain the best score (dated 1.0),
+                  turns by the speaker it names gain 0.15 of it (speaker 0.15)
     own           the turn's vector embeds its own words only (what plain MiniLM cosine does)
     mean          both vectors; a turn scores the mean of the two cosines
     rrf           reciprocal-rank fusion instead of convex
@@ -17,6 +18,8 @@ in scope), and fusion is memlib's own (`search.fusion`). Variants change one thi
     candidates=N  candidates per list
     prf=B         the query vector moved B x toward the mean of the first fused top 3 (Rocchio)
     dated=W       the share of the best score a candidate from the named period gains
+    speaker=W     when the question names exactly one of the candidates' speakers (by first
+                  name), that speaker's turns gain W x the best score
 
     .venv/bin/python bench/locomo_variants.py [--model DIR]
 """
@@ -36,7 +39,8 @@ from locomo import KS, TUNING, load  # noqa: E402
 
 from memlib import MemoryStore, Scope  # noqa: E402
 from memlib.search.dates import named_period  # noqa: E402
-from memlib.search.fusion import convex, rrf, with_neighbours, with_period  # noqa: E402
+from memlib.search.fusion import convex, rrf, with_boost, with_neighbours  # noqa: E402
+from memlib.search.speakers import named_speaker  # noqa: E402
 from memlib.search.search import SearchConfig, fts_candidates  # noqa: E402
 
 DEFAULT = SearchConfig()
@@ -52,6 +56,10 @@ VARIANTS = {
     "own, neighbours=1.0": {"vectors": "own", "neighbours": 1.0},
     "dated=0 (no period, the default before 2026-11-23)": {"dated": 0.0},
     "dated=0.2": {"dated": 0.2}, "dated=0.4": {"dated": 0.4}, "dated=0.6": {"dated": 0.6},
+    "speaker=0 (the default before 2026-11-24)": {"speaker": 0.0},
+    "speaker=0.05": {"speaker": 0.05}, "speaker=0.1": {"speaker": 0.1}, "speaker=0.2": {"speaker": 0.2},
+    "speaker=0.3": {"speaker": 0.3},
+    "own, alpha=0.5": {"vectors": "own", "alpha": 0.5},
 }
 
 
@@ -79,6 +87,7 @@ def prepare(data: list[dict], embedder) -> list[dict]:
                 "context": unit(np.asarray([rows[i]["embedding"] for i in ids], np.float32)),
                 "own": unit(store.embedder.embed([rows[i]["content"] for i in ids])),
                 "links": [(rows[i]["previous_id"], i) for i in ids if rows[i]["previous_id"]],
+                "speaker": {t.id: t.speaker for t in turns},
                 "when": {i: rows[i]["created_at"] for i in ids},
                 "questions": questions,
                 "qv": store.embedder.embed([q["question"] for q in questions]),
@@ -89,7 +98,7 @@ def prepare(data: list[dict], embedder) -> list[dict]:
 
 def recall(conv: dict, vectors: str = "context", fusion: str = DEFAULT.fusion, alpha: float = DEFAULT.alpha,
            neighbours: float = DEFAULT.neighbours, candidates: int = DEFAULT.candidates,
-           prf: float = 0.0, dated: float = DEFAULT.dated) -> list[float]:
+           prf: float = 0.0, dated: float = DEFAULT.dated, speaker: float = DEFAULT.speaker) -> list[float]:
     """R@10 of every question of one conversation under one variant."""
     ids = conv["ids"]
 
@@ -120,7 +129,10 @@ def recall(conv: dict, vectors: str = "context", fusion: str = DEFAULT.fusion, a
             ranked = with_neighbours(ranked, links, neighbours)
         if dated and (period := named_period(q["question"])) is not None:
             start, end = period
-            ranked = with_period(ranked, {i for i, _, _ in ranked if start <= conv["when"][i] < end}, dated)
+            ranked = with_boost(ranked, {i for i, _, _ in ranked if start <= conv["when"][i] < end}, dated, "period")
+        if speaker:
+            name = named_speaker(q["question"], {conv["speaker"][i] for i, _, _ in ranked})
+            ranked = with_boost(ranked, {i for i, _, _ in ranked if conv["speaker"][i] == name}, speaker, "speaker")
         found = {conv["dia"][i] for i, _, _ in ranked[:10]}
         out.append(len(q["evidence"] & found) / len(q["evidence"]))
     return out

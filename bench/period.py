@@ -1,6 +1,6 @@
 """What naming a period costs a hybrid query at 100,000 memories (warm, real embeddings):
 each query asked as it is and with " in May 2026" appended, in turn, 200 of each. The second
-reads its candidates' dates to rank the period's first (search.fusion.with_period).
+reads its candidates' dates to rank the period's first (search.fusion.with_boost).
 
     .venv/bin/python bench/period.py [--size 100000] [--queries 200]
 """

@@ -16,7 +16,8 @@ from memlib.errors import InvalidInput
 from memlib.models import Memory, from_row
 from memlib.scope import Scope, sql_in
 from memlib.search.dates import named_period
-from memlib.search.fusion import convex, rrf, with_neighbours, with_period
+from memlib.search.fusion import convex, rrf, with_boost, with_neighbours
+from memlib.search.speakers import named_speaker
 
 MODES = ("vector", "fts", "hybrid")
 MAX_K = 1_000
@@ -40,6 +41,8 @@ class SearchConfig(BaseModel):
     neighbours: float = Field(0.8, ge=0, le=1)     # hybrid: share of the best adjacent turn's score a turn gains
     # hybrid: share of the best score a candidate gains when written in the period the query names
     dated: float = Field(1.0, ge=0, le=1)
+    # hybrid: share of the best score a conversation turn gains when its speaker is the one the query names
+    speaker: float = Field(0.15, ge=0, le=1)
 
     def to_json(self) -> str:
         return self.model_dump_json()
@@ -171,13 +174,26 @@ def materialize(store, ids: list[str], cache=None) -> dict[str, Memory]:
     return {row["id"]: from_row(row, trusted=True) for row in rows}
 
 
+def column_of(store, ids: list[str], column: str, cache=None) -> dict[str, object]:
+    """{id: value of `column`} for those of `ids` that exist (from memory, or one query)."""
+    if cache is not None:
+        return {row["id"]: row[column] for row in cache.take(ids, ["id", column])}
+    return {i: row[column] for i, row in store.lookup(ids, [column]).items()}
+
+
 def written_in(store, ids: list[str], period: tuple[datetime, datetime], cache=None) -> set[str]:
     """Those of `ids` created within [start, end)."""
     start, end = period
-    rows = cache.take(ids, ["id", "created_at"]) if cache is not None else \
-        [{"id": i, **row} for i, row in store.lookup(ids, ["created_at"]).items()]
-    return {row["id"] for row in rows if row["created_at"] is not None
-            and start <= utc(row["created_at"]) < end}
+    return {i for i, created in column_of(store, ids, "created_at", cache).items()
+            if created is not None and start <= utc(created) < end}
+
+
+def by_named_speaker(store, text: str, ids: list[str], cache=None) -> set[str]:
+    """Those of `ids` said by the one speaker among them that `text` names (none if it names
+    none of them, or several)."""
+    speakers = column_of(store, ids, "speaker", cache)
+    name = named_speaker(text, set(speakers.values()))
+    return set() if name is None else {i for i, speaker in speakers.items() if speaker == name}
 
 
 def neighbour_links(store, ids: list[str], scope: Scope, now: datetime,
@@ -245,7 +261,11 @@ def search(store, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | N
             links = neighbour_links(store, [memory_id for memory_id, _, _ in ranked], scope, now, cache)
             ranked = with_neighbours(ranked, links, config.neighbours)
         if config.dated and ranked and (period := named_period(text)) is not None:
-            ranked = with_period(ranked, written_in(store, [i for i, _, _ in ranked], period, cache), config.dated)
+            ranked = with_boost(ranked, written_in(store, [i for i, _, _ in ranked], period, cache),
+                                config.dated, "period")
+        if config.speaker and ranked:
+            ranked = with_boost(ranked, by_named_speaker(store, text, [i for i, _, _ in ranked], cache),
+                                config.speaker, "speaker")
         ranked = ranked[:k]
     ids = [memory_id for memory_id, _, _ in ranked]
     if cache is not None:  # every hit is a row of the cached version: read them when asked
