@@ -64,3 +64,16 @@ def maintained_store(size: int, embedder, prefix: str):
     store.add(memories, vectors=vectors, progress=True)
     store.maintain(progress=True)
     return store, uri
+
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def save_results(name: str, figures: dict, table: list[str]) -> None:
+    """Print a bench's table and keep it with its figures: results/NAME.md and NAME.json."""
+    import json
+
+    print("\n".join(table))
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"{name}.json").write_text(json.dumps(figures, indent=2) + "\n")
+    (RESULTS / f"{name}.md").write_text("\n".join(table) + "\n")

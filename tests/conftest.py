@@ -1,13 +1,17 @@
-"""Fixtures: stores in tmp_path, the real model loaded once per session, a small task tree."""
+"""Fixtures: stores in tmp_path, the real model loaded once per session, a small task tree,
+and an S3-compatible server on loopback for the modules that run on object storage too."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 
 from memlib import Decision, Insight, MemoryStore, Project, RootTask, SubTask
+from memlib import testing
 from memlib.embeddings import HashEmbedder, default_embedder
+from memlib.testing import CREDENTIALS
 
 
 @pytest.fixture(scope="session")
@@ -16,15 +20,68 @@ def model():
     return default_embedder()
 
 
+@pytest.fixture(scope="session")
+def s3_server():
+    """A real S3-compatible server (moto's, a separate process on a loopback port) for the
+    whole session: its endpoint. Skips, saying why, only when it cannot start here."""
+    try:
+        with testing.s3_server() as endpoint:
+            yield endpoint
+    except testing.Unavailable as exc:
+        pytest.skip(f"no S3-compatible server: {exc}")
+
+
 @pytest.fixture
-def store(tmp_path):
+def s3_uri(s3_server, monkeypatch):
+    """A fresh bucket on the loopback server, with the standard AWS variables pointing at it
+    (as a user's environment would): the URI of a store inside it."""
+    for name, value in {**CREDENTIALS, "AWS_ENDPOINT_URL": s3_server}.items():
+        monkeypatch.setenv(name, value)
+    return f"s3://{testing.new_bucket(s3_server)}/team"
+
+
+def stored_bytes(uri: str) -> int:
+    """What is stored under `uri`, counted without memlib: the directory's files, or the
+    bucket's objects as S3 lists them."""
+    if "://" not in uri:
+        return sum(p.stat().st_size for p in Path(uri).rglob("*") if p.is_file())
+    import boto3
+
+    bucket, _, prefix = uri.removeprefix("s3://").partition("/")
+    pages = boto3.client("s3").get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix + "/")
+    return sum(item["Size"] for page in pages for item in page.get("Contents", []))
+
+
+def pytest_generate_tests(metafunc):
+    """A test marked `on_s3` (a module's pytestmark) that uses a store fixture runs twice: on
+    a local directory and on the S3 server."""
+    if metafunc.definition.get_closest_marker("on_s3") and "backend" in metafunc.fixturenames:
+        metafunc.parametrize("backend", ["local", "s3"], indirect=True)
+
+
+@pytest.fixture
+def backend(request):
+    return getattr(request, "param", "local")
+
+
+@pytest.fixture
+def store_uri(backend, tmp_path, request):
+    """Where a test's store lives: a directory in tmp_path, or a bucket on the S3 server."""
+    if backend == "s3":
+        return request.getfixturevalue("s3_uri")
+    return str(tmp_path / "store")
+
+
+@pytest.fixture
+def store(store_uri):
     """A store with the fast deterministic embedder, for tests not about retrieval."""
-    return MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder())
+    return MemoryStore.open(store_uri, embedder=HashEmbedder())
 
 
 @pytest.fixture
-def real_store(tmp_path, model):
-    return MemoryStore.open(str(tmp_path / "real"), embedder=model)
+def real_store(backend, tmp_path, model, request):
+    uri = request.getfixturevalue("s3_uri") + "-real" if backend == "s3" else str(tmp_path / "real")
+    return MemoryStore.open(uri, embedder=model)
 
 
 T0 = datetime(2026, 6, 1, tzinfo=timezone.utc)

@@ -13,6 +13,8 @@ from memlib.store.batch import CONTEXT_CHARS
 
 from conftest import T0
 
+pytestmark = pytest.mark.on_s3  # every test with a store fixture runs on local disk and on S3
+
 
 def turn(project_id: str, content: str, minutes: int = 0, iteration: str | None = "s1", **fields):
     return Conversation(project_id=project_id, iteration_id=iteration, content=content,

@@ -16,7 +16,9 @@ from memlib.errors import InvalidInput, InvalidMemory, NotFound, StoreError
 from memlib.sample import build_sample
 
 import expected
-from conftest import T0
+from conftest import T0, stored_bytes
+
+pytestmark = pytest.mark.on_s3  # every test with a store fixture runs on local disk and on S3
 
 ANCHOR = datetime(2026, 11, 1, tzinfo=timezone.utc)
 AS_OF = "2026-10-20"
@@ -32,11 +34,20 @@ def built(tmp_path_factory):
 
 
 @pytest.fixture
-def sample(built, tmp_path):
-    """A fresh copy of the built sample store for each test."""
-    path = tmp_path / "store"
-    shutil.copytree(built, path)
-    return MemoryStore.open(str(path))
+def sample(built, store_uri):
+    """A fresh copy of the built sample store for each test: a directory, or uploaded to a
+    bucket of the S3 server (Lance's files name each other by relative paths)."""
+    if "://" in store_uri:
+        import boto3
+
+        bucket, _, prefix = store_uri.removeprefix("s3://").partition("/")
+        s3 = boto3.client("s3")
+        for path in built.rglob("*"):
+            if path.is_file():
+                s3.upload_file(str(path), bucket, f"{prefix}/{path.relative_to(built)}")
+    else:
+        shutil.copytree(built, store_uri)
+    return MemoryStore.open(store_uri)
 
 
 def everything(store) -> pa.Table:
@@ -104,11 +115,11 @@ def test_history_of_one_memory_and_of_a_date(sample):
 def test_purge_deletes_the_archive_of_a_run_for_good(sample):
     before = sample.version
     out = lifecycle.apply(sample, "default", AS_OF)
-    archive = Path(sample.uri) / "archive.lance"
-    size = sum(p.stat().st_size for p in archive.rglob("*") if p.is_file())
+    archive = f"{sample.uri}/archive.lance"
+    size = stored_bytes(archive)
     result = lifecycle.purge(sample, out.run_id)
     assert result["archived_rows_deleted"] == out.removed
-    now = sum(p.stat().st_size for p in archive.rglob("*") if p.is_file())
+    now = stored_bytes(archive)
     assert result["bytes_freed"] == size - now > 0  # measured on disk, not estimated
     (purged,) = lifecycle.runs(sample)
     assert lifecycle.space(purged) == f"purged, {(size - now) / 2**20:,.1f} MB freed on disk"

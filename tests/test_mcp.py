@@ -4,6 +4,7 @@ server as a subprocess, initializes, lists the tools and calls every one, bad in
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import anyio
@@ -17,7 +18,9 @@ async def _session_run(store_uri: str, workspace: str, script, *more: str):
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=sys.executable, args=[
+    # an agent host passes the server only the environment it is configured with: here all of
+    # it, so a store in a bucket is reached with the test's AWS variables
+    params = StdioServerParameters(command=sys.executable, env=dict(os.environ), args=[
         "-m", "memlib.cli", "--store", store_uri, "mcp", "--agent", "host-agent", "--workspace", workspace, *more])
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
@@ -41,9 +44,14 @@ def refusal(result) -> str:
     return text
 
 
+pytestmark = pytest.mark.on_s3  # the served store is a directory, and a bucket on the S3 server
+
+
 @pytest.fixture
-def served(tmp_path):
-    store = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder())
+def served(tmp_path, store_uri, monkeypatch):
+    if "://" in store_uri:  # the queue of a store in a bucket lives in a file on this machine
+        monkeypatch.setenv("MEMLIB_CONTROL_PLANE", str(tmp_path / "control-plane.db"))
+    store = MemoryStore.open(store_uri, embedder=HashEmbedder())
     project = Project(name="payments")
     store.add([project])
     workspace = tmp_path / "workspace"
@@ -125,10 +133,10 @@ def test_every_tool_over_mcp(served):
     assert store.count() == 1 + 3 + 2
 
 
-def test_a_save_over_mcp_goes_to_the_markdown_workspace_it_serves(tmp_path):
+def test_a_save_over_mcp_goes_to_the_markdown_workspace_it_serves(tmp_path, store_uri):
     from memlib.workspace import Workspace
 
-    store = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder())
+    store = MemoryStore.open(store_uri, embedder=HashEmbedder())
     ws, _ = Workspace.init(tmp_path / "notes", store)
 
     async def script(session):

@@ -13,6 +13,8 @@ from memlib import MemoryStore, Project
 from memlib.embeddings import HashEmbedder
 from memlib.store import recall_log
 
+pytestmark = pytest.mark.on_s3  # every test with a store fixture runs on local disk and on S3
+
 
 def _usage(store):
     rows = store.table.to_lance().to_table(columns=["id", "usage_count", "last_accessed_at"]).to_pylist()

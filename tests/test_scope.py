@@ -9,6 +9,8 @@ import pytest
 from memlib import InvalidInput, Project, RootTask, Scope
 from memlib.scope import sql_literal
 
+pytestmark = pytest.mark.on_s3  # every test with a store fixture runs on local disk and on S3
+
 HOSTILE = [
     "o'brien\" OR 1=1 --",
     "x' OR '1'='1",

@@ -8,6 +8,8 @@ import pytest
 from memlib import EmbedderMismatch, InvalidInput, MemoryStore, NotFound, Project, StoreError
 from memlib.embeddings import HashEmbedder
 
+pytestmark = pytest.mark.on_s3  # every test with a store fixture runs on local disk and on S3
+
 
 def test_get_returns_what_was_added(store, tree):
     got = store.get(tree["decision"].id)

@@ -19,6 +19,8 @@ from memlib.workspace import Workspace
 from memlib.workspace import markdown
 from memlib.workspace.sync import STATE
 
+pytestmark = pytest.mark.on_s3  # the workspace syncs with a store in a directory, and in a bucket on the S3 server
+
 DAILY = """# 2026-02-14 日志
 
 ## 摘要
@@ -70,9 +72,9 @@ class Counting(HashEmbedder):
 
 
 @pytest.fixture
-def setup(tmp_path):
+def setup(tmp_path, store_uri):
     embedder = Counting()
-    store = MemoryStore.open(str(tmp_path / "store"), embedder=embedder)
+    store = MemoryStore.open(store_uri, embedder=embedder)
     ws, _ = Workspace.init(tmp_path / "ws", store, language="zh")
     (tmp_path / "ws" / "memory" / "2026-02-14.md").write_text(DAILY, encoding="utf-8")
     (tmp_path / "ws" / "MEMORY.md").write_text(MEMORY_MD, encoding="utf-8")
@@ -406,10 +408,10 @@ def test_a_save_whose_file_write_was_lost_is_written_by_the_next_sync(setup, mon
     def crash(relative, text):
         raise OSError("disk gone")
 
-    monkeypatch.setattr(ws.files, "write", crash)
-    with pytest.raises(OSError):
-        agent.add([insight])
-    monkeypatch.undo()
+    with monkeypatch.context() as patched:  # only this: the store's own settings stay
+        patched.setattr(ws.files, "write", crash)
+        with pytest.raises(OSError):
+            agent.add([insight])
     assert "备份每天一次" not in _read(ws, "MEMORY.md") and agent.get(insight.id)
     report = ws.sync(store)
     assert (report.written, report.added, report.deleted) == (1, 0, 0)

@@ -148,6 +148,18 @@ def connect(store: Store | str, params: Params | None = None, backend: str = "au
     return con
 
 
+def duckdb_settings() -> dict[str, str]:
+    """DuckDB settings from the `[duckdb]` section of memlib's config (memory_limit,
+    temp_directory, threads ...): how a scheduled run on a big store is held to a memory budget
+    and where it spills. None by default: DuckDB takes 80% of RAM and spills beside it."""
+    from memlib.store.storage import config, config_path
+
+    section = config().get("duckdb", {})
+    if not isinstance(section, dict) or any(isinstance(v, (dict, list)) for v in section.values()):
+        raise InvalidInput(f"memlib config {config_path()}: [duckdb] must hold key = value pairs")
+    return {str(k): str(v) for k, v in section.items()}
+
+
 def snapshot_at(store: Store, when: datetime) -> Store:
     """A handle on the version of the store that was current at `when`: this one if it reads
     that version already, else a read-only one checked out there."""
@@ -160,7 +172,11 @@ def snapshot_at(store: Store, when: datetime) -> Store:
 
 
 def _connection(store: Store, params: Params, backend: str) -> duckdb.DuckDBPyConnection:
-    con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
+    settings = duckdb_settings()
+    try:
+        con = duckdb.connect(config={**settings, "allow_unsigned_extensions": "true"})
+    except duckdb.Error as exc:
+        raise InvalidInput(f"memlib config [duckdb]: {str(exc).splitlines()[0]}") from None
     con.execute("set TimeZone = 'UTC'")
     bind_params(con, params, store)
     _attach(con, store, backend)
@@ -183,11 +199,10 @@ def _sources(store: Store) -> list:
     for name in (ct.FRAGMENTS, ct.CLUSTERS, ct.UNITS, ct.CONTRACTS, SESSIONS):
         table = open_table(store.db, name)
         state.append(None if table is None else table.version)
-    if is_local(store.uri):
-        from memlib.control.db import FILE
+    from memlib.control.db import located
 
-        control = Path(where) / FILE
-        state.append([control.stat().st_size, control.stat().st_mtime_ns] if control.exists() else None)
+    control = located(store.uri)
+    state.append([control.stat().st_size, control.stat().st_mtime_ns] if control and control.exists() else None)
     return state
 
 
@@ -283,9 +298,9 @@ def _control_views(con, store: Store) -> None:
     """raw_tasks, raw_task_events, raw_approvals, raw_task_results: the control plane's SQLite
     file (memlib.control) through DuckDB's sqlite scanner, as it is now (the views filter
     by time); empty tables of the same layout when the store has no control plane."""
-    from memlib.control.db import FILE, TABLES
+    from memlib.control.db import TABLES, located
 
-    path = Path(store.uri.removeprefix("file://")) / FILE if is_local(store.uri) else None
+    path = located(store.uri)
     if path is not None and path.exists():
         scanner = extension("sqlite_scanner")
         if not scanner:

@@ -20,7 +20,6 @@ import uuid
 import warnings
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any, Callable
 
 import pyarrow as pa
@@ -30,7 +29,8 @@ from memlib import analytics
 from memlib.errors import InvalidInput, NotFound
 from memlib import policy as policies
 from memlib.scope import sql_in, sql_literal
-from memlib.store.tables import ARCHIVE, MEMORIES, add_missing_columns, is_local, open_or_create, open_table
+from memlib.store.storage import tree_bytes
+from memlib.store.tables import ARCHIVE, MEMORIES, add_missing_columns, open_or_create, open_table
 CHUNK = 5_000  # ids per filter when rows are read by id
 
 
@@ -320,20 +320,17 @@ def cleanup_versions(store, older_than_days: int, actor: str | None = None) -> d
     return {"versions_removed": removed, "bytes_freed": freed}
 
 
-def _freed(store, table: str, cleanup: Callable[[], None]) -> int | None:
-    """Run a cleanup of `table` that removes old versions, and return the bytes it freed on
-    disk, measured (None for a store not on this machine's disk)."""
+def _freed(store, table: str, cleanup: Callable[[], None]) -> int:
+    """Run a cleanup of `table` that removes old versions, and return the bytes it freed
+    where the store lives (disk or bucket), measured."""
     before = _disk_bytes(store, table)
     with warnings.catch_warnings():  # that old versions go is the point of the cleanup
         warnings.filterwarnings("ignore", message="optimize.cleanup_older_than")
         cleanup()
     after = _disk_bytes(store, table)
-    return None if before is None or after is None else max(before - after, 0)
+    return max(before - after, 0)
 
 
-def _disk_bytes(store, table: str) -> int | None:
-    """What a table takes on disk (a local store only; None elsewhere)."""
-    if not is_local(store.uri):
-        return None
-    root = Path(store.uri.removeprefix("file://")) / f"{table}.lance"
-    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) if root.exists() else 0
+def _disk_bytes(store, table: str) -> int:
+    """What a table takes where the store lives: on this machine's disk or in its bucket."""
+    return tree_bytes(f"{store.uri.rstrip('/')}/{table}.lance")

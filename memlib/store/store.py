@@ -29,6 +29,7 @@ from memlib.store import versions
 from memlib.store.audit import AuditLog
 from memlib.store.concurrency import ATTEMPTS, Contended, WriterLock, committing, pause, writable_dir
 from memlib.store.recall_log import RecallLog, spool_dir_for
+from memlib.store.storage import storage_options
 from memlib.store.tables import (COMPACT_ROWS, MEMORIES, TIDY_EVERY, TIDY_FRAGMENTS, add_missing_columns, is_local,
                                  open_or_create, open_table, tidy)
 
@@ -108,10 +109,11 @@ class Store:
                 os.path.join(uri.removeprefix("file://"), f"{MEMORIES}.lance")):
             raise StoreError(f"no memlib store at {uri!r} (run 'memlib init' first)")
         try:
-            db = lancedb.connect(uri)
+            db = lancedb.connect(uri, storage_options=storage_options(uri) or None)
             table = open_table(db, MEMORIES)
-        except (OSError, ValueError) as exc:
-            raise StoreError(f"cannot open store {uri!r}: {exc}") from None
+        except (OSError, ValueError, RuntimeError) as exc:  # Lance reports object-store errors as RuntimeError
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise StoreError(f"cannot open store {uri!r}: {first}") from None
         if table is None:
             if not create:
                 raise StoreError(f"no memlib store at {uri!r} (run 'memlib init' first)")

@@ -1,0 +1,121 @@
+"""How memlib reaches a store on object storage (s3://, gs://, az://): its storage options.
+
+Credentials, region and endpoint come first from the standard variables each SDK reads
+(AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL,
+AWS_PROFILE ...), which Lance reads itself; then from the `[storage_options]` section of
+memlib's config file, whose keys are Lance's (https://lancedb.com/docs/storage/), for
+example
+
+    [storage_options]
+    aws_endpoint = "https://minio.internal:9000"
+    aws_region = "eu-west-1"
+
+The file is $MEMLIB_CONFIG, else $XDG_CONFIG_HOME/memlib/config.toml (~/.config/...). An
+endpoint over plain http (a server on loopback or a private network) is allowed without
+further ado. Secrets are passed on, never printed: `describe` names the keys only.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+
+from memlib.errors import InvalidInput
+
+SECRET_WORDS = ("secret", "token", "password", "key_id", "access_key", "credential", "sas", "connection_string")
+ENDPOINT_KEYS = ("aws_endpoint", "aws_endpoint_url", "endpoint", "endpoint_url")
+
+
+def config_path() -> Path:
+    explicit = os.environ.get("MEMLIB_CONFIG")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "memlib" / "config.toml"
+
+
+def config() -> dict:
+    """memlib's config file, parsed ({} without one)."""
+    path = config_path()
+    if not path.is_file():
+        if os.environ.get("MEMLIB_CONFIG"):
+            raise InvalidInput(f"MEMLIB_CONFIG names {path}, which is not a file")
+        return {}
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InvalidInput(f"memlib config {path}: {exc}") from None
+
+
+def control_plane_path() -> str | None:
+    """`[control_plane] path` of the config: where a store on object storage keeps its queue."""
+    section = config().get("control_plane", {})
+    path = section.get("path") if isinstance(section, dict) else None
+    if path is not None and not isinstance(path, str):
+        raise InvalidInput(f"memlib config {config_path()}: [control_plane] path must be a string")
+    return path
+
+
+def configured() -> dict[str, str]:
+    """The `[storage_options]` of memlib's config file ({} without one), values as strings."""
+    section = config().get("storage_options", {})
+    if not isinstance(section, dict) or any(isinstance(v, (dict, list)) for v in section.values()):
+        raise InvalidInput(f"memlib config {config_path()}: [storage_options] must hold key = value pairs")
+    return {str(k): str(v).lower() if isinstance(v, bool) else str(v) for k, v in section.items()}
+
+
+def storage_options(uri: str) -> dict[str, str]:
+    """What Lance (and DuckDB's secret) needs beyond the environment to reach `uri`: the
+    config's options, and allow_http when the endpoint is plain http. {} for a local store."""
+    if "://" not in uri or uri.startswith("file://"):
+        return {}
+    options = configured()
+    if (endpoint(options) or "").startswith("http://"):
+        options.setdefault("allow_http", "true")
+    return options
+
+
+def endpoint(options: dict[str, str]) -> str | None:
+    """The S3 endpoint in force: the config's, else the environment's (None: AWS itself)."""
+    return next((options[k] for k in ENDPOINT_KEYS if k in options), None) \
+        or os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
+
+
+def describe(options: dict[str, str]) -> str:
+    """The options for a message or a report: secret values masked."""
+    return ", ".join(f"{k}={'***' if any(w in k.lower() for w in SECRET_WORDS) else v}"
+                     for k, v in sorted(options.items())) or "none"
+
+
+def filesystem(uri: str):
+    """(pyarrow filesystem, path) for `uri`, with the same options Lance is given: for
+    measuring what a store takes where it lives. Local paths too."""
+    from pyarrow import fs
+
+    if "://" not in uri or uri.startswith("file://"):
+        return fs.LocalFileSystem(), os.path.abspath(uri.removeprefix("file://"))
+    options = storage_options(uri)
+    if not uri.startswith(("s3://", "s3a://")):
+        return fs.FileSystem.from_uri(uri)
+    given = {"access_key": ("aws_access_key_id", "access_key_id"),
+             "secret_key": ("aws_secret_access_key", "secret_access_key"),
+             "session_token": ("aws_session_token", "session_token"),
+             "region": ("aws_region", "region")}
+    kwargs = {arg: options[k] for arg, keys in given.items() for k in keys if k in options}
+    if (where := endpoint(options)) is not None:
+        scheme, _, host = where.partition("://")
+        kwargs.update(endpoint_override=host.rstrip("/"), scheme=scheme)
+    return fs.S3FileSystem(**kwargs), uri.split("://", 1)[1]
+
+
+def tree_bytes(uri: str) -> int:
+    """What everything under `uri` takes where it is stored (0 if nothing is there)."""
+    from pyarrow import fs
+
+    filesystem_, path = filesystem(uri)
+    try:
+        infos = filesystem_.get_file_info(fs.FileSelector(path, recursive=True, allow_not_found=True))
+    except FileNotFoundError:
+        return 0
+    return sum(i.size or 0 for i in infos if i.type == fs.FileType.File)
