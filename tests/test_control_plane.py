@@ -209,9 +209,16 @@ def test_events_append_per_task_and_session(plane):
         plane.tasks.cancel(task.task_id)
 
 
-def test_object_storage_stores_need_a_local_path():
-    with pytest.raises(InvalidInput, match="needs a store on this machine's disk"):
+def test_object_storage_stores_need_a_local_path(tmp_path, monkeypatch):
+    monkeypatch.delenv("MEMLIB_CONTROL_PLANE", raising=False)
+    monkeypatch.setenv("MEMLIB_CONFIG", str(tmp_path / "memlib.toml"))
+    (tmp_path / "memlib.toml").write_text("")
+    with pytest.raises(InvalidInput, match="needs a file on this machine's disk.*MEMLIB_CONTROL_PLANE"):
         ControlPlane.open("s3://bucket/memlib")
+    from memlib.control.db import path_for
+
+    monkeypatch.setenv("MEMLIB_CONTROL_PLANE", str(tmp_path / "cp.db"))
+    assert path_for("s3://bucket/memlib") == tmp_path / "cp.db"
 
 
 # -- many processes --------------------------------------------------------------------------
