@@ -20,7 +20,7 @@ from datetime import datetime
 import pyarrow as pa
 
 from memlib.errors import InvalidInput
-from memlib.store.storage import storage_options
+from memlib.store import storage
 
 # One row per UTC day, project, kind, level and agent, as the view: the events up to the as-of
 # time of memories the store holds (the view's join to int_memory_as_of), counted.
@@ -47,8 +47,8 @@ def usage_daily(store_uri: str, as_of: datetime) -> pa.Table:
     daft = _daft()
     if as_of.tzinfo is None:
         raise InvalidInput("as_of must be an aware datetime (UTC)")
-    options = storage_options(store_uri)
-    io_config = _io_config(daft, options) if options else None
+    options = storage.storage_options(store_uri)
+    io_config = _io_config(daft, options) if "://" in store_uri else None
     base = store_uri.rstrip("/")
     events = daft.read_lance(f"{base}/recall_events.lance", io_config=io_config) \
         .select("memory_id", "query_id", "agent", "recalled_at") \
@@ -61,13 +61,11 @@ def usage_daily(store_uri: str, as_of: datetime) -> pa.Table:
 
 def _io_config(daft, options: dict[str, str]):
     """Daft's S3 settings from the options Lance is given (the environment fills the rest)."""
-    s3 = {}
-    names = {"aws_endpoint": "endpoint_url", "aws_region": "region_name", "aws_access_key_id": "key_id",
-             "aws_secret_access_key": "access_key", "aws_session_token": "session_token"}
-    for key, value in options.items():
-        if key in names:
-            s3[names[key]] = value
-    if options.get("allow_http") == "true":
+    names = {"endpoint": "endpoint_url", "region": "region_name", "key_id": "key_id",
+             "secret": "access_key", "token": "session_token"}
+    settings = storage.s3_settings(options)
+    s3 = {names[k]: v for k, v in settings.items() if k in names}
+    if settings.get("allow_http") == "true":
         s3["use_ssl"] = False
     return daft.io.IOConfig(s3=daft.io.S3Config(**s3)) if s3 else None
 

@@ -95,18 +95,30 @@ def filesystem(uri: str):
 
     if "://" not in uri or uri.startswith("file://"):
         return fs.LocalFileSystem(), os.path.abspath(uri.removeprefix("file://"))
-    options = storage_options(uri)
     if not uri.startswith(("s3://", "s3a://")):
         return fs.FileSystem.from_uri(uri)
-    given = {"access_key": ("aws_access_key_id", "access_key_id"),
-             "secret_key": ("aws_secret_access_key", "secret_access_key"),
-             "session_token": ("aws_session_token", "session_token"),
-             "region": ("aws_region", "region")}
-    kwargs = {arg: options[k] for arg, keys in given.items() for k in keys if k in options}
-    if (where := endpoint(options)) is not None:
-        scheme, _, host = where.partition("://")
+    s3 = s3_settings(storage_options(uri))
+    names = {"key_id": "access_key", "secret": "secret_key", "token": "session_token", "region": "region"}
+    kwargs = {names[k]: v for k, v in s3.items() if k in names}
+    if "endpoint" in s3:
+        scheme, _, host = s3["endpoint"].partition("://")
         kwargs.update(endpoint_override=host.rstrip("/"), scheme=scheme)
     return fs.S3FileSystem(**kwargs), uri.split("://", 1)[1]
+
+
+def s3_settings(options: dict[str, str]) -> dict[str, str]:
+    """The S3 settings in Lance's `options`, under one name each for the other readers of a
+    store (pyarrow, Daft): key_id, secret, token, region, endpoint, allow_http. What is not
+    given is left to the environment."""
+    given = {"key_id": ("aws_access_key_id", "access_key_id"),
+             "secret": ("aws_secret_access_key", "secret_access_key"),
+             "token": ("aws_session_token", "session_token"),
+             "region": ("aws_region", "region"),
+             "allow_http": ("allow_http",)}
+    settings = {name: options[k] for name, keys in given.items() for k in keys if k in options}
+    if (where := endpoint(options)) is not None:
+        settings["endpoint"] = where
+    return settings
 
 
 def tree_bytes(uri: str) -> int:
