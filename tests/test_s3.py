@@ -53,7 +53,7 @@ def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
 
 def test_every_command_on_an_s3_store_keeps_secrets_out(s3_uri, tmp_path):
     """The CLI on `--store s3://...`: sample (its queue in a local control plane), search,
-    recall, maintain, retention plan/apply/undo/purge, history and time travel, and every
+    recall, add, get, export, import (twice: no duplicates), maintain, retention plan/apply/undo/purge, history and time travel, and every
     report. The secret key never appears in any output or report file."""
     secret = CREDENTIALS["AWS_SECRET_ACCESS_KEY"]
     env = {"MEMLIB_CONTROL_PLANE": str(tmp_path / "control-plane.db")}
@@ -72,6 +72,19 @@ def test_every_command_on_an_s3_store_keeps_secrets_out(s3_uri, tmp_path):
         done = run("--store", s3_uri, *args, env=env)
         assert done.returncode == 0, f"{args}: {done.stderr[-1500:]}"
         outputs.append(done.stdout + done.stderr)
+    added = run("--store", s3_uri, "add", "--kind", "project", "--name", "s3 shop", "--description",
+                "a project added to a bucket", env=env)
+    assert added.returncode == 0, added.stderr[-1500:]
+    project = added.stdout.strip()
+    assert json.loads(run("--store", s3_uri, "get", project, env=env).stdout)["name"] == "s3 shop"
+    held = MemoryStore.open(s3_uri, create=False).table.count_rows()
+    exported = tmp_path / "all.jsonl"
+    for args in (["export", str(exported)], ["import", str(exported)], ["import", str(exported)]):
+        done = run("--store", s3_uri, *args, env=env)
+        assert done.returncode == 0, f"{args}: {done.stderr[-1500:]}"
+        outputs.append(done.stdout + done.stderr)
+    assert len(exported.read_text().splitlines()) == held
+    assert MemoryStore.open(s3_uri, create=False).table.count_rows() == held  # upserts, no duplicates
     for args in (["retention", "apply", "--as-of", "2026-10-20"], ["retention", "runs", "--json"]):
         done = run("--store", s3_uri, *args, env=env)
         assert done.returncode == 0, f"{args}: {done.stderr[-1500:]}"
