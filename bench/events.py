@@ -9,12 +9,14 @@ and N synthetic recall events appended straight to the store's recall_events tab
 memlib's schema (1M rows a commit): memories drawn with a Zipf-like skew, three events per
 query, twelve agents, 90 days before 2026-11-01. Then, each in a new process:
 
-- DuckDB: `analytics.connect(store, as_of=...)` building mart_usage_daily, mart_usage_by_memory
-  and mart_decay (each scans the events: int_recall_events_as_of and int_memory_as_of are
-  materialized), with [duckdb] memory_limit = --memory-limit so that it spills past it;
-  wall time and the process's peak RSS.
+- DuckDB: `analytics.connect(store, as_of=...)` building mart_usage_daily alone (the
+  distributed path's question), then, in another process, mart_usage_daily,
+  mart_usage_by_memory and mart_decay (what the reports build: int_recall_events_as_of and
+  int_memory_as_of are materialized once for the three), with [duckdb] memory_limit =
+  --memory-limit so that it spills past it; wall time and the process's peak RSS.
 - Daft on Ray: a head with no CPUs and two one-CPU workers (ray.cluster_utils.Cluster), the
-  same mart by memlib.analytics.distributed; wall time, cluster start excluded and stated.
+  same mart by memlib.analytics.distributed; wall time, cluster start excluded and stated,
+  and the peak of the memory every process of the cluster holds together (sampled).
 - Daft in one process (its native runner), for reference.
 
 The rows of mart_usage_daily from DuckDB and from Daft are compared whole.
@@ -100,7 +102,7 @@ def build(path: Path, events: int) -> None:
         print(file=sys.stderr)
 
 
-def duck(path: str, memory_limit: str, out: str) -> dict:
+def duck(path: str, memory_limit: str, out: str, marts: str) -> dict:
     from memlib import MemoryStore, analytics
     from memlib.analytics.distributed import COLUMNS
 
@@ -110,8 +112,9 @@ def duck(path: str, memory_limit: str, out: str) -> dict:
     os.environ["MEMLIB_CONFIG"] = str(config)
     started = time.perf_counter()
     # the store was written today with events dated before: judged as of the date, as it is
-    con = analytics.connect(MemoryStore.open(path, create=False), as_of=AS_OF, views=list(MARTS), time_travel=False)
-    counts = {m: con.execute(f"select count(*) from {m}").fetchone()[0] for m in MARTS}
+    built = marts.split(",")
+    con = analytics.connect(MemoryStore.open(path, create=False), as_of=AS_OF, views=built, time_travel=False)
+    counts = {m: con.execute(f"select count(*) from {m}").fetchone()[0] for m in built}
     seconds = time.perf_counter() - started
     events = con.execute("select count(*) from int_recall_events_as_of").fetchone()[0]
     import pyarrow.parquet as pq
@@ -121,9 +124,41 @@ def duck(path: str, memory_limit: str, out: str) -> dict:
             "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}
 
 
+class ClusterMemory:
+    """The peak of the resident memory of this process and its descendants together (Ray's
+    raylets and workers are children of the driver that starts the cluster), sampled."""
+
+    def __init__(self, every: float = 0.25):
+        import threading
+
+        self.peak, self.every, self.done = 0, every, threading.Event()
+        self.thread = threading.Thread(target=self.sample, daemon=True)
+        self.thread.start()
+
+    def sample(self) -> None:
+        import psutil
+
+        me = psutil.Process()
+        while not self.done.is_set():
+            total = 0
+            for process in [me, *me.children(recursive=True)]:
+                try:
+                    total += process.memory_info().rss
+                except psutil.Error:
+                    pass
+            self.peak = max(self.peak, total)
+            self.done.wait(self.every)
+
+    def stop(self) -> float:
+        self.done.set()
+        self.thread.join()
+        return self.peak / 2**30
+
+
 def daft_run(path: str, runner: str, out: str) -> dict:
     from memlib.analytics import distributed
 
+    memory = ClusterMemory()
     cluster, started = None, time.perf_counter()
     if runner == "ray":
         from ray.cluster_utils import Cluster
@@ -148,15 +183,20 @@ def daft_run(path: str, runner: str, out: str) -> dict:
         cluster.shutdown()
     else:
         workers = 1
-    return {"seconds": seconds, "cluster_start_s": booted, "workers": workers,
+    return {"seconds": seconds, "cluster_start_s": booted, "workers": workers, "peak_gb_all": memory.stop(),
             "peak_rss_gb_driver": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}
 
 
 def child(*args: str) -> dict:
+    """Run one engine in a new process: its figures, or {"failed": why} when it dies (the
+    kernel's out-of-memory killer leaves no message: the signal says it)."""
     done = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(f"bench/events.py {' '.join(args)} failed: {done.stderr.strip()[-1500:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    if done.returncode == 0:
+        return json.loads(done.stdout.strip().splitlines()[-1])
+    why = done.stderr.strip().splitlines()[-1:] or [f"killed by signal {-done.returncode}" if done.returncode < 0
+                                                    else f"exit {done.returncode}"]
+    print(f"bench/events.py {args[0]} failed: {why[0]}", file=sys.stderr)
+    return {"failed": why[0]}
 
 
 def main() -> None:
@@ -169,39 +209,54 @@ def main() -> None:
         role, path, *rest = args.child
         print(json.dumps(duck(path, *rest) if role == "duck" else daft_run(path, role, *rest)))
         return
-    import pyarrow.parquet as pq
-
     path = CACHE / f"events-{args.events}"
     started = time.perf_counter()
     build(path, args.events)
     print(f"store: {path} ({time.perf_counter() - started:.0f} s to build or find)", flush=True)
     tmp = Path(tempfile.mkdtemp(prefix="memlib-events-"))
     results = {"events": args.events, "memory_limit": args.memory_limit}
-    results["duckdb"] = child("duck", str(path), args.memory_limit, str(tmp / "duck.parquet"))
+    results["duckdb"] = child("duck", str(path), args.memory_limit, str(tmp / "duck.parquet"), "mart_usage_daily")
     print(f"duckdb: {json.dumps(results['duckdb'])}", flush=True)
+    results["duckdb_marts"] = child("duck", str(path), args.memory_limit, str(tmp / "duck3.parquet"), ",".join(MARTS))
+    print(f"duckdb, three marts: {json.dumps(results['duckdb_marts'])}", flush=True)
     results["daft_ray"] = child("ray", str(path), str(tmp / "ray.parquet"))
     print(f"daft on ray: {json.dumps(results['daft_ray'])}", flush=True)
     results["daft_native"] = child("native", str(path), str(tmp / "native.parquet"))
     print(f"daft native: {json.dumps(results['daft_native'])}", flush=True)
+    summarise(results, tmp, args.events, args.memory_limit)
+
+
+def summarise(results: dict, tmp: Path, events: int, memory_limit: str) -> None:
+    """Compare each engine's rows with DuckDB's mart_usage_daily, print and keep the table."""
+    import pyarrow.parquet as pq
+
     reference = pq.read_table(tmp / "duck.parquet").to_pylist()
-    for name in ("ray", "native"):
-        other = pq.read_table(tmp / f"{name}.parquet")
-        results[f"rows_equal_{name}"] = other.to_pylist() == reference
+    for name, key in (("duck3", "duckdb_marts"), ("ray", "daft_ray"), ("native", "daft_native")):
+        if "failed" not in results[key]:
+            results[f"rows_equal_{name}"] = pq.read_table(tmp / f"{name}.parquet").to_pylist() == reference
     results["usage_daily_rows"] = len(reference)
-    print(json.dumps({k: v for k, v in results.items() if k.startswith("rows_equal") or k == "usage_daily_rows"}))
+
+    def row(engine: str, what: str, key: str, memory: str, equal: str | None) -> str:
+        got = results[key]
+        if "failed" in got:
+            return f"| {engine} | {what} | failed: {got['failed']} | | |"
+        peak = f"{got[memory]:.1f} GB" + (" (all processes)" if key == "daft_ray" else "")
+        return f"| {engine} | {what} | {got['seconds']:.0f} s | {peak} | " \
+               f"{results[equal] if equal else f'(reference: {len(reference):,} rows)'} |"
+
+    ray = results["daft_ray"]
     table = [
-        f"| engine ({args.events:,} events) | wall time | peak memory | mart_usage_daily rows equal DuckDB's |",
-        "|---|---|---|---|",
-        f"| DuckDB, memlib's views (3 marts; memory_limit {args.memory_limit}) | {results['duckdb']['seconds']:.0f} s | "
-        f"{results['duckdb']['peak_rss_gb']:.1f} GB | (reference: {len(reference):,} rows) |",
-        f"| Daft on Ray, 2 workers x 1 CPU (mart_usage_daily; cluster start {results['daft_ray']['cluster_start_s']:.0f} s "
-        f"not counted) | {results['daft_ray']['seconds']:.0f} s | driver {results['daft_ray']['peak_rss_gb_driver']:.1f} GB | "
-        f"{results['rows_equal_ray']} |",
-        f"| Daft in one process (mart_usage_daily) | {results['daft_native']['seconds']:.0f} s | "
-        f"{results['daft_native']['peak_rss_gb_driver']:.1f} GB | {results['rows_equal_native']} |",
+        f"| engine ({events:,} events) | what | wall time | peak memory | rows equal DuckDB's |",
+        "|---|---|---|---|---|",
+        row(f"DuckDB, memlib's views, memory_limit {memory_limit}", "mart_usage_daily", "duckdb", "peak_rss_gb", None),
+        row(f"DuckDB, memlib's views, memory_limit {memory_limit}", "+ mart_usage_by_memory, mart_decay",
+            "duckdb_marts", "peak_rss_gb", "rows_equal_duck3"),
+        row("Daft on Ray, 2 workers x 1 CPU" + (f" (cluster start {ray['cluster_start_s']:.0f} s not counted)"
+                                               if "failed" not in ray else ""),
+            "mart_usage_daily", "daft_ray", "peak_gb_all", "rows_equal_ray"),
+        row("Daft in one process", "mart_usage_daily", "daft_native", "peak_gb_all", "rows_equal_native"),
     ]
     save_results("events", results, table)
-
 
 if __name__ == "__main__":
     main()

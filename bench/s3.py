@@ -10,7 +10,7 @@ its own round trip (tens of ms per request across a region) on top: the ratios h
 floor for what a bucket costs, not a figure for AWS.
 
 - ingest: the peers' corpus (bench/peers.py's sample memories with real MiniLM vectors), added
-  in commits of 10,000 rows, then `maintain()` and `warm()`, as bench/peers.py times it.
+  in commits of 100,000 rows, then `maintain()` and `warm()`, as bench/peers.py times it.
 - scoped search: hybrid and vector p50 in the project nearest 1% of the rows, warm, the
   queries alternating between the two stores.
 - reports: `memlib sample --size N --vectors approx` into each (timed too), then `memlib
@@ -32,13 +32,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import median_ms, save_results  # noqa: E402
-from peers import load_corpus  # noqa: E402
+from peers import CHUNK, load_corpus  # noqa: E402
 from vector_index import query_texts  # noqa: E402
 
 from memlib import MemoryStore, Scope, testing  # noqa: E402
 from memlib.embeddings import default_embedder  # noqa: E402
-
-CHUNK = 10_000
 
 
 def request_latency(endpoint: str, bucket: str, tmp: Path, n: int = 200) -> dict:

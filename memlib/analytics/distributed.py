@@ -7,7 +7,9 @@ bucket that many machines read faster than one, the same question runs here: Daf
 Lance fragments in parallel on every worker, joins each event to its memory and groups. Its
 SQL is DuckDB's view translated (Daft's dialect has no macros and no `group by all`): the
 rows must equal the view's, which tests/test_distributed.py checks on the same data and
-bench/events.py at 100 million events.
+bench/events.py at 100 million events. Use it on Ray (`use_ray`), even on one machine: Daft's
+in-process runner does not spill, and ran out of memory (23 GB) on the 100M events that two
+Ray workers finished in 7 GB.
 
 Needs the `scale` extra: `pip install 'memlib[scale]'` (daft, daft-lance, ray).
 """
