@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import median_ms, save_results  # noqa: E402
+from common import RESULTS, median_ms, save_results  # noqa: E402
 from peers import CHUNK, load_corpus  # noqa: E402
 from vector_index import query_texts  # noqa: E402
 
@@ -93,11 +93,22 @@ def cli(uri: str, *args: str, env: dict) -> float:
     return time.perf_counter() - started
 
 
+def commit() -> str:
+    done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                          cwd=Path(__file__).parent)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                           text=True, cwd=Path(__file__).parent).stdout.strip()
+    return (done.stdout.strip() or "unknown") + ("+changes" if dirty else "")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=100_000, help="memories for ingest and search")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--sample", type=int, default=100_000, help="memories of the report runs' sample")
+    parser.add_argument("--keep-reports", action="store_true",
+                        help="measure ingest and search only; keep the sample and report rows of results/s3.json "
+                             "(for a change that touches neither), marked with the commit they were measured on")
     args = parser.parse_args()
     embedder = default_embedder()
     data = load_corpus(args.size)
@@ -121,7 +132,13 @@ def main() -> None:
             out["search_ms"] = searches(stores, texts, vectors, project)
             print(f"scoped search p50 ms: {json.dumps(out['search_ms'])}", flush=True)
             env = {**os.environ, "MEMLIB_CONTROL_PLANE": str(tmp / "control-plane.db")}
-            for name, uri in uris.items():
+            if args.keep_reports:
+                kept = json.loads((RESULTS / "s3.json").read_text())
+                out.update({k: v for k, v in kept.items() if k.startswith(("sample", "reports"))})
+                out.setdefault("reports_commit", kept.get("commit", "before the commit field"))
+            else:
+                out["reports_commit"] = commit()
+            for name, uri in ({} if args.keep_reports else uris).items():
                 uri = uri + "-sample"
                 out[f"sample_{name}_s"] = cli(uri, "sample", "--size", str(args.sample), "--vectors", "approx",
                                               "--anchor", "2026-11-01", env=env)
@@ -133,6 +150,8 @@ def main() -> None:
         sys.exit(f"bench/s3.py: {exc}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    out["commit"] = commit()
+    measured = "" if out["reports_commit"] == out["commit"] else f" (measured on {out['reports_commit']})"
     ratio = lambda a, b: a / b  # noqa: E731
     table = [
         "| figure | local disk | S3 server (loopback) | S3 / disk |", "|---|---|---|---|",
@@ -146,9 +165,9 @@ def main() -> None:
         *(f"| project-scoped {mode} p50 ({rows:,} rows) | {out['search_ms'][f'disk {mode}']:.2f} ms | "
           f"{out['search_ms'][f's3 {mode}']:.2f} ms | {ratio(out['search_ms'][f's3 {mode}'], out['search_ms'][f'disk {mode}']):.2f}x |"
           for mode in ("hybrid", "vector")),
-        f"| `memlib sample --size {args.sample:,}` | {out['sample_disk_s']:.0f} s | {out['sample_s3_s']:.0f} s | "
+        f"| `memlib sample --size {out['sample']:,}`{measured} | {out['sample_disk_s']:.0f} s | {out['sample_s3_s']:.0f} s | "
         f"{ratio(out['sample_s3_s'], out['sample_disk_s']):.2f}x |",
-        f"| `memlib report run --all` ({args.sample:,}) | {out['reports_disk_s']:.1f} s | {out['reports_s3_s']:.1f} s | "
+        f"| `memlib report run --all` ({out['sample']:,}){measured} | {out['reports_disk_s']:.1f} s | {out['reports_s3_s']:.1f} s | "
         f"{ratio(out['reports_s3_s'], out['reports_disk_s']):.2f}x |",
     ]
     save_results("s3", out, table)

@@ -310,6 +310,8 @@ def test_the_cache_follows_every_kind_of_write_without_reloading(tmp_path, monke
     project = sample.memories[0].id
     new = lambda text: {"kind": "manual", "content": text, "project_id": project, "created_at": T0}
 
+    seen: list[int] = []
+
     def same_as_lance(label):
         cache = store.vectors.current(store)
         assert cache is not None and cache.version == store.version, label
@@ -318,6 +320,14 @@ def test_the_cache_follows_every_kind_of_write_without_reloading(tmp_path, monke
         rows = {r["id"]: r for r in table.to_pylist()}
         assert len(cache) == len(rows), label
         assert {r["id"]: r for r in cache.take(sorted(rows))} == rows, label
+        # every live row's address leads to its id (full-text hits come back as addresses)
+        held = store.dataset().to_table(columns=["id"], with_row_address=True)
+        addresses = held.column("_rowaddr").to_numpy().astype(np.int64)
+        assert cache.ids_at(addresses[::-1]) == held.column("id").to_pylist()[::-1], label
+        assert cache.ids_at(np.array([addresses.max() + 1, addresses[0]])) is None, label
+        for gone in set(seen) - set(addresses.tolist()):  # a row deleted or rewritten since
+            assert cache.ids_at(np.array([gone])) is None, label
+        seen.extend(addresses.tolist())
         for scope in random_scopes(store, 12, seed=len(label)):
             for text in ("ledger retries", "flaky test"):
                 vector = store.embedder.embed([text])[0]

@@ -148,17 +148,23 @@ def fts_candidates(store, text: str, n: int, where: str | None, scope: Scope | N
     Lance dataset itself: the same index and answer as LanceDB's query builder, in half the
     time (4.6 against 9.7 ms at 100k memories). With the rows in memory (`cache`, at the
     dataset's version), the scope goes to Lance as the row addresses in it rather than as a
-    filter to evaluate: the same ranking, about three times faster for a narrow scope."""
-    if cache is not None and scope is not None:
-        addresses = cache.addresses(scope, now)
+    filter to evaluate (the same ranking, about three times faster for a narrow scope), and
+    Lance returns the hits' addresses, whose ids the cache holds: the index alone is read,
+    no data file (on object storage, a data file read is a round trip per range)."""
+    if cache is not None:
+        addresses = None if scope is None else cache.addresses(scope, now)
         if addresses is not None and len(addresses) == 0:
             return []
         allow = None if addresses is None else serialize_row_addrs(addresses.tolist())
-        rows = store.dataset().scanner(columns=["id", "_score"], full_text_query=text, limit=n,
-                                       row_addr_allowlist=allow).to_table()
-    else:
-        rows = store.dataset().to_table(columns=["id", "_score"], full_text_query=text, limit=n,
-                                        filter=where, prefilter=bool(where))
+        hits = store.dataset().scanner(columns=["_score"], with_row_address=True, full_text_query=text,
+                                       limit=n, row_addr_allowlist=allow,
+                                       filter=where if addresses is None else None,
+                                       prefilter=bool(where) and addresses is None).to_table()
+        ids = cache.ids_at(hits.column("_rowaddr").to_numpy().astype(np.int64))
+        if ids is not None:
+            return list(zip(ids, hits.column("_score").to_pylist()))
+    rows = store.dataset().to_table(columns=["id", "_score"], full_text_query=text, limit=n,
+                                    filter=where, prefilter=bool(where))
     return list(zip(rows.column("id").to_pylist(), rows.column("_score").to_pylist()))
 
 

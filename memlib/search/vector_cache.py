@@ -29,6 +29,7 @@ tests/test_vector_cache.py checks that both select the same rows for many random
 from __future__ import annotations
 
 import copy
+import functools
 import os
 import threading
 import time
@@ -182,6 +183,25 @@ class VectorCache:
             table = table.append_column("embedding", pa.FixedSizeListArray.from_arrays(flat, dims))
             parts.append(table.append_column(ADDR, pa.array(segment.addr[keep], pa.int64())))
         return cls(version, pa.concat_tables(parts), dims, ivf_above=NEVER)
+
+    @functools.cached_property
+    def by_addr(self) -> tuple[np.ndarray, np.ndarray]:
+        """(row addresses ascending, the position of each): for finding rows by address."""
+        if self.addr is None:  # rows whose addresses were not read: found by id only
+            return np.empty(0, np.int64), np.empty(0, np.int64)
+        order = np.argsort(self.addr, kind="stable")
+        return self.addr[order], order
+
+    def at(self, addresses: np.ndarray) -> np.ndarray:
+        """The live position of the row at each address, -1 where this segment holds none."""
+        held, order = self.by_addr
+        if not len(held):
+            return np.full(len(addresses), -1)
+        found = np.searchsorted(held, addresses).clip(0, len(held) - 1)
+        positions = np.where(held[found] == addresses, order[found], -1)
+        if self.alive is not None:
+            positions[(positions >= 0) & ~self.alive[positions.clip(0)]] = -1
+        return positions
 
     def find(self, memory_id: str) -> int | None:
         """The position of a live row with this id, or None."""
@@ -414,6 +434,16 @@ class Cached:
             if p is not None:
                 return segment, p
         return None
+
+    def ids_at(self, addresses: np.ndarray) -> list[str] | None:
+        """The ids of the live rows at these Lance row addresses, in order; None if any is not
+        held (the caller asks Lance instead)."""
+        ids = np.full(len(addresses), None, object)
+        for segment in self.segments:
+            positions = segment.at(addresses)
+            hit = positions >= 0
+            ids[hit] = segment.ids[positions[hit]]
+        return None if any(i is None for i in ids) else ids.tolist()
 
     def take(self, ids: list[str], columns: list[str] | None = None) -> list[dict]:
         """The rows (every column but the embedding, or `columns`) of these ids, those that
