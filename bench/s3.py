@@ -132,10 +132,9 @@ def main() -> None:
             out["search_ms"] = searches(stores, texts, vectors, project)
             print(f"scoped search p50 ms: {json.dumps(out['search_ms'])}", flush=True)
             env = {**os.environ, "MEMLIB_CONTROL_PLANE": str(tmp / "control-plane.db")}
-            if args.keep_reports:
+            if args.keep_reports:  # the sample's size, its timings and their commit
                 kept = json.loads((RESULTS / "s3.json").read_text())
                 out.update({k: v for k, v in kept.items() if k.startswith(("sample", "reports"))})
-                out.setdefault("reports_commit", kept.get("commit", "before the commit field"))
             else:
                 out["reports_commit"] = commit()
             for name, uri in ({} if args.keep_reports else uris).items():

@@ -53,8 +53,9 @@ def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
 
 def test_every_command_on_an_s3_store_keeps_secrets_out(s3_uri, tmp_path):
     """The CLI on `--store s3://...`: sample (its queue in a local control plane), search,
-    recall, add, get, export, import (twice: no duplicates), maintain, retention plan/apply/undo/purge, history and time travel, and every
-    report. The secret key never appears in any output or report file."""
+    recall, add, get, export, import (twice: no duplicates), maintain, retention
+    plan/apply/undo/purge, history and time travel, and every report. The secret key never
+    appears in any output or report file."""
     secret = CREDENTIALS["AWS_SECRET_ACCESS_KEY"]
     env = {"MEMLIB_CONTROL_PLANE": str(tmp_path / "control-plane.db")}
     refused = run("--store", s3_uri, "sample", "--size", "300", "--embedder", "hash")
