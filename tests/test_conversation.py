@@ -124,3 +124,21 @@ def test_a_message_after_the_same_speakers_own_is_embedded_alone(store, tree):
     first, = store.add([turn(project, "bob: Lisbon is lovely.", 0, iteration="s2", speaker="bob")])
     (later,) = store.add([turn(project, "bob: She starts work in May.", 1, iteration="s2", speaker="bob")])
     assert store.get(later).context is None and store.get(later).previous_id == first
+
+
+def test_given_vectors_are_kept_and_never_written_into(store, tree):
+    """A vector given for a turn whose context the store fills is not the turn's own (its
+    text changed), so that turn is embedded; the others keep theirs, and the caller's array
+    is left as it was."""
+    project = tree["project"].id
+    batch = [turn(project, "Where did you go last week?", speaker="a"),
+             turn(project, "To the lake, with my sister.", minutes=1, speaker="b"),
+             turn(project, "A note by hand", minutes=2, context="given")]
+    given = np.random.default_rng(3).standard_normal((3, store.dims)).astype(np.float32)
+    before = given.copy()
+    first, reply, noted = store.add(batch, vectors=given)
+    assert np.array_equal(given, before)
+    stored = {i: np.array(store.get(i, with_embedding=True).embedding, np.float32) for i in (first, reply, noted)}
+    assert np.array_equal(stored[first], given[0]) and np.array_equal(stored[noted], given[2])
+    assert not np.allclose(stored[reply], given[1])
+    assert np.allclose(stored[reply], store.embedder.embed([store.get(reply).text])[0], atol=1e-6)

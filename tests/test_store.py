@@ -178,6 +178,19 @@ def test_a_small_write_embeds_once_while_it_is_checked(tmp_path, tree):
     assert store.version == version
 
 
+def test_a_batch_audits_each_memory_with_its_own_event_id(store):
+    import uuid
+
+    ids = store.add([Project(name=f"p{i}") for i in range(500)])
+    events = store.audit.events("action = 'write'")
+    assert {e["subject_id"] for e in events} >= set(ids)
+    event_ids = [e["event_id"] for e in events]
+    assert len(set(event_ids)) == len(event_ids)
+    for event_id in event_ids:  # random (version 4) UUIDs, written the canonical way
+        parsed = uuid.UUID(event_id)
+        assert parsed.version == 4 and parsed.variant == uuid.RFC_4122 and str(parsed) == event_id
+
+
 def test_single_writes_keep_the_audit_log_tidy(store):
     """Each write appends its audit events as a fragment; writes merge them as they merge
     their own, so the log never holds more than a tidy's worth of small fragments."""

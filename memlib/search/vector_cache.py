@@ -123,9 +123,11 @@ class VectorCache:
         self.alive: np.ndarray | None = None  # rows deleted since the load are False
         matrix = table.column("embedding").combine_chunks().flatten().to_numpy()
         matrix = matrix.reshape(-1, dims).astype(np.float32, copy=False)
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        matrix = matrix / np.where(norms == 0, 1.0, norms)  # a writable copy, Arrow's is not
+        norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))
+        if not np.allclose(norms, 1.0, rtol=0, atol=1e-6):  # a model that does not normalise
+            matrix = matrix / np.where(norms == 0, 1.0, norms)[:, None]
         # each project's rows side by side, so its scope is one slice of the matrix
+        table = table.drop_columns(["embedding"])  # what a hit returns, without the vector
         project = _Coded.of(table.column("project_id"))
         order = np.argsort(project.codes, kind="stable")
         if not np.all(order[1:] > order[:-1]):  # not already in that order
@@ -148,8 +150,7 @@ class VectorCache:
         elif len(matrix) > approx_above:
             self.signs = np.ascontiguousarray(signs(matrix).T)
         self.addr = addr
-        # what a hit returns, without the vector; one chunk, or each take walks them all
-        self.rows = table.drop_columns(["embedding"]).combine_chunks()
+        self.rows = table.combine_chunks()  # one chunk, or each take walks them all
         self.ids = table.column("id").to_numpy(zero_copy_only=False)
         self.position = {memory_id: i for i, memory_id in enumerate(self.ids)}
         self.coded = {c: project if c == "project_id" else _Coded.of(table.column(c)) for c in CODED}

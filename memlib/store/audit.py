@@ -17,10 +17,10 @@ from __future__ import annotations
 import getpass
 import json
 import os
-import uuid
 from datetime import datetime
 from typing import Any, Sequence
 
+import numpy as np
 import pyarrow as pa
 
 from memlib.clock import Clock
@@ -103,7 +103,7 @@ class AuditLog:
             texts = [None if d is None else json.dumps(d, sort_keys=True, default=str) for d in details]
         now = self.clock.now()
         batch = pa.table({
-            "event_id": pa.array([str(uuid.uuid4()) for _ in range(n)], pa.string()),
+            "event_id": pa.array(uuid4s(n), pa.string()),
             "subject_id": pa.array(list(subjects), pa.string()),
             "action": pa.array([action] * n, pa.string()),
             "status": pa.array([status] * n, pa.string()),
@@ -125,3 +125,14 @@ class AuditLog:
             row.setdefault("version", None)
             row["details"] = json.loads(row["details"]) if row["details"] else None
         return sorted(rows, key=lambda r: (r["at"], r["event_id"]))
+
+
+def uuid4s(n: int) -> list[str]:
+    """n random (version 4) UUIDs as strings, made together: a write of 100,000 memories
+    logs as many events, and uuid.uuid4() one by one took a tenth of its time."""
+    raw = np.frombuffer(os.urandom(16 * n), dtype=np.uint8).reshape(n, 16).copy()
+    raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40  # version 4
+    raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80  # the RFC 4122 variant
+    h = raw.tobytes().hex()
+    return [f"{h[i:i + 8]}-{h[i + 8:i + 12]}-{h[i + 12:i + 16]}-{h[i + 16:i + 20]}-{h[i + 20:i + 32]}"
+            for i in range(0, 32 * n, 32)]

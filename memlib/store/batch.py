@@ -6,6 +6,8 @@ refused whole before anything is."""
 from __future__ import annotations
 
 import bisect
+import contextlib
+import gc
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
@@ -27,7 +29,7 @@ from memlib.models import (
     parse_memory,
     record_label,
     title_key,
-    to_row,
+    to_columns,
 )
 from memlib.scope import sql_in
 
@@ -38,6 +40,7 @@ LINKS: dict[Kind, tuple[tuple[str, tuple[Kind, ...]], ...]] = {
     Kind.DECISION: (("promoted_from", (Kind.INSIGHT,)),),
     Kind.PATTERN: (("promoted_from", (Kind.LEARNING,)),),
 }
+REFERENCES = ("project_id", "root_task_id", "previous_id", "promoted_from")
 CONTEXT_CHARS = 1_000  # of the turn before a conversation turn, indexed with it
 _early = None  # the thread small batches embed on while they are checked (_embed_early)
 
@@ -55,10 +58,32 @@ class Prepared:
     embedded: dict[str, np.ndarray] = field(default_factory=dict)  # what this batch embedded
 
 
+@contextlib.contextmanager
+def _collector_paused(pause: bool):
+    """Python's cyclic garbage collector off while a batch that brings its vectors is checked
+    and laid out: that creates no cycles, but its hundreds of thousands of new containers
+    start full collections that walk every object of the process (half a second of 2.3 at
+    100,000 memories in the peers bench). A batch the model embeds is left alone: the model
+    takes a hundred times as long, and its work should be collected as usual."""
+    enabled = gc.isenabled()
+    if pause:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def prepare(store, memories: Iterable[Memory | dict], upsert: bool, progress: bool,
             vectors: np.ndarray | None = None, labels: Sequence[str] | None = None,
             embedded: dict[str, np.ndarray] | None = None) -> Prepared:
     """`embedded`: vectors already computed for some texts (a retried batch embeds once)."""
+    with _collector_paused(pause=vectors is not None):
+        return _prepare(store, memories, upsert, progress, vectors, labels, embedded)
+
+
+def _prepare(store, memories, upsert, progress, vectors, labels, embedded) -> Prepared:
     items = list(memories)
     labels = list(labels) if labels is not None else [record_label(i, m) for i, m in enumerate(items)]
     batch = [_own(m) if isinstance(m, Memory) else parse_memory(m, label)
@@ -97,21 +122,18 @@ def prepare(store, memories: Iterable[Memory | dict], upsert: bool, progress: bo
         embedded.update(early.result())
     matrix = embed(store, batch, labels, existing, progress, embedded, vectors, relinked)
 
-    rows = [to_row(m) for m in batch]
-    keep = []
-    for i, row in enumerate(rows):
-        old = existing.get(row["id"])
-        row["revision"] = 0 if old is None else (old.get("revision") or 0) + 1
-        if old is None or not same_row(old, row, matrix[i]):
-            keep.append(i)
-        row.pop("embedding")
-    schema = arrow_schema(store.dims)
-    table = pa.Table.from_pylist([rows[i] for i in keep],
-                                 schema=pa.schema([f for f in schema if f.name != "embedding"]))
-    flat = pa.array(matrix[keep].reshape(-1), type=pa.float32())
-    table = table.append_column(schema.field("embedding"),
-                                pa.FixedSizeListArray.from_arrays(flat, store.dims))
+    columns = to_columns(batch)
     read = {i: (None if i not in existing else existing[i].get("revision") or 0) for i in ids}
+    columns["revision"] = [0 if read[i] is None else read[i] + 1 for i in ids]
+    keep = [i for i, memory_id in enumerate(ids) if memory_id not in existing
+            or not same_row(existing[memory_id], {n: v[i] for n, v in columns.items()}, matrix[i])]
+    if len(keep) < len(ids):
+        columns = {name: [values[i] for i in keep] for name, values in columns.items()}
+        matrix = matrix[keep]
+    schema = arrow_schema(store.dims)
+    columns["embedding"] = pa.FixedSizeListArray.from_arrays(
+        pa.array(matrix.reshape(-1), type=pa.float32()), store.dims)
+    table = pa.Table.from_pydict(columns, schema=schema)
     return Prepared(table, ids, read, version, embedded)
 
 
@@ -153,8 +175,8 @@ def same_row(stored: dict, row: dict, vector: np.ndarray) -> bool:
 
 def _references(memory: Memory) -> list[str]:
     """The ids a memory names: its parents, the turn before it, what it was promoted from."""
-    names = ("project_id", "root_task_id", "previous_id", "promoted_from")
-    return [v for v in (getattr(memory, n, None) for n in names) if v and v != memory.id]
+    fields = memory.__dict__  # pydantic's getattr is slow; a project's own id is no field
+    return [v for v in map(fields.get, REFERENCES) if v and v != memory.id]
 
 
 def check_parents(batch: list[Memory], labels: list[str], stored: dict[str, dict],
@@ -287,14 +309,16 @@ def embed(store, batch: list[Memory], labels: list[str], existing: dict[str, dic
     when its text is the same, else embedded (in chunks, with a progress bar on a terminal).
     A turn whose context the store just filled (`relinked`) has a new text, so a vector given
     for it is not its own and it is embedded. What is embedded is added to `embedded`."""
-    vectors = np.zeros((len(batch), store.dims), dtype=np.float32)
-    todo: list[int] = []
-    for i, (memory, label) in enumerate(zip(batch, labels)):
+    if given is not None:  # the caller's array itself unless a vector must be replaced
+        todo = [i for i, memory in enumerate(batch) if memory.id in relinked]
+        vectors = np.array(given, dtype=np.float32, copy=True if todo else None)
+    else:
+        vectors = np.zeros((len(batch), store.dims), dtype=np.float32)
+        todo = []
+    for i, (memory, label) in enumerate(zip(batch, labels) if given is None else ()):
         old = existing.get(memory.id)
         if memory.id in relinked:
             todo.append(i)
-        elif given is not None:
-            vectors[i] = given[i]
         elif memory.embedding is not None:
             if len(memory.embedding) != store.dims:
                 raise InvalidMemory(label, "embedding", f"has {len(memory.embedding)} dims, "
