@@ -20,6 +20,12 @@ in scope), and fusion is memlib's own (`search.fusion`). Variants change one thi
     dated=W       the share of the best score a candidate from the named period gains
     speaker=W     when the question names exactly one of the candidates' speakers (by first
                   name), that speaker's turns gain W x the best score
+    unname[=L]    when the question names one speaker, the name (and its 's) is left out of the
+                  text both lists are asked with (L: "fts" or "vector" only): a speaker rarely
+                  names themself, so the name pulls toward the other speaker's turns
+    expand=N      full text asked again with the question and up to N words that at least two
+                  of its first 3 full-text hits share (pseudo-relevance feedback; stop words,
+                  the question's own words and words under 4 letters left out)
 
     .venv/bin/python bench/locomo_variants.py [--model DIR]
 """
@@ -27,7 +33,9 @@ in scope), and fusion is memlib's own (`search.fusion`). Variants change one thi
 from __future__ import annotations
 
 import argparse
+import collections
 import json
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -60,7 +68,31 @@ VARIANTS = {
     "speaker=0.05": {"speaker": 0.05}, "speaker=0.1": {"speaker": 0.1}, "speaker=0.2": {"speaker": 0.2},
     "speaker=0.3": {"speaker": 0.3},
     "own, alpha=0.5": {"vectors": "own", "alpha": 0.5},
+    **{f"unname=vector, speaker={w}": {"unname": "vector", "speaker": w} for w in (0.05, 0.1, 0.2, 0.3)},
+    "unname": {"unname": "both"}, "unname=fts": {"unname": "fts"}, "unname=vector": {"unname": "vector"},
+    "expand=3": {"expand": 3}, "expand=5": {"expand": 5}, "expand=8": {"expand": 8},
 }
+EXPANSIONS = (3, 5, 8)
+WORD = re.compile(r"[a-z0-9']+")
+
+
+def unnamed(question: str, speakers) -> str:
+    """The question without the one speaker it names (as bench/locomo_variants' unname)."""
+    name = named_speaker(question, speakers)
+    if name is None:
+        return question
+    first = re.escape(name.split()[0])
+    return " ".join(re.sub(rf"(?<!\w){first}(?:'s)?(?!\w)", " ", question).split())
+
+
+def feedback_words(question: str, texts: list[str], n: int) -> list[str]:
+    """Up to n words at least two of `texts` share, most shared first, not in the question."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    asked = set(WORD.findall(question.lower()))
+    shared = collections.Counter(w for text in texts for w in set(WORD.findall(text.lower()))
+                                 if len(w) > 3 and w not in asked and w not in ENGLISH_STOP_WORDS)
+    return [w for w, count in shared.most_common(n) if count >= 2]
 
 
 def unit(m: np.ndarray) -> np.ndarray:
@@ -82,6 +114,16 @@ def prepare(data: list[dict], embedder) -> list[dict]:
             rows = store.lookup(ids, ["embedding", "previous_id", "content", "created_at"])
             scope = Scope(project_id=project.id, kinds=("conversation",))
             where = scope.where(store.clock.now())
+            fts = [fts_candidates(store, q["question"], 100, where) for q in questions]
+            expanded = {n: [] for n in EXPANSIONS}
+            for q, hits in zip(questions, fts):
+                texts = [rows[i]["content"] for i, _ in hits[:3] if i in rows]
+                for n in EXPANSIONS:
+                    words = feedback_words(q["question"], texts, n)
+                    expanded[n].append(fts_candidates(store, " ".join([q["question"], *words]), 100, where)
+                                       if words else hits)
+            speakers = {t.speaker for t in turns}
+            plain = [unnamed(q["question"], speakers) for q in questions]
             convs.append({
                 "ids": ids, "dia": {t.id: t.metadata["dia_id"] for t in turns},
                 "context": unit(np.asarray([rows[i]["embedding"] for i in ids], np.float32)),
@@ -91,14 +133,17 @@ def prepare(data: list[dict], embedder) -> list[dict]:
                 "when": {i: rows[i]["created_at"] for i in ids},
                 "questions": questions,
                 "qv": store.embedder.embed([q["question"] for q in questions]),
-                "fts": [fts_candidates(store, q["question"], 100, where) for q in questions],
+                "fts": fts, "expanded": expanded,
+                "unnamed_qv": store.embedder.embed(plain),
+                "unnamed_fts": [fts_candidates(store, text, 100, where) for text in plain],
             })
     return convs
 
 
 def recall(conv: dict, vectors: str = "context", fusion: str = DEFAULT.fusion, alpha: float = DEFAULT.alpha,
            neighbours: float = DEFAULT.neighbours, candidates: int = DEFAULT.candidates,
-           prf: float = 0.0, dated: float = DEFAULT.dated, speaker: float = DEFAULT.speaker) -> list[float]:
+           prf: float = 0.0, dated: float = DEFAULT.dated, speaker: float = DEFAULT.speaker,
+           expand: int = 0, unname: str = "") -> list[float]:
     """R@10 of every question of one conversation under one variant."""
     ids = conv["ids"]
 
@@ -115,7 +160,10 @@ def recall(conv: dict, vectors: str = "context", fusion: str = DEFAULT.fusion, a
             convex(lists, every, {"vector": alpha, "fts": 1.0 - alpha})
 
     out = []
-    for q, qv, fts in zip(conv["questions"], conv["qv"], conv["fts"]):
+    vectors_asked = conv["unnamed_qv"] if unname in ("both", "vector") else conv["qv"]
+    texts_asked = conv["unnamed_fts"] if unname in ("both", "fts") else \
+        conv["expanded"][expand] if expand else conv["fts"]
+    for q, qv, fts in zip(conv["questions"], vectors_asked, texts_asked):
         lists = {"vector": vector_list(qv), "fts": fts[:candidates]}
         if prf:
             position = {i: j for j, i in enumerate(ids)}
@@ -145,7 +193,7 @@ def main() -> None:
     parser.add_argument("--model", help="a sentence-transformers model directory (default all-MiniLM-L6-v2)")
     parser.add_argument("--variants", help="comma-separated names of the variants to measure (base always)")
     args = parser.parse_args()
-    wanted = None if args.variants is None else {"base", *args.variants.split(",")}
+    wanted = None if args.variants is None else {"base", *re.split(r",(?! )", args.variants)}
     embedder = None
     if args.model:
         from memlib.embeddings import SentenceTransformerEmbedder
