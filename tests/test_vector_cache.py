@@ -320,6 +320,10 @@ def test_the_cache_follows_every_kind_of_write_without_reloading(tmp_path, monke
         rows = {r["id"]: r for r in table.to_pylist()}
         assert len(cache) == len(rows), label
         assert {r["id"]: r for r in cache.take(sorted(rows))} == rows, label
+        # a few rows (a hit list's) are read value by value: the same rows, newest included
+        few = sorted(rows)[:2] + sorted(rows, key=lambda i: rows[i]["created_at"])[-2:]
+        assert cache.take(few) == [rows[i] for i in few], label
+        assert cache.take(few, ["id", "text"]) == [{"id": i, "text": rows[i]["text"]} for i in few], label
         # every live row's address leads to its id (full-text hits come back as addresses)
         held = store.dataset().to_table(columns=["id"], with_row_address=True)
         addresses = held.column("_rowaddr").to_numpy().astype(np.int64)

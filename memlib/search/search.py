@@ -239,8 +239,8 @@ def search(store, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | N
     config = config or SearchConfig()
     scope = scope or Scope()
     now = store.clock.now()
-    where = scope.where(now)
     cache = store.vectors.get(store)  # in memory for this version, or None (and maybe loading)
+    where = None if mode == "vector" else scope.where(now)  # full text asks Lance with it
     if (len(cache) if cache is not None else store.table.count_rows()) == 0:
         return []
     if mode == "fts":
