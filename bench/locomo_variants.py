@@ -23,6 +23,9 @@ in scope), and fusion is memlib's own (`search.fusion`). Variants change one thi
     unname[=L]    when the question names one speaker, the name (and its 's) is left out of the
                   text both lists are asked with (L: "fts" or "vector" only): a speaker rarely
                   names themself, so the name pulls toward the other speaker's turns
+    mmr=L         the final list re-ranked by maximal marginal relevance over its first 30:
+                  L x the fused score (scaled to [0, 1]) - (1 - L) x the highest cosine to a
+                  turn already taken (a multi-hop question needs several different turns)
     expand=N      full text asked again with the question and up to N words that at least two
                   of its first 3 full-text hits share (pseudo-relevance feedback; stop words,
                   the question's own words and words under 4 letters left out)
@@ -70,6 +73,7 @@ VARIANTS = {
     "own, alpha=0.5": {"vectors": "own", "alpha": 0.5},
     **{f"unname=vector, speaker={w}": {"unname": "vector", "speaker": w} for w in (0.05, 0.1, 0.2, 0.3)},
     "unname": {"unname": "both"}, "unname=fts": {"unname": "fts"}, "unname=vector": {"unname": "vector"},
+    "mmr=0.7": {"mmr": 0.7}, "mmr=0.85": {"mmr": 0.85}, "mmr=0.95": {"mmr": 0.95},
     "expand=3": {"expand": 3}, "expand=5": {"expand": 5}, "expand=8": {"expand": 8},
 }
 EXPANSIONS = (3, 5, 8)
@@ -83,6 +87,25 @@ def unnamed(question: str, speakers) -> str:
         return question
     first = re.escape(name.split()[0])
     return " ".join(re.sub(rf"(?<!\w){first}(?:'s)?(?!\w)", " ", question).split())
+
+
+def diversified(ranked: list, conv: dict, weight: float, depth: int = 30) -> list:
+    """Maximal marginal relevance over the first `depth` of `ranked`, the rest after them."""
+    head, rest = ranked[:depth], ranked[depth:]
+    if len(head) < 2:
+        return ranked
+    position = conv.setdefault("position", {i: j for j, i in enumerate(conv["ids"])})
+    vectors = conv["context"][[position[i] for i, _, _ in head]]
+    similar = vectors @ vectors.T
+    scores = np.array([s for _, s, _ in head])
+    relevance = (scores - scores.min()) / ((scores.max() - scores.min()) or 1.0)
+    taken, left = [], list(range(len(head)))
+    while left:
+        best = max(left, key=lambda j: weight * relevance[j]
+                   - (1 - weight) * (max(similar[j, t] for t in taken) if taken else 0.0))
+        taken.append(best)
+        left.remove(best)
+    return [head[j] for j in taken] + rest
 
 
 def feedback_words(question: str, texts: list[str], n: int) -> list[str]:
@@ -143,7 +166,7 @@ def prepare(data: list[dict], embedder) -> list[dict]:
 def recall(conv: dict, vectors: str = "context", fusion: str = DEFAULT.fusion, alpha: float = DEFAULT.alpha,
            neighbours: float = DEFAULT.neighbours, candidates: int = DEFAULT.candidates,
            prf: float = 0.0, dated: float = DEFAULT.dated, speaker: float = DEFAULT.speaker,
-           expand: int = 0, unname: str = "") -> list[float]:
+           expand: int = 0, unname: str = "", mmr: float = 0.0) -> list[float]:
     """R@10 of every question of one conversation under one variant."""
     ids = conv["ids"]
 
@@ -181,6 +204,8 @@ def recall(conv: dict, vectors: str = "context", fusion: str = DEFAULT.fusion, a
         if speaker:
             name = named_speaker(q["question"], {conv["speaker"][i] for i, _, _ in ranked})
             ranked = with_boost(ranked, {i for i, _, _ in ranked if conv["speaker"][i] == name}, speaker, "speaker")
+        if mmr:
+            ranked = diversified(ranked, conv, mmr)
         found = {conv["dia"][i] for i, _, _ in ranked[:10]}
         out.append(len(q["evidence"] & found) / len(q["evidence"]))
     return out
