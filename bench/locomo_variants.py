@@ -21,8 +21,9 @@ in scope), and fusion is memlib's own (`search.fusion`). Variants change one thi
     speaker=W     when the question names exactly one of the candidates' speakers (by first
                   name), that speaker's turns gain W x the best score
     unname[=L]    when the question names one speaker, the name (and its 's) is left out of the
-                  text both lists are asked with (L: "fts" or "vector" only): a speaker rarely
-                  names themself, so the name pulls toward the other speaker's turns
+                  text both lists are asked with (L: "fts" or "vector" only; "mix": the query
+                  vector is the mean of the question's with and without the name): a speaker
+                  rarely names themself, so the name pulls toward the other speaker's turns
     mmr=L         the final list re-ranked by maximal marginal relevance over its first 30:
                   L x the fused score (scaled to [0, 1]) - (1 - L) x the highest cosine to a
                   turn already taken (a multi-hop question needs several different turns)
@@ -72,6 +73,8 @@ VARIANTS = {
     "speaker=0.3": {"speaker": 0.3},
     "own, alpha=0.5": {"vectors": "own", "alpha": 0.5},
     **{f"unname=vector, speaker={w}": {"unname": "vector", "speaker": w} for w in (0.05, 0.1, 0.2, 0.3)},
+    "unname=mix": {"unname": "mix"},
+    **{f"unname=mix, speaker={w}": {"unname": "mix", "speaker": w} for w in (0.1, 0.2)},
     "unname": {"unname": "both"}, "unname=fts": {"unname": "fts"}, "unname=vector": {"unname": "vector"},
     "mmr=0.7": {"mmr": 0.7}, "mmr=0.85": {"mmr": 0.85}, "mmr=0.95": {"mmr": 0.95},
     "expand=3": {"expand": 3}, "expand=5": {"expand": 5}, "expand=8": {"expand": 8},
@@ -183,7 +186,8 @@ def recall(conv: dict, vectors: str = "context", fusion: str = DEFAULT.fusion, a
             convex(lists, every, {"vector": alpha, "fts": 1.0 - alpha})
 
     out = []
-    vectors_asked = conv["unnamed_qv"] if unname in ("both", "vector") else conv["qv"]
+    vectors_asked = conv["unnamed_qv"] if unname in ("both", "vector") else \
+        unit(conv["unnamed_qv"] + conv["qv"]) if unname == "mix" else conv["qv"]
     texts_asked = conv["unnamed_fts"] if unname in ("both", "fts") else \
         conv["expanded"][expand] if expand else conv["fts"]
     for q, qv, fts in zip(conv["questions"], vectors_asked, texts_asked):
