@@ -447,15 +447,15 @@ def to_columns(memories: Sequence[Memory]) -> dict[str, list[Any]]:
     column a kind lacks is null); the embedding is not among them. Column by column, not row
     by row: a batch of 100,000 memories is flattened in about a tenth of the time."""
     fields = [m.__dict__ for m in memories]  # pydantic's getattr is slow
-    derived = {name: [name in _derived(type(m)) for m in memories]
-               for name in set().union(*map(_derived, {type(m) for m in memories}))}
+    owned = [_derived(type(m)) for m in memories]  # the columns each fills from a property
+    derived = set().union(*map(_derived, {type(m) for m in memories}))
     columns: dict[str, list[Any]] = {}
     for name in COLUMN_TYPES:
         if name == "level":
             values = [int(m.level) for m in memories]
         elif name in derived:
-            values = [getattr(m, name) if own else f.get(name)
-                      for m, f, own in zip(memories, fields, derived[name])]
+            values = [getattr(m, name) if name in own else f.get(name)
+                      for m, f, own in zip(memories, fields, owned)]
         else:
             values = [f.get(name) for f in fields]
         if name in ENUM_COLUMNS:
