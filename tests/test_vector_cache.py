@@ -157,6 +157,30 @@ def test_partitioned_search_finds_the_exact_neighbours():
     assert 0.9 <= np.mean(recalls) < 1.0  # approximate, and close
 
 
+def test_partition_codes_are_the_principal_coordinates_in_steps_and_rank_as_they_do():
+    from memlib.search.kmeans import CODE_MAX, principal, projected, query_code
+
+    rng = np.random.default_rng(11)
+    points = rng.normal(size=(3000, 32)).astype(np.float32) * np.linspace(3, 0.2, 32, dtype=np.float32)
+    points /= np.linalg.norm(points, axis=1, keepdims=True)
+    mean, basis, step = principal(points, 8, seed=0, sample=500)  # a sample: some rows lie wider
+    codes = projected(points, np.arange(len(points)), mean, basis, step)
+    assert codes.dtype == np.int8 and codes.shape == (len(points), 8)
+    steps = ((points - mean) @ basis.T) / step
+    inside = np.abs(steps) <= CODE_MAX
+    assert 0 < (~inside).sum() < inside.sum()
+    assert np.all(np.abs(codes[inside] - steps[inside]) <= 0.5 + 1e-3)  # rounded to the step
+    assert np.array_equal(codes[~inside], np.sign(steps[~inside]) * CODE_MAX)  # clipped
+    # a query's 8-bit dot products order the rows as its products with the coordinates do
+    for q in rng.normal(size=(20, 32)).astype(np.float32):
+        weights = basis @ q
+        exact = ((points - mean) @ basis.T) @ weights
+        coded = codes.astype(np.int32) @ query_code(weights * step)[0].astype(np.int32)
+        assert np.corrcoef(exact, coded)[0, 1] > 0.99
+        best = set(np.argsort(-exact)[:10])
+        assert len(best & set(np.argsort(-coded)[:40])) >= 9
+
+
 def test_whole_table_queries_from_sign_codes_rank_exactly_and_never_leave_the_scope():
     import pyarrow as pa
 

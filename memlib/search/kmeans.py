@@ -1,6 +1,7 @@
 """Partitioning of unit vectors by spherical k-means, for the vector cache above
 `vector_cache.IVF_ABOVE` rows: each partition is laid out contiguously and a query scans the
-partitions nearest to it, in the vectors' principal components (`principal`, `projected`)."""
+partitions nearest to it, in the vectors' principal components as 8-bit codes (`principal`,
+`projected`, `query_code`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import numpy as np
 
 ROWS_PER_PARTITION = 1_000
 COARSE = 32               # first level of the two-level k-means
+CODE_MAX = 127            # the widest value of an 8-bit code
 
 
 def _kmeans(points: np.ndarray, k: int, rng: np.random.Generator, iterations: int = 16) -> np.ndarray:
@@ -66,21 +68,36 @@ def partition(matrix: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray, np
     return order, np.asarray(centroids, np.float32), offsets
 
 
-def principal(matrix: np.ndarray, dims: int, seed: int, sample: int = 20_000) -> tuple[np.ndarray, np.ndarray]:
+def principal(matrix: np.ndarray, dims: int, seed: int,
+              sample: int = 20_000) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The mean and the `dims` leading principal directions (rows of unit length) of a sample
-    of the rows: (x - mean) @ basis.T keeps the part of x that tells rows apart."""
+    of the rows: (x - mean) @ basis.T keeps the part of x that tells rows apart. Also the step
+    of each direction's 8-bit code (`projected`): the sample's widest value there is 127 steps."""
     rng = np.random.default_rng(seed)
     rows = matrix[rng.choice(len(matrix), min(len(matrix), sample), replace=False)]
     mean = rows.mean(axis=0)
     _, _, directions = np.linalg.svd(rows - mean, full_matrices=False)
-    return mean.astype(np.float32), np.ascontiguousarray(directions[:dims], np.float32)
+    basis = np.ascontiguousarray(directions[:dims], np.float32)
+    spread = np.abs((rows - mean) @ basis.T).max(axis=0)
+    step = np.where(spread > 0, spread / CODE_MAX, 1.0)
+    return mean.astype(np.float32), basis, step.astype(np.float32)
 
 
 def projected(matrix: np.ndarray, rows: np.ndarray, mean: np.ndarray, basis: np.ndarray,
-            chunk: int = 65_536) -> np.ndarray:
-    """The given rows of `matrix`, in that order, in the coordinates of `basis` (a chunk at a
-    time: no full-size temporary)."""
-    out = np.empty((len(rows), len(basis)), np.float32)
+              step: np.ndarray, chunk: int = 65_536) -> np.ndarray:
+    """The given rows of `matrix`, in that order, in the coordinates of `basis` as 8-bit codes:
+    round((x - mean) @ basis.T / step), clipped to +-CODE_MAX (a chunk at a time: no full-size
+    temporary)."""
+    out = np.empty((len(rows), len(basis)), np.int8)
     for start in range(0, len(rows), chunk):
-        out[start:start + chunk] = (matrix[rows[start:start + chunk]] - mean) @ basis.T
+        coords = (matrix[rows[start:start + chunk]] - mean) @ basis.T / step
+        out[start:start + chunk] = np.clip(np.rint(coords, out=coords), -CODE_MAX, CODE_MAX, out=coords)
     return out
+
+
+def query_code(weights: np.ndarray) -> np.ndarray:
+    """A query's weights as one row of 8-bit codes, its widest weight CODE_MAX: the codes' dot
+    products with `projected` rows rank them as the weights would, to the codes' precision."""
+    widest = float(np.abs(weights).max())
+    scaled = weights * (CODE_MAX / widest) if widest > 0 else weights
+    return np.rint(scaled).astype(np.int8)[None, :]

@@ -14,13 +14,14 @@ which are then ranked by their exact cosine (bench/vector_cache_approx.py measur
 speed on real MiniLM embeddings at 100k, CANDIDATES chosen on its first query seed). Above
 `IVF_ABOVE` rows the rows are also grouped into k-means partitions, and the `NPROBE`
 partitions nearest the query are scanned in the vectors' `REDUCED` leading principal
-components, from a copy laid out partition by partition; the `RERANK` best rows per hit asked
-are then ranked by their exact cosine. On the 1M sample's vectors the sign codes kept too few
+components, from a copy of 8-bit codes laid out partition by partition; the `RERANK` best rows
+per hit asked are then ranked by their exact cosine. On the 1M sample's vectors the sign codes kept too few
 of the true neighbours (0.70 of the top 10 with 200 candidates); scanning the partitions in
 all 384 dimensions reads four times the bytes (bench/vector_cache_ivf.py measures both, on
 queries other than the ones bench/peers.py reports). Without the copy a project's rows would
 be scattered over the partitions (4.4 ms to gather a 1% project against 1.0 ms for its
-slice). The copy costs 384 MB at 1M rows.
+slice). The copy costs 96 MB at 1M rows; as float32 (before 2026-11-25) it took 384 MB, and
+a query read four times the bytes for the same recall (bench/vector_cache_ivf.py).
 
 The mask evaluates the same predicates `Scope.where()` renders for Lance (scope.Predicate);
 tests/test_vector_cache.py checks that both select the same rows for many random scopes.
@@ -36,13 +37,14 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+import numkong
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from memlib.errors import InvalidInput
 from memlib.scope import Scope
-from memlib.search.kmeans import partition, principal, projected
+from memlib.search.kmeans import partition, principal, projected, query_code
 
 IVF_ABOVE = 250_000       # rows; at or below this, unscoped queries are exact products
 APPROX_ABOVE = 20_000     # rows; above this (and up to IVF_ABOVE), whole-table queries use sign codes
@@ -66,8 +68,8 @@ MAX_SEGMENTS = 8          # then the segments after the first are merged into on
 
 def vector_bytes(rows: int, dims: int) -> int:
     """What a cache of `rows` holds in vectors: the matrix, and above IVF_ABOVE rows its
-    partitioned copy in REDUCED dimensions."""
-    return rows * 4 * (dims + (min(REDUCED, dims) if rows > IVF_ABOVE else 0))
+    partitioned copy in REDUCED one-byte codes."""
+    return rows * (4 * dims + (min(REDUCED, dims) if rows > IVF_ABOVE else 0))
 
 
 def signs(matrix: np.ndarray) -> np.ndarray:
@@ -143,12 +145,12 @@ class VectorCache:
         # partition by partition (`members`: the row of each, `offsets` bound the partitions);
         # below, the sign codes of every row; below `approx_above` rows, an exact product
         self.centroids = self.offsets = self.members = self.partitioned = None
-        self.mean = self.basis = None
+        self.mean = self.basis = self.step = None
         self.signs = None  # (words, rows)
         if len(matrix) > ivf_above:
             self.members, self.centroids, self.offsets = partition(matrix, seed)
-            self.mean, self.basis = principal(matrix, min(reduced, dims), seed)
-            self.partitioned = projected(matrix, self.members, self.mean, self.basis)
+            self.mean, self.basis, self.step = principal(matrix, min(reduced, dims), seed)
+            self.partitioned = projected(matrix, self.members, self.mean, self.basis, self.step)
         elif len(matrix) > approx_above:
             self.signs = np.ascontiguousarray(signs(matrix).T)
         self.addr = addr
@@ -356,14 +358,17 @@ class VectorCache:
 
     def _probe(self, query: np.ndarray, n: int, selected: np.ndarray | None,
                nprobe: int) -> list[tuple[str, float]]:
-        """The rows of the `nprobe` partitions nearest the query, scored in the principal
-        components; the best of them ranked exactly."""
+        """The rows of the `nprobe` partitions nearest the query, scored by their 8-bit codes
+        in the principal components; the best of them ranked exactly."""
         picked = np.sort(np.argsort(-(self.centroids @ query))[:nprobe])
-        spans = [(self.offsets[p], self.offsets[p + 1]) for p in picked]
-        # each partition is a contiguous slice of the copy: a product over views
-        reduced = self.basis @ query
-        scores = np.concatenate([self.partitioned[start:end] @ reduced for start, end in spans])
-        rows = np.concatenate([self.members[start:end] for start, end in spans])
+        spans = [(self.offsets[p], self.offsets[p + 1]) for p in picked if self.offsets[p + 1] > self.offsets[p]]
+        # each partition is a contiguous slice of the copy: integer dot products over views
+        # (numkong's SIMD kernels; numpy has no fast 8-bit product), the (constant) mean left out
+        weights = query_code((self.basis @ query) * self.step)
+        scores = np.concatenate([np.empty(0, np.float32)] + [
+            numkong.cdist(weights, self.partitioned[start:end], metric="dot", out_dtype="float32")
+            for start, end in spans], axis=None)
+        rows = np.concatenate([self.members[start:end] for start, end in spans] or [np.empty(0, np.int64)])
         if selected is not None:
             inside = np.zeros(len(self), bool)
             inside[selected] = True
