@@ -360,8 +360,12 @@ class VectorCache:
                nprobe: int) -> list[tuple[str, float]]:
         """The rows of the `nprobe` partitions nearest the query, scored by their 8-bit codes
         in the principal components; the best of them ranked exactly."""
-        picked = np.sort(np.argsort(-(self.centroids @ query))[:nprobe])
-        spans = [(self.offsets[p], self.offsets[p + 1]) for p in picked if self.offsets[p + 1] > self.offsets[p]]
+        closeness = self.centroids @ query
+        picked = np.arange(len(closeness))
+        if nprobe < len(picked):
+            picked = np.sort(np.argpartition(-closeness, nprobe - 1)[:nprobe])
+        starts, ends = self.offsets[picked].tolist(), self.offsets[picked + 1].tolist()
+        spans = [(start, end) for start, end in zip(starts, ends) if end > start]
         # each partition is a contiguous slice of the copy: integer dot products over views
         # (numkong's SIMD kernels; numpy has no fast 8-bit product), the (constant) mean left out
         weights = query_code((self.basis @ query) * self.step)
