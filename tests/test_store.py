@@ -203,3 +203,23 @@ def test_single_writes_keep_the_audit_log_tidy(store):
     assert fragments < TIDY_FRAGMENTS + TIDY_EVERY, fragments
     written = {e["subject_id"] for e in store.audit.events("action = 'write'")}
     assert written >= {project.id, *ids}
+
+
+def test_a_lookup_of_many_ids_before_maintain_reads_the_id_column_once(store, monkeypatch):
+    from memlib.scope import sql_in
+    from memlib.store.store import LOOKUP_CHUNK
+
+    first = store.add([Project(name=f"a{i}") for i in range(LOOKUP_CHUNK + 500)])  # builds the indexes
+    second = store.add([Project(name=f"b{i}") for i in range(LOOKUP_CHUNK + 500)])
+    assert store.unindexed("id") >= len(second)  # the second add is in no index until maintain
+    store.delete([first[2], second[3]])
+    ids = first[::2] + second[1::2] + ["0b5c0a38-0000-4000-8000-000000000000"]
+    assert len(ids) > LOOKUP_CHUNK
+    expected = {row["id"]: row for row in store.rows(sql_in("id", ids), limit=len(ids), columns=["id", "name", "kind"])}
+    assert len(expected) == len(ids) - 3  # the two deleted, and the id never written
+
+    def filtered(*args, **kwargs):
+        raise AssertionError("looked up by filters")
+
+    monkeypatch.setattr(store, "rows", filtered)
+    assert store.lookup(ids, ["name", "kind"]) == expected

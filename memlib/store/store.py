@@ -427,18 +427,33 @@ class Store:
         from here rather than reading them back)."""
 
     def lookup(self, ids: Sequence[str], columns: list[str]) -> dict[str, dict]:
-        """Rows of the given ids that exist, chunked so filters stay small."""
+        """Rows of the given ids that exist, chunked so filters stay small. A filter reads
+        the rows the id index does not cover yet, once per chunk; when the chunks would read
+        more than the table holds (a bulk load's adds before `maintain`), one pass over the id
+        column finds them instead."""
         found: dict[str, dict] = {}
-        if not ids or (len(ids) > LOOKUP_CHUNK and self._table.count_rows() == 0):
+        rows = self._table.count_rows() if len(ids) > LOOKUP_CHUNK else None
+        if not ids or rows == 0:
             return found  # a bulk load into an empty table: nothing to look up
         cols = list(dict.fromkeys(["id", *columns]))
         if "embedding" not in cols and (cache := self.cached()) is not None:
             return {row["id"]: row for row in cache.take(list(ids), cols)}
+        if rows is not None and -(-len(ids) // LOOKUP_CHUNK) * self.unindexed("id") >= rows:
+            dataset = self.dataset()
+            wanted = pa.array(list(ids), pa.string())
+            held = pc.is_in(dataset.to_table(columns=["id"]).column("id"), value_set=wanted)
+            at = np.flatnonzero(held.to_numpy(zero_copy_only=False))
+            return {row["id"]: row for row in dataset.take(at, columns=cols).to_pylist()} if len(at) else found
         for start in range(0, len(ids), LOOKUP_CHUNK):
             chunk = ids[start:start + LOOKUP_CHUNK]
             for row in self.rows(sql_in("id", chunk), limit=len(chunk), columns=cols):
                 found[row["id"]] = row
         return found
+
+    def unindexed(self, column: str) -> int:
+        """Rows the scalar index on `column` does not cover yet: all of them without one."""
+        stats = self._table.index_stats(f"{column}_idx")
+        return self._table.count_rows() if stats is None else stats.num_unindexed_rows
 
     def stats(self) -> dict[str, Any]:
         data = self.dataset().to_table(columns=["level", "kind", "project_id"])
