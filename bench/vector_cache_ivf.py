@@ -4,7 +4,7 @@ a copy of 8-bit codes (memlib.search.vector_cache, since 2026-11-25) against the
 float32 copy (the cache before), the RERANK best rows per hit re-ranked exactly after either,
 side by side in one run: the two scans alternate query by query.
 
-    .venv/bin/python bench/vector_cache_ivf.py [--queries 200] [--reduced 64,96] [--nprobe 48,64] [--cold]
+    .venv/bin/python bench/vector_cache_ivf.py [--queries 200] [--reduced 64,96] [--nprobe 48,64] [--rerank 40] [--cold]
 
 Queries are bench/vector_index.py's query texts embedded by the real model. They are the
 tuning split: texts 100 to 100+N of seed 99, never the first 100, which bench/peers.py reports
@@ -54,8 +54,10 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--reduced", default="64,96", help="principal components to compare")
     parser.add_argument("--nprobe", default="48,64,80", help="partitions probed, to compare")
+    parser.add_argument("--rerank", type=int, default=vector_cache.RERANK, help="rows re-ranked exactly per hit")
     parser.add_argument("--cold", action="store_true", help="a product over every vector before each query")
     args = parser.parse_args()
+    vector_cache.RERANK = args.rerank  # read by both scans at each query
     path = CACHE / "sample-1m"
     if not (path / "memories.lance").exists():
         sys.exit(f"bench/vector_cache_ivf.py: no {path}; build it first (see bench/reports.py)")
