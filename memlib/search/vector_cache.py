@@ -364,26 +364,35 @@ class VectorCache:
         picked = np.arange(len(closeness))
         if nprobe < len(picked):
             picked = np.sort(np.argpartition(-closeness, nprobe - 1)[:nprobe])
-        starts, ends = self.offsets[picked].tolist(), self.offsets[picked + 1].tolist()
-        spans = [(start, end) for start, end in zip(starts, ends) if end > start]
+        starts, ends = self.offsets[picked], self.offsets[picked + 1]
+        at = np.concatenate(([0], np.cumsum(ends - starts)))  # where each partition's scores go
         # each partition is a contiguous slice of the copy: integer dot products over views
-        # (numkong's SIMD kernels; numpy has no fast 8-bit product), the (constant) mean left out
+        # (numkong's SIMD kernels; numpy has no fast 8-bit product) written into one buffer,
+        # the (constant) mean left out
         weights = query_code((self.basis @ query) * self.step)
-        scores = np.concatenate([np.empty(0, np.float32)] + [
-            numkong.cdist(weights, self.partitioned[start:end], metric="dot", out_dtype="float32")
-            for start, end in spans], axis=None)
-        rows = np.concatenate([self.members[start:end] for start, end in spans] or [np.empty(0, np.int64)])
+        scores = np.empty((1, int(at[-1])), np.float32)
+        for start, end, into, until in zip(starts.tolist(), ends.tolist(), at[:-1].tolist(), at[1:].tolist()):
+            if end > start:
+                numkong.cdist(weights, self.partitioned[start:end], metric="dot",
+                              out_dtype="float32", out=scores[:, into:until])
+        scores = scores[0]
+
+        def rows_at(positions: np.ndarray) -> np.ndarray:  # the row each score stands for
+            which = np.searchsorted(at, positions, side="right") - 1
+            return self.members[starts[which] + (positions - at[which])]
+
+        kept = None  # positions of the scores left when a scope drops some, else every score
         if selected is not None:
             inside = np.zeros(len(self), bool)
             inside[selected] = True
-            keep = inside[rows]
-            rows, scores = rows[keep], scores[keep]
-        if len(rows) < n:  # a wide but unusual scope: scan it exactly
+            kept = np.flatnonzero(inside[rows_at(np.arange(len(scores)))])
+            scores = scores[kept]
+        if len(scores) < n:  # a wide but unusual scope: scan it exactly
             rows = selected if selected is not None else np.arange(len(self))
             return self._top(rows, self.matrix[rows] @ query, n)
         pool = RERANK * max(n, 10)
-        if len(rows) > pool:
-            rows = rows[np.argpartition(-scores, pool - 1)[:pool]]
+        best = np.argpartition(-scores, pool - 1)[:pool] if len(scores) > pool else np.arange(len(scores))
+        rows = rows_at(best if kept is None else kept[best])
         return self._top(rows, self.matrix[rows] @ query, n)
 
     def _approximate(self, query: np.ndarray, n: int, selected: np.ndarray | None) -> list[tuple[str, float]]:
