@@ -133,6 +133,21 @@ def test_a_kernel_that_logs_an_error_fails_its_report(store_uri, tmp_path, monke
         result.check()
 
 
+def test_a_kernel_error_that_does_not_recur_in_a_fresh_kernel_is_run_again(store_uri, tmp_path, monkeypatch, caplog):
+    once = tmp_path / "logged-once"
+    _broken(monkeypatch, tmp_path, "import os, pathlib\n"
+            f"if not pathlib.Path({str(once)!r}).exists():\n"
+            f"    pathlib.Path({str(once)!r}).touch()\n"
+            "    os.write(2, b'ERROR:tornado.general:Uncaught exception in ZMQStream callback\\n')")
+    with caplog.at_level("WARNING", logger="memlib"):
+        result = reports.run(["usage"], datetime(2026, 10, 25).date(), store_uri, out_root=tmp_path / "out")
+    (outcome,) = result.outcomes
+    assert once.exists() and outcome.ok and outcome.error is None
+    assert outcome.headline["memories"] > 0
+    assert "usage: its kernel logged an error: ERROR:tornado.general" in caplog.text
+    assert "running it again in a fresh kernel" in caplog.text
+
+
 def test_rerun_replaces_the_date_atomically(store_uri, tmp_path, monkeypatch):
     out = tmp_path / "out"
     first = reports.run(["confidence"], datetime(2026, 10, 25).date(), store_uri, out_root=out)

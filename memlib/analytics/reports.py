@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -35,6 +36,7 @@ TITLES = {"usage": "Usage", "ttl_decay": "TTL and decay", "confidence": "Confide
           "consensus": "Consensus", "control_plane": "Control plane"}
 EXPLORE = "explore.ipynb"  # the analyst's starting point (memlib lab), not a scheduled report
 CARDS = 4  # headline numbers per report on the index page
+log = logging.getLogger("memlib")
 # What a kernel's stderr may say that means its report is not to be trusted.
 KERNEL_ERRORS = ("ERROR", "Traceback", "Exception")
 # A run deletes the cached views no run read in this many seconds before it started (a
@@ -302,7 +304,11 @@ def _values(name: str, spec: dict[str, dict], overrides: dict[str, str], store: 
 
 
 def _execute(name: str, values: dict[str, Any], shown: dict[str, str], run_dir: Path,
-             kernel: _Kernel, show_code: bool) -> Outcome:
+             kernel: _Kernel, show_code: bool, retry: bool = True) -> Outcome:
+    """Run one report in `kernel`. A report whose cells all ran but whose kernel logged an
+    error runs once more in a fresh kernel: a kernel's messaging layer can fail on its own
+    under load (tornado's "Uncaught exception in ZMQStream callback" in a CI run), and an
+    error the report itself causes is logged again and fails it."""
     from papermill.exceptions import PapermillExecutionError
 
     output = run_dir / f"{name}.ipynb"
@@ -320,6 +326,10 @@ def _execute(name: str, values: dict[str, Any], shown: dict[str, str], run_dir: 
         error = f"{name}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
     if error is None:
         error = _kernel_error(name, kernel.log, logged)
+        if error is not None and retry:
+            log.warning("%s; running it again in a fresh kernel", error)
+            kernel.close()
+            return _execute(name, values, shown, run_dir, kernel, show_code, retry=False)
     kernel.reset()
     if not output.exists():
         return Outcome(name, False, error=error, seconds=time.perf_counter() - started)
