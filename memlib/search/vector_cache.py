@@ -381,18 +381,19 @@ class VectorCache:
             which = np.searchsorted(at, positions, side="right") - 1
             return self.members[starts[which] + (positions - at[which])]
 
-        kept = None  # positions of the scores left when a scope drops some, else every score
+        every = kept = None  # with a scope: the row of every score, and the positions it keeps
         if selected is not None:
+            every = np.concatenate([self.members[start:end] for start, end in zip(starts.tolist(), ends.tolist())])
             inside = np.zeros(len(self), bool)
             inside[selected] = True
-            kept = np.flatnonzero(inside[rows_at(np.arange(len(scores)))])
+            kept = np.flatnonzero(inside[every])
             scores = scores[kept]
         if len(scores) < n:  # a wide but unusual scope: scan it exactly
             rows = selected if selected is not None else np.arange(len(self))
             return self._top(rows, self.matrix[rows] @ query, n)
         pool = RERANK * max(n, 10)
         best = np.argpartition(-scores, pool - 1)[:pool] if len(scores) > pool else np.arange(len(scores))
-        rows = rows_at(best if kept is None else kept[best])
+        rows = rows_at(best) if every is None else every[kept[best]]
         return self._top(rows, self.matrix[rows] @ query, n)
 
     def _approximate(self, query: np.ndarray, n: int, selected: np.ndarray | None) -> list[tuple[str, float]]:
