@@ -71,6 +71,25 @@ def random_scopes(store, count: int, seed: int = 1):
         yield Scope(**fields)
 
 
+def synthetic_table(points: np.ndarray, projects: list, expired: np.ndarray, kinds: list | None = None):
+    """A cache's columns for these vectors: `projects` per row, rows `expired` in 1970."""
+    import pyarrow as pa
+
+    n, dims = points.shape
+    return pa.table({
+        "id": [f"m{i:05d}" for i in range(n)],
+        "embedding": pa.FixedSizeListArray.from_arrays(pa.array(points.ravel()), dims),
+        "level": pa.array([1] * n, pa.int64()), "confidence": pa.array([100] * n),
+        "created_at": pa.array([0] * n, pa.timestamp("us", tz="UTC")),
+        "expires_at": pa.array([1_000_000 if e else None for e in expired], pa.timestamp("us", tz="UTC")),
+        "tags": pa.array([[]] * n, pa.list_(pa.string())),
+        "project_id": pa.array(projects),
+        "kind": pa.array(kinds or ["x"] * n),
+        **{c: pa.array(["x"] * n) for c in ("root_task_id", "source")},
+        "previous_id": pa.nulls(n, pa.string()), "iteration_id": pa.nulls(n, pa.string()),
+    })
+
+
 def test_selection_equals_the_lance_filter(sample_store):
     cache = VectorCache.load(sample_store.dataset(), sample_store.table.version, sample_store.dims)
     checked = nonempty = 0
@@ -219,24 +238,12 @@ def test_whole_table_queries_from_sign_codes_rank_exactly_and_never_leave_the_sc
 
 
 def test_a_projects_rows_lie_side_by_side_and_its_search_is_exact():
-    import pyarrow as pa
-
     rng = np.random.default_rng(6)
     n, dims = 3000, 16
     points = rng.normal(size=(n, dims)).astype(np.float32)
     projects = [f"p{i % 5}" if i % 11 else None for i in range(n)]  # interleaved, some without
     expired = np.arange(n) % 4 == 0
-    table = pa.table({
-        "id": [f"m{i:05d}" for i in range(n)],
-        "embedding": pa.FixedSizeListArray.from_arrays(pa.array(points.ravel()), dims),
-        "level": pa.array([1] * n, pa.int64()), "confidence": pa.array([100] * n),
-        "created_at": pa.array([0] * n, pa.timestamp("us", tz="UTC")),
-        "expires_at": pa.array([1_000_000 if e else None for e in expired], pa.timestamp("us", tz="UTC")),
-        "tags": pa.array([[]] * n, pa.list_(pa.string())),
-        "project_id": pa.array(projects),
-        **{c: pa.array(["x"] * n) for c in ("root_task_id", "kind", "source")},
-        "previous_id": pa.nulls(n, pa.string()), "iteration_id": pa.nulls(n, pa.string()),
-    })
+    table = synthetic_table(points, projects, expired)
     unit = points / np.linalg.norm(points, axis=1, keepdims=True)
     flat, split = VectorCache(1, table, dims), VectorCache(1, table, dims, ivf_above=500)
     assert flat.offsets is None and len(split.offsets) - 1 >= 3  # partitioned for whole-table queries
@@ -426,3 +433,28 @@ def test_any_of_takes_only_scopes():
     union = Scope(project_id="p", any_of=[Scope(kinds=("decision",)), Scope(iteration_ids=("it1",))])
     assert union.where(datetime(2026, 1, 1, tzinfo=timezone.utc)).startswith(
         "project_id = 'p' AND ((kind IN ('decision')) OR (iteration_id IN ('it1'))) AND (expires_at IS NULL")
+
+
+def test_a_scope_wider_than_the_partition_threshold_is_probed_and_stays_in_scope(monkeypatch):
+    from memlib.search import vector_cache
+
+    rng = np.random.default_rng(8)
+    n, dims = 4000, 16
+    points = rng.normal(size=(n, dims)).astype(np.float32)
+    table = synthetic_table(points, [f"p{i % 2}" for i in range(n)], np.arange(n) % 3 == 0,
+                            ["decision" if i % 50 == 0 else "note" for i in range(n)])
+    flat, split = VectorCache(1, table, dims), VectorCache(1, table, dims, ivf_above=500)
+    probed = []
+    real_probe = VectorCache._probe
+    monkeypatch.setattr(VectorCache, "_probe", lambda self, *a: probed.append(a[2]) or real_probe(self, *a))
+    monkeypatch.setattr(vector_cache, "IVF_ABOVE", 1000)  # a project's 2,000 rows are a wide scope
+    for q in rng.normal(size=(5, dims)).astype(np.float32):
+        for scope in (Scope(project_id="p1"), Scope(project_id="p0", include_expired=True), Scope(),
+                      Scope(kinds=["decision"])):
+            probed.clear()
+            got = split.search(q, 10, scope, nprobe=10**6)
+            assert got == flat.search(q, 10, scope)  # every partition probed: exact, in scope
+            # a project of 2,000 rows and the whole store are probed; 80 decisions are scanned
+            assert len(probed) == (0 if scope.kinds else 1)
+            if scope.project_id == "p1":  # the mask handed to the probe is the scope's rows
+                assert np.array_equal(np.flatnonzero(probed[0]), split.select(scope))

@@ -299,8 +299,16 @@ class VectorCache:
         return mask
 
     def select(self, scope: Scope, now: datetime | None = None) -> np.ndarray | None:
-        """Positions of the rows in scope, ascending; None when every row is. A root task or
-        project scope starts from that node's rows, so the cost follows the scope's size."""
+        """Positions of the rows in scope, ascending; None when every row is."""
+        base, mask = self._chosen(scope, now)
+        if base is None:
+            return None if mask is None else np.flatnonzero(mask)
+        return base if mask is None else base[mask]
+
+    def _chosen(self, scope: Scope, now: datetime | None) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """The rows in scope as (base, mask): `base` the positions a root task or project scope
+        starts from (None: every row), `mask` which of them are in scope (None: all). Starting
+        from that node's rows makes the cost follow the scope's size."""
         base = given = None
         if scope.root_task_id is not None:
             given, base = "root_task_id", self.coded["root_task_id"].positions(scope.root_task_id)
@@ -311,9 +319,7 @@ class VectorCache:
         if self.alive is not None:
             alive = self.alive if base is None else self.alive[base]
             mask = alive if mask is None else mask & alive
-        if base is None:
-            return None if mask is None else np.flatnonzero(mask)
-        return base if mask is None else base[mask]
+        return base, mask
 
     def _any_tag(self, tags) -> np.ndarray:
         if self._tag_index is None:
@@ -342,11 +348,20 @@ class VectorCache:
         """(id, cosine similarity) of the n nearest rows in scope, best first."""
         query = np.asarray(vector, dtype=np.float32)
         query = query / (np.linalg.norm(query) or 1.0)
-        rows = self.select(scope, now)
-        if self.centroids is not None and (rows is None or len(rows) > IVF_ABOVE):
-            return self._probe(query, n, rows, nprobe)
-        if self.signs is not None and not scope.narrows():  # the whole store (but what expired)
-            return self._approximate(query, n, rows)
+        base, mask = self._chosen(scope, now)
+        if base is None:  # the whole store, but what the mask leaves out (expired rows, say)
+            wide = mask is None or np.count_nonzero(mask) > IVF_ABOVE
+            if self.centroids is not None and wide:
+                return self._probe(query, n, mask, nprobe)
+            if self.signs is not None and not scope.narrows():
+                return self._approximate(query, n, mask)
+            rows = None if mask is None else np.flatnonzero(mask)
+        else:
+            rows = base if mask is None else base[mask]
+            if self.centroids is not None and len(rows) > IVF_ABOVE:
+                inside = np.zeros(len(self), bool)
+                inside[rows] = True
+                return self._probe(query, n, inside, nprobe)
         if rows is None:
             return self._top(np.arange(len(self)), self.matrix @ query, n)
         if len(rows) == 0:
@@ -356,10 +371,11 @@ class VectorCache:
             return self._top(rows, (self.matrix[start:end] @ query)[rows - start], n)
         return self._top(rows, self.matrix[rows] @ query, n)
 
-    def _probe(self, query: np.ndarray, n: int, selected: np.ndarray | None,
+    def _probe(self, query: np.ndarray, n: int, inside: np.ndarray | None,
                nprobe: int) -> list[tuple[str, float]]:
-        """The rows of the `nprobe` partitions nearest the query, scored by their 8-bit codes
-        in the principal components; the best of them ranked exactly."""
+        """The rows of the `nprobe` partitions nearest the query (of those `inside`, a mask
+        over every row; None: all), scored by their 8-bit codes in the principal components;
+        the best of them ranked exactly."""
         closeness = self.centroids @ query
         picked = np.arange(len(closeness))
         if nprobe < len(picked):
@@ -382,23 +398,22 @@ class VectorCache:
             return self.members[starts[which] + (positions - at[which])]
 
         every = kept = None  # with a scope: the row of every score, and the positions it keeps
-        if selected is not None:
+        if inside is not None:
             every = np.concatenate([self.members[start:end] for start, end in zip(starts.tolist(), ends.tolist())])
-            inside = np.zeros(len(self), bool)
-            inside[selected] = True
             kept = np.flatnonzero(inside[every])
             scores = scores[kept]
         if len(scores) < n:  # a wide but unusual scope: scan it exactly
-            rows = selected if selected is not None else np.arange(len(self))
+            rows = np.arange(len(self)) if inside is None else np.flatnonzero(inside)
             return self._top(rows, self.matrix[rows] @ query, n)
         pool = RERANK * max(n, 10)
         best = np.argpartition(-scores, pool - 1)[:pool] if len(scores) > pool else np.arange(len(scores))
         rows = rows_at(best) if every is None else every[kept[best]]
         return self._top(rows, self.matrix[rows] @ query, n)
 
-    def _approximate(self, query: np.ndarray, n: int, selected: np.ndarray | None) -> list[tuple[str, float]]:
-        """The rows whose signs differ least from the query's (among `selected`), ranked by
-        their exact cosine: every row within the Hamming distance that holds `pool` rows."""
+    def _approximate(self, query: np.ndarray, n: int, inside: np.ndarray | None) -> list[tuple[str, float]]:
+        """The rows whose signs differ least from the query's (among those `inside`, a mask
+        over every row; None: all), ranked by their exact cosine: every row within the
+        Hamming distance that holds `pool` rows."""
         words, rows = self.signs.shape
         bits = 64 * words
         code = signs(query[None, :])[0]
@@ -408,10 +423,8 @@ class VectorCache:
             np.bitwise_xor(self.signs[j], code[j], out=word)
             np.bitwise_count(word, out=count)
             distance += count
-        if selected is not None:  # expired or deleted rows never come back
-            outside = np.ones(rows, bool)
-            outside[selected] = False
-            distance[outside] = bits + 1
+        if inside is not None:  # expired or deleted rows never come back
+            distance[~inside] = bits + 1
         pool = max(200, CANDIDATES * n)
         within = int(np.searchsorted(np.cumsum(np.bincount(distance, minlength=bits + 2)), pool))
         found = np.flatnonzero(distance <= min(within, bits))
