@@ -21,6 +21,7 @@ from memlib.scope import Scope
 from memlib.search import Hit, SearchConfig, search
 from memlib.search.vector_cache import CacheSlot
 from memlib.store import Store
+from memlib.store.audit import event_ids
 
 log = logging.getLogger("memlib")
 META_SEARCH = "memlib.search"  # the search settings a store records (SearchConfig as JSON)
@@ -115,10 +116,10 @@ class MemoryStore(Store):
         try:
             self.check_writable()
             self.recalls.append([{
-                "event_id": str(uuid.uuid4()), "query_id": query_id, "query_text": text,
+                "event_id": event_id, "query_id": query_id, "query_text": text,
                 "memory_id": memory_id, "rank": rank, "score": score, "mode": mode,
                 "agent": agent, "tool": tool, "session_id": session_id, "recalled_at": now,
-            } for memory_id, rank, score in hits])
+            } for event_id, (memory_id, rank, score) in zip(event_ids(len(hits), now), hits)])
         except (StoreError, OSError) as exc:
             log.warning("recall not logged: %s", exc)
 

@@ -186,9 +186,13 @@ def test_a_batch_audits_each_memory_with_its_own_event_id(store):
     assert {e["subject_id"] for e in events} >= set(ids)
     event_ids = [e["event_id"] for e in events]
     assert len(set(event_ids)) == len(event_ids)
-    for event_id in event_ids:  # random (version 4) UUIDs, written the canonical way
-        parsed = uuid.UUID(event_id)
-        assert parsed.version == 4 and parsed.variant == uuid.RFC_4122 and str(parsed) == event_id
+    for event in events:  # time-ordered (version 7) UUIDs of the event's millisecond, canonical
+        parsed = uuid.UUID(event["event_id"])
+        assert parsed.version == 7 and parsed.variant == uuid.RFC_4122 and str(parsed) == event["event_id"]
+        assert parsed.int >> 80 == int(event["at"].timestamp() * 1000)
+    # a batch's ids sort in the order its memories were given
+    mine = sorted((e for e in events if e["subject_id"] in set(ids)), key=lambda e: e["event_id"])
+    assert [e["subject_id"] for e in mine] == ids
 
 
 def test_single_writes_keep_the_audit_log_tidy(store):

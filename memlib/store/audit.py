@@ -103,7 +103,7 @@ class AuditLog:
             texts = [None if d is None else json.dumps(d, sort_keys=True, default=str) for d in details]
         now = self.clock.now()
         batch = pa.table({
-            "event_id": pa.array(uuid4s(n), pa.string()),
+            "event_id": pa.array(event_ids(n, now), pa.string()),
             "subject_id": pa.array(list(subjects), pa.string()),
             "action": pa.array([action] * n, pa.string()),
             "status": pa.array([status] * n, pa.string()),
@@ -127,12 +127,24 @@ class AuditLog:
         return sorted(rows, key=lambda r: (r["at"], r["event_id"]))
 
 
-def uuid4s(n: int) -> list[str]:
-    """n random (version 4) UUIDs as strings, made together: a write of 100,000 memories
-    logs as many events, and uuid.uuid4() one by one took a tenth of its time."""
-    raw = np.frombuffer(os.urandom(16 * n), dtype=np.uint8).reshape(n, 16).copy()
-    raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40  # version 4
-    raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80  # the RFC 4122 variant
+def event_ids(n: int, at: datetime) -> list[str]:
+    """n time-ordered (version 7, RFC 9562) UUIDs for events made at `at`, as strings, made
+    together. Each holds `at`'s millisecond, then a 42-bit counter that starts at a random
+    value for the batch (the RFC's method 1), then 32 random bits: a batch's ids sort in the
+    order its events were given, and the log's ids share their leading digits, which Lance
+    compresses (a 1M-event log: 16.7 MB of ids against 22.8 MB for random ones). A write of
+    100,000 memories logs as many events; uuid.uuid4() one by one took 0.36 s, this 0.08 s."""
+    counter = (int.from_bytes(os.urandom(6), "big") >> 6) + np.arange(n, dtype=np.uint64)
+    counter &= np.uint64((1 << 42) - 1)
+    raw = np.empty((n, 16), np.uint8)
+    raw[:, :6] = np.frombuffer(int(at.timestamp() * 1000).to_bytes(6, "big"), np.uint8)
+    high, low = counter >> np.uint64(30), counter & np.uint64((1 << 30) - 1)  # 12 + 30 bits
+    raw[:, 6] = 0x70 | (high >> np.uint64(8))  # version 7
+    raw[:, 7] = high & np.uint64(0xFF)
+    raw[:, 8] = 0x80 | (low >> np.uint64(24))  # the RFC 4122 variant
+    for byte, shift in ((9, 16), (10, 8), (11, 0)):
+        raw[:, byte] = (low >> np.uint64(shift)) & np.uint64(0xFF)
+    raw[:, 12:] = np.frombuffer(os.urandom(4 * n), np.uint8).reshape(n, 4)
     h = raw.tobytes().hex()
     return [f"{h[i:i + 8]}-{h[i + 8:i + 12]}-{h[i + 12:i + 16]}-{h[i + 16:i + 20]}-{h[i + 20:i + 32]}"
             for i in range(0, 32 * n, 32)]
