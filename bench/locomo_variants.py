@@ -12,6 +12,8 @@ in scope), and fusion is memlib's own (`search.fusion`). Variants change one thi
                   turns by the speaker it names gain 0.15 of it (speaker 0.15)
     own           the turn's vector embeds its own words only (what plain MiniLM cosine does)
     mean          both vectors; a turn scores the mean of the two cosines
+    max           both vectors; a turn scores the better of the two cosines
+    blend=W       a turn's own vector plus W x the own vector of the turn before it (normalised)
     rrf           reciprocal-rank fusion instead of convex
     alpha=A       convex weight of the vector list
     neighbours=W  the share of an adjacent turn's score a turn gains
@@ -60,6 +62,8 @@ VARIANTS = {
     "base": {},
     "own": {"vectors": "own"},
     "mean": {"vectors": "mean"},
+    "max": {"vectors": "max"},
+    **{f"blend={w}": {"vectors": f"blend={w}"} for w in (0.3, 0.5, 0.7, 1.0)},
     "rrf": {"fusion": "rrf"},
     "alpha=0.3": {"alpha": 0.3}, "alpha=0.5": {"alpha": 0.5},
     "neighbours=0.5": {"neighbours": 0.5}, "neighbours=1.0": {"neighbours": 1.0},
@@ -121,6 +125,18 @@ def feedback_words(question: str, texts: list[str], n: int) -> list[str]:
     return [w for w, count in shared.most_common(n) if count >= 2]
 
 
+def blended(conv: dict, weight: float) -> np.ndarray:
+    """Each turn's own vector plus `weight` x the own vector of the turn it follows."""
+    key = f"blend={weight}"
+    if key not in conv:
+        position = {i: j for j, i in enumerate(conv["ids"])}
+        mixed = conv["own"].copy()
+        for previous, turn in conv["links"]:
+            mixed[position[turn]] += weight * conv["own"][position[previous]]
+        conv[key] = unit(mixed)
+    return conv[key]
+
+
 def unit(m: np.ndarray) -> np.ndarray:
     return m / np.linalg.norm(m, axis=1, keepdims=True)
 
@@ -177,6 +193,10 @@ def recall(conv: dict, vectors: str = "context", fusion: str = DEFAULT.fusion, a
         sims = conv["own"] @ q if vectors == "own" else conv["context"] @ q
         if vectors == "mean":
             sims = (conv["own"] @ q + conv["context"] @ q) / 2
+        if vectors == "max":
+            sims = np.maximum(conv["own"] @ q, conv["context"] @ q)
+        if vectors.startswith("blend="):
+            sims = blended(conv, float(vectors.split("=")[1])) @ q
         top = np.argsort(-sims, kind="stable")[:candidates]
         return [(ids[j], float(sims[j])) for j in top]
 
