@@ -148,6 +148,29 @@ def test_max_staleness_zero_reads_every_commit(project_store):
     assert strict.get(new_id).id == new_id
 
 
+
+def test_the_version_check_asks_lance_only_after_a_commit(project_store, monkeypatch):
+    from memlib.store import store as store_module
+
+    store, project, _ = project_store
+    # the directory's time is trusted however recent (the store was just written), and the
+    # handle checks before every read
+    monkeypatch.setattr(store_module, "COARSEST_MTIME_NS", 0)
+    store.max_staleness = 0
+    asked = []
+    real = store.table.checkout_latest
+    monkeypatch.setattr(store.table, "checkout_latest", lambda: asked.append(1) or real())
+    version = store.refresh()
+    store.version  # noqa: B018 (the first check notes the directory's time)
+    asked.clear()
+    for _ in range(5):
+        assert store.version == version
+    assert asked == []  # nothing committed: Lance not asked
+    time.sleep(0.05)  # past the file system's time step
+    (new_id,) = MemoryStore.open(store.uri).add([Insight(project_id=project.id, content="now")])
+    assert store.version > version and asked == [1]
+    assert store.get(new_id).id == new_id
+
 def test_promotion_by_two_processes_promotes_once(project_store):
     store, _, note = project_store
     results = finish([start("promote", store.uri, note.id) for _ in range(2)])
