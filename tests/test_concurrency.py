@@ -148,7 +148,6 @@ def test_max_staleness_zero_reads_every_commit(project_store):
     assert strict.get(new_id).id == new_id
 
 
-
 def test_the_version_check_asks_lance_only_after_a_commit(project_store, monkeypatch):
     from memlib.store import store as store_module
 
@@ -170,6 +169,7 @@ def test_the_version_check_asks_lance_only_after_a_commit(project_store, monkeyp
     (new_id,) = MemoryStore.open(store.uri).add([Insight(project_id=project.id, content="now")])
     assert store.version > version and asked == [1]
     assert store.get(new_id).id == new_id
+
 
 def test_promotion_by_two_processes_promotes_once(project_store):
     store, _, note = project_store

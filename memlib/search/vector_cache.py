@@ -300,10 +300,7 @@ class VectorCache:
 
     def select(self, scope: Scope, now: datetime | None = None) -> np.ndarray | None:
         """Positions of the rows in scope, ascending; None when every row is."""
-        base, mask = self._chosen(scope, now)
-        if base is None:
-            return None if mask is None else np.flatnonzero(mask)
-        return base if mask is None else base[mask]
+        return _positions(*self._chosen(scope, now))
 
     def _chosen(self, scope: Scope, now: datetime | None) -> tuple[np.ndarray | None, np.ndarray | None]:
         """The rows in scope as (base, mask): `base` the positions a root task or project scope
@@ -355,13 +352,11 @@ class VectorCache:
                 return self._probe(query, n, mask, nprobe)
             if self.signs is not None and not scope.narrows():
                 return self._approximate(query, n, mask)
-            rows = None if mask is None else np.flatnonzero(mask)
-        else:
-            rows = base if mask is None else base[mask]
-            if self.centroids is not None and len(rows) > IVF_ABOVE:
-                inside = np.zeros(len(self), bool)
-                inside[rows] = True
-                return self._probe(query, n, inside, nprobe)
+        rows = _positions(base, mask)
+        if base is not None and self.centroids is not None and len(rows) > IVF_ABOVE:
+            inside = np.zeros(len(self), bool)
+            inside[rows] = True
+            return self._probe(query, n, inside, nprobe)
         if rows is None:
             return self._top(np.arange(len(self)), self.matrix @ query, n)
         if len(rows) == 0:
@@ -440,6 +435,13 @@ class VectorCache:
         # best first; equal scores in id order, as the Lance path orders them
         keep = keep[np.lexsort((self.ids[rows[keep]], -scores[keep]))][:n]
         return [(self.ids[rows[i]], float(scores[i])) for i in keep]
+
+
+def _positions(base: np.ndarray | None, mask: np.ndarray | None) -> np.ndarray | None:
+    """The positions `VectorCache._chosen`'s (base, mask) stand for, ascending; None: every row."""
+    if base is None:
+        return None if mask is None else np.flatnonzero(mask)
+    return base if mask is None else base[mask]
 
 
 class Cached:

@@ -132,8 +132,8 @@ def event_ids(n: int, at: datetime) -> list[str]:
     together. Each holds `at`'s millisecond, then a 42-bit counter that starts at a random
     value for the batch (the RFC's method 1), then 32 random bits: a batch's ids sort in the
     order its events were given, and the log's ids share their leading digits, which Lance
-    compresses (a 1M-event log: 16.7 MB of ids against 22.8 MB for random ones). A write of
-    100,000 memories logs as many events; uuid.uuid4() one by one took 0.36 s, this 0.08 s."""
+    compresses. A write of 100,000 memories logs as many events, so they are made together,
+    not by uuid.uuid4() one by one (sizes and times: bench/README.md, "Against the peers")."""
     counter = (int.from_bytes(os.urandom(6), "big") >> 6) + np.arange(n, dtype=np.uint64)
     counter &= np.uint64((1 << 42) - 1)
     raw = np.empty((n, 16), np.uint8)
