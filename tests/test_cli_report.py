@@ -148,6 +148,20 @@ def test_a_kernel_error_that_does_not_recur_in_a_fresh_kernel_is_run_again(store
     assert "running it again in a fresh kernel" in caplog.text
 
 
+def test_a_warm_kernel_holds_what_reports_import_and_none_of_the_unused(tmp_path):
+    kernel, seen = reports._Kernel("python3", tmp_path / "kernel.log"), tmp_path / "seen.json"
+    try:
+        kernel.warm()
+        kernel._cell(f"import json, pathlib, sys\npathlib.Path({str(seen)!r}).write_text(json.dumps("
+                     "{m: repr(sys.modules.get(m, 'absent'))[:12] for m in "
+                     "['memlib.analytics.report_data', 'altair', 'jsonschema', 'rfc3987_syntax']}))")
+    finally:
+        kernel.close()
+    modules = json.loads(seen.read_text())
+    assert modules.pop("rfc3987_syntax") == "None"  # marked missing before anything imported it
+    assert all(shown.startswith("<module") for shown in modules.values()), modules
+
+
 def test_rerun_replaces_the_date_atomically(store_uri, tmp_path, monkeypatch):
     out = tmp_path / "out"
     first = reports.run(["confidence"], datetime(2026, 10, 25).date(), store_uri, out_root=out)
