@@ -147,6 +147,23 @@ class _Counting(HashEmbedder):
         return super().embed(texts)
 
 
+def test_a_large_write_embeds_longest_first_and_stores_each_texts_own_vector(tmp_path):
+    """Chunks of a large batch are cut from its texts ordered longest first, so each model
+    batch pads as little as one call over all of them would; each row keeps its own vector."""
+    from memlib.store.batch import EMBED_CHUNK
+
+    embedder = _Counting()
+    store = MemoryStore.open(str(tmp_path / "s"), embedder=embedder)
+    projects = [Project(name=f"p{i} " + "word " * ((i * 37) % 50)) for i in range(EMBED_CHUNK * 2 + 17)]
+    store.add(projects)
+    assert len(embedder.calls) == 3
+    lengths = [len(text) for call in embedder.calls for text in call]
+    assert lengths == sorted(lengths, reverse=True) and len(lengths) == len(projects)
+    stored = store.lookup([p.id for p in projects], ["embedding"])
+    for project in projects:
+        assert np.allclose(stored[project.id]["embedding"], HashEmbedder().embed([project.text])[0])
+
+
 def test_a_small_write_embeds_once_while_it_is_checked(tmp_path, tree):
     """A small batch embeds its texts on a second thread while the store checks it; what is
     stored is the text's vector, embedded once; a turn whose context the store fills is

@@ -330,6 +330,9 @@ def embed(store, batch: list[Memory], labels: list[str], existing: dict[str, dic
             vectors[i] = embedded[memory.text]
         else:
             todo.append(i)
+    # Longest first, as sentence-transformers orders one call's texts: chunked in that order,
+    # each chunk's batches pad as little as one call over the whole batch would.
+    todo.sort(key=lambda i: -len(batch[i].text))
     chunks = range(0, len(todo), EMBED_CHUNK)
     if progress and len(todo) > EMBED_CHUNK:
         from tqdm import tqdm
