@@ -15,6 +15,11 @@ in scope), and fusion is memlib's own (`search.fusion`). Variants change one thi
     max           both vectors; a turn scores the better of the two cosines
     blend=W       a turn's own vector plus W x the own vector of the turn before it (normalised)
     rrf           reciprocal-rank fusion instead of convex
+    norm=N        convex fusion with each list's scores normalised otherwise than min-max over
+                  its candidates: "tm" from the score's theoretical lowest (cosine -1, BM25 0)
+                  to the list's best, "max" from 0 to the best, "dbsf" from 3 standard
+                  deviations below the list's mean to 3 above (clipped); a memory missing from
+                  a list scores 0 there
     alpha=A       convex weight of the vector list
     neighbours=W  the share of an adjacent turn's score a turn gains
     candidates=N  candidates per list
@@ -29,6 +34,11 @@ in scope), and fusion is memlib's own (`search.fusion`). Variants change one thi
     mmr=L         the final list re-ranked by maximal marginal relevance over its first 30:
                   L x the fused score (scaled to [0, 1]) - (1 - L) x the highest cosine to a
                   turn already taken (a multi-hop question needs several different turns)
+    session=W     each candidate gains W x the best fused score among the candidates of its
+                  session (its iteration), as a retrieved passage gains its document's score:
+                  a question's evidence tends to lie in one session ("session-sum=W": the sum
+                  of the session's candidates' scores, scaled so the best session's is the
+                  best score)
     expand=N      full text asked again with the question and up to N words that at least two
                   of its first 3 full-text hits share (pseudo-relevance feedback; stop words,
                   the question's own words and words under 4 letters left out)
@@ -65,6 +75,8 @@ VARIANTS = {
     "max": {"vectors": "max"},
     **{f"blend={w}": {"vectors": f"blend={w}"} for w in (0.3, 0.5, 0.7, 1.0)},
     "rrf": {"fusion": "rrf"},
+    **{f"norm={n}": {"norm": n} for n in ("tm", "max", "dbsf")},
+    **{f"norm={n}, alpha={a}": {"norm": n, "alpha": a} for n in ("tm", "max", "dbsf") for a in (0.3, 0.5)},
     "alpha=0.3": {"alpha": 0.3}, "alpha=0.5": {"alpha": 0.5},
     "neighbours=0.5": {"neighbours": 0.5}, "neighbours=1.0": {"neighbours": 1.0},
     "candidates=25": {"candidates": 25}, "candidates=100": {"candidates": 100},
@@ -81,6 +93,8 @@ VARIANTS = {
     **{f"unname=mix, speaker={w}": {"unname": "mix", "speaker": w} for w in (0.1, 0.2)},
     "unname": {"unname": "both"}, "unname=fts": {"unname": "fts"}, "unname=vector": {"unname": "vector"},
     "mmr=0.7": {"mmr": 0.7}, "mmr=0.85": {"mmr": 0.85}, "mmr=0.95": {"mmr": 0.95},
+    **{f"session={w}": {"session": w} for w in (0.1, 0.2, 0.3, 0.5)},
+    **{f"session-sum={w}": {"session": w, "session_sum": True} for w in (0.1, 0.2, 0.3, 0.5)},
     "expand=3": {"expand": 3}, "expand=5": {"expand": 5}, "expand=8": {"expand": 8},
 }
 EXPANSIONS = (3, 5, 8)
@@ -115,6 +129,19 @@ def diversified(ranked: list, conv: dict, weight: float, depth: int = 30) -> lis
     return [head[j] for j in taken] + rest
 
 
+def with_session(ranked: list, session_of: dict, weight: float, summed: bool) -> list:
+    """Each candidate plus `weight` x its session's score (see session=W above), ranked again."""
+    if not ranked:
+        return ranked
+    by_session = collections.defaultdict(list)
+    for i, s, _ in ranked:
+        by_session[session_of[i]].append(s)
+    score = {k: (sum(v) if summed else max(v)) for k, v in by_session.items()}
+    scale = ranked[0][1] / max(score.values()) if summed else 1.0
+    out = [(i, s + weight * scale * score[session_of[i]], src) for i, s, src in ranked]
+    return sorted(out, key=lambda e: (-e[1], e[0]))
+
+
 def feedback_words(question: str, texts: list[str], n: int) -> list[str]:
     """Up to n words at least two of `texts` share, most shared first, not in the question."""
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
@@ -137,6 +164,36 @@ def blended(conv: dict, weight: float) -> np.ndarray:
     return conv[key]
 
 
+def normalised(lists: dict, how: str) -> dict:
+    """Each list's scores mapped into [0, 1] by the `how` normalisation (see norm=N above)."""
+    out = {}
+    for name, hits in lists.items():
+        if not hits:
+            out[name] = hits
+            continue
+        scores = np.array([s for _, s in hits])
+        if how == "dbsf":
+            low, high = scores.mean() - 3 * scores.std(), scores.mean() + 3 * scores.std()
+        else:
+            low = (-1.0 if name == "vector" else 0.0) if how == "tm" else 0.0
+            high = scores.max()
+        span = (high - low) or 1.0
+        out[name] = [(i, float(np.clip((s - low) / span, 0.0, 1.0))) for i, s in hits]
+    return out
+
+
+def fused_normalised(lists: dict, k: int, weights: dict) -> list:
+    """convex() with the scores already normalised (no second min-max)."""
+    fused: dict[str, list] = {}
+    for name, hits in lists.items():
+        for rank, (memory_id, score) in enumerate(hits, start=1):
+            entry = fused.setdefault(memory_id, [memory_id, 0.0, {}])
+            entry[1] += weights[name] * score
+            entry[2][f"{name}_rank"] = rank
+    ordered = sorted(fused.values(), key=lambda e: (-e[1], e[0]))
+    return [(memory_id, score, ranks) for memory_id, score, ranks in ordered[:k]]
+
+
 def unit(m: np.ndarray) -> np.ndarray:
     return m / np.linalg.norm(m, axis=1, keepdims=True)
 
@@ -153,7 +210,7 @@ def prepare(data: list[dict], embedder) -> list[dict]:
         store.maintain()
         for project, turns, questions in loaded:
             ids = [t.id for t in turns]
-            rows = store.lookup(ids, ["embedding", "previous_id", "content", "created_at"])
+            rows = store.lookup(ids, ["embedding", "previous_id", "content", "created_at", "iteration_id"])
             scope = Scope(project_id=project.id, kinds=("conversation",))
             where = scope.where(store.clock.now())
             fts = [fts_candidates(store, q["question"], 100, where) for q in questions]
@@ -172,6 +229,7 @@ def prepare(data: list[dict], embedder) -> list[dict]:
                 "own": unit(store.embedder.embed([rows[i]["content"] for i in ids])),
                 "links": [(rows[i]["previous_id"], i) for i in ids if rows[i]["previous_id"]],
                 "speaker": {t.id: t.speaker for t in turns},
+                "session": {i: rows[i]["iteration_id"] for i in ids},
                 "when": {i: rows[i]["created_at"] for i in ids},
                 "questions": questions,
                 "qv": store.embedder.embed([q["question"] for q in questions]),
@@ -185,7 +243,8 @@ def prepare(data: list[dict], embedder) -> list[dict]:
 def recall(conv: dict, vectors: str = "context", fusion: str = DEFAULT.fusion, alpha: float = DEFAULT.alpha,
            neighbours: float = DEFAULT.neighbours, candidates: int = DEFAULT.candidates,
            prf: float = 0.0, dated: float = DEFAULT.dated, speaker: float = DEFAULT.speaker,
-           expand: int = 0, unname: str = "", mmr: float = 0.0) -> list[float]:
+           expand: int = 0, unname: str = "", mmr: float = 0.0, norm: str = "", session: float = 0.0,
+           session_sum: bool = False) -> list[float]:
     """R@10 of every question of one conversation under one variant."""
     ids = conv["ids"]
 
@@ -202,6 +261,8 @@ def recall(conv: dict, vectors: str = "context", fusion: str = DEFAULT.fusion, a
 
     def fuse(lists):
         every = 2 * candidates
+        if norm:
+            return fused_normalised(normalised(lists, norm), every, {"vector": alpha, "fts": 1.0 - alpha})
         return rrf(lists, every, DEFAULT.rrf_k) if fusion == "rrf" else \
             convex(lists, every, {"vector": alpha, "fts": 1.0 - alpha})
 
@@ -228,6 +289,8 @@ def recall(conv: dict, vectors: str = "context", fusion: str = DEFAULT.fusion, a
         if speaker:
             name = named_speaker(q["question"], {conv["speaker"][i] for i, _, _ in ranked})
             ranked = with_boost(ranked, {i for i, _, _ in ranked if conv["speaker"][i] == name}, speaker, "speaker")
+        if session:
+            ranked = with_session(ranked, conv["session"], session, session_sum)
         if mmr:
             ranked = diversified(ranked, conv, mmr)
         found = {conv["dia"][i] for i, _, _ in ranked[:10]}
