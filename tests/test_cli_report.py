@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from html.parser import HTMLParser
 from datetime import datetime, timezone
 from pathlib import Path
@@ -135,14 +136,19 @@ def test_a_kernel_that_logs_an_error_fails_its_report(store_uri, tmp_path, monke
 
 def test_a_kernel_error_that_does_not_recur_in_a_fresh_kernel_is_run_again(store_uri, tmp_path, monkeypatch, caplog):
     once = tmp_path / "logged-once"
-    _broken(monkeypatch, tmp_path, "import os, pathlib\n"
+    _broken(monkeypatch, tmp_path, "import os, pathlib, time\n"
             f"if not pathlib.Path({str(once)!r}).exists():\n"
-            f"    pathlib.Path({str(once)!r}).touch()\n"
-            "    os.write(2, b'ERROR:tornado.general:Uncaught exception in ZMQStream callback\\n')")
+            f"    pathlib.Path({str(once)!r}).write_text(repr(time.time()))\n"
+            "    os.write(2, b'ERROR:tornado.general:Uncaught exception in ZMQStream callback\\n')\n"
+            "    time.sleep(8)")
     with caplog.at_level("WARNING", logger="memlib"):
         result = reports.run(["usage"], datetime(2026, 10, 25).date(), store_uri, out_root=tmp_path / "out")
+    ended = time.time()
     (outcome,) = result.outcomes
     assert once.exists() and outcome.ok and outcome.error is None
+    # Its time counts both attempts: it began before the first attempt's cell (and its 8 s)
+    # and ended before the run returned (after the kernels were shut down, within 4 s).
+    assert outcome.seconds > ended - float(once.read_text()) - 4
     assert outcome.headline["memories"] > 0
     assert "usage: its kernel logged an error: ERROR:tornado.general" in caplog.text
     assert "running it again in a fresh kernel" in caplog.text

@@ -317,7 +317,7 @@ def _values(name: str, spec: dict[str, dict], overrides: dict[str, str], store: 
 
 
 def _execute(name: str, values: dict[str, Any], shown: dict[str, str], run_dir: Path,
-             kernel: _Kernel, show_code: bool, retry: bool = True) -> Outcome:
+             kernel: _Kernel, show_code: bool, retry: bool = True, started: float | None = None) -> Outcome:
     """Run one report in `kernel`. A report whose cells all ran but whose kernel logged an
     error runs once more in a fresh kernel: a kernel's messaging layer can fail on its own
     under load (tornado's "Uncaught exception in ZMQStream callback" in a CI run), and an
@@ -326,7 +326,7 @@ def _execute(name: str, values: dict[str, Any], shown: dict[str, str], run_dir: 
 
     output = run_dir / f"{name}.ipynb"
     error = None
-    started = time.perf_counter()
+    started = time.perf_counter() if started is None else started  # a rerun counts both attempts
     logged = kernel.logged()
     try:
         with resources.as_file(notebook(name)) as source:
@@ -342,7 +342,7 @@ def _execute(name: str, values: dict[str, Any], shown: dict[str, str], run_dir: 
         if error is not None and retry:
             log.warning("%s; running it again in a fresh kernel", error)
             kernel.close()
-            return _execute(name, values, shown, run_dir, kernel, show_code, retry=False)
+            return _execute(name, values, shown, run_dir, kernel, show_code, retry=False, started=started)
     kernel.reset()
     if not output.exists():
         return Outcome(name, False, error=error, seconds=time.perf_counter() - started)
