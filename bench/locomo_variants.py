@@ -39,6 +39,9 @@ in scope), and fusion is memlib's own (`search.fusion`). Variants change one thi
                   a question's evidence tends to lie in one session ("session-sum=W": the sum
                   of the session's candidates' scores, scaled so the best session's is the
                   best score)
+    fts=own       the full-text list from an index of each turn's own words, without the words
+                  it replies to (the vector keeps them): a reply then no longer matches the
+                  question on its context's words alone
     expand=N      full text asked again with the question and up to N words that at least two
                   of its first 3 full-text hits share (pseudo-relevance feedback; stop words,
                   the question's own words and words under 4 letters left out)
@@ -61,7 +64,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 from locomo import KS, TUNING, load  # noqa: E402
 
-from memlib import MemoryStore, Scope  # noqa: E402
+from memlib import MemoryStore, Project, Scope  # noqa: E402
 from memlib.search.dates import named_period  # noqa: E402
 from memlib.search.fusion import convex, rrf, with_boost, with_neighbours  # noqa: E402
 from memlib.search.speakers import named_speaker  # noqa: E402
@@ -95,6 +98,8 @@ VARIANTS = {
     "mmr=0.7": {"mmr": 0.7}, "mmr=0.85": {"mmr": 0.85}, "mmr=0.95": {"mmr": 0.95},
     **{f"session={w}": {"session": w} for w in (0.1, 0.2, 0.3, 0.5)},
     **{f"session-sum={w}": {"session": w, "session_sum": True} for w in (0.1, 0.2, 0.3, 0.5)},
+    "fts=own": {"fts_index": "own"},
+    "fts=own, alpha=0.3": {"fts_index": "own", "alpha": 0.3}, "fts=own, alpha=0.5": {"fts_index": "own", "alpha": 0.5},
     "expand=3": {"expand": 3}, "expand=5": {"expand": 5}, "expand=8": {"expand": 8},
 }
 EXPANSIONS = (3, 5, 8)
@@ -198,6 +203,22 @@ def unit(m: np.ndarray) -> np.ndarray:
     return m / np.linalg.norm(m, axis=1, keepdims=True)
 
 
+def own_words_fts(turns: list, rows: dict, questions: list[str]) -> list[list]:
+    """Each question's full-text list over one conversation's turns indexed by their own words:
+    the turns linked as in the store, given no context, in a store of their own."""
+    from memlib.embeddings import HashEmbedder
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = MemoryStore.open(tmp, embedder=HashEmbedder())
+        project = Project(id=turns[0].project_id, name="own words")
+        store.add([project, *[t.model_copy(update={"previous_id": rows[t.id]["previous_id"], "context": None})
+                              for t in turns]])
+        store.maintain()
+        assert not any(store.lookup([t.id for t in turns], ["context"])[t.id]["context"] for t in turns)
+        where = Scope(project_id=project.id, kinds=("conversation",)).where(store.clock.now())
+        return [fts_candidates(store, q, 100, where) for q in questions]
+
+
 def prepare(data: list[dict], embedder) -> list[dict]:
     """Per tuning conversation: ids, dia ids, both vectors, links, questions with their
     vectors and full-text lists."""
@@ -221,6 +242,7 @@ def prepare(data: list[dict], embedder) -> list[dict]:
                     words = feedback_words(q["question"], texts, n)
                     expanded[n].append(fts_candidates(store, " ".join([q["question"], *words]), 100, where)
                                        if words else hits)
+            own_fts = own_words_fts(turns, rows, [q["question"] for q in questions])
             speakers = {t.speaker for t in turns}
             plain = [unnamed(q["question"], speakers) for q in questions]
             convs.append({
@@ -233,7 +255,7 @@ def prepare(data: list[dict], embedder) -> list[dict]:
                 "when": {i: rows[i]["created_at"] for i in ids},
                 "questions": questions,
                 "qv": store.embedder.embed([q["question"] for q in questions]),
-                "fts": fts, "expanded": expanded,
+                "fts": fts, "expanded": expanded, "own_fts": own_fts,
                 "unnamed_qv": store.embedder.embed(plain),
                 "unnamed_fts": [fts_candidates(store, text, 100, where) for text in plain],
             })
@@ -244,7 +266,7 @@ def recall(conv: dict, vectors: str = "context", fusion: str = DEFAULT.fusion, a
            neighbours: float = DEFAULT.neighbours, candidates: int = DEFAULT.candidates,
            prf: float = 0.0, dated: float = DEFAULT.dated, speaker: float = DEFAULT.speaker,
            expand: int = 0, unname: str = "", mmr: float = 0.0, norm: str = "", session: float = 0.0,
-           session_sum: bool = False) -> list[float]:
+           session_sum: bool = False, fts_index: str = "") -> list[float]:
     """R@10 of every question of one conversation under one variant."""
     ids = conv["ids"]
 
@@ -270,7 +292,7 @@ def recall(conv: dict, vectors: str = "context", fusion: str = DEFAULT.fusion, a
     vectors_asked = conv["unnamed_qv"] if unname in ("both", "vector") else \
         unit(conv["unnamed_qv"] + conv["qv"]) if unname == "mix" else conv["qv"]
     texts_asked = conv["unnamed_fts"] if unname in ("both", "fts") else \
-        conv["expanded"][expand] if expand else conv["fts"]
+        conv["expanded"][expand] if expand else conv["own_fts"] if fts_index == "own" else conv["fts"]
     for q, qv, fts in zip(conv["questions"], vectors_asked, texts_asked):
         lists = {"vector": vector_list(qv), "fts": fts[:candidates]}
         if prf:
