@@ -173,7 +173,7 @@ def run(names: list[str], as_of: date, store: str, overrides: dict[str, str] | N
     from memlib.analytics.views import ordered_views
     from memlib.store import Store
 
-    _skip_unused_imports()
+    skip_unused_imports()
     for name in names:
         notebook(name)  # an unknown report is named before anything starts
     # Two kernels at a time (each report spends much of its time in one-threaded Python),
@@ -260,7 +260,8 @@ def run(names: list[str], as_of: date, store: str, overrides: dict[str, str] | N
     return RunResult(as_of.isoformat(), out_root / as_of.isoformat(), outcomes)
 
 
-def _skip_unused_imports() -> None:
+def skip_unused_imports() -> None:
+    """Mark UNUSED_IMPORTS missing in this process (the runner's, and each kernel's first)."""
     for module in UNUSED_IMPORTS:
         sys.modules.setdefault(module, None)
 
@@ -381,8 +382,9 @@ class _Kernel:
     # What every report imports (not UNUSED_IMPORTS), with the garbage collector off
     # meanwhile (0.6 s less); then the imported objects leave its view (gc.freeze), so the
     # collection in each %reset takes milliseconds, not 0.3 s.
-    WARM = (f"import gc, sys; gc.disable()\nfor m in {UNUSED_IMPORTS!r}: sys.modules.setdefault(m, None)\n"
-            "from memlib.analytics import notebook, report_data\ngc.freeze(); gc.enable()")
+    WARM = ("import gc; gc.disable()\nfrom memlib.analytics.reports import skip_unused_imports\n"
+            "skip_unused_imports()\nfrom memlib.analytics import notebook, report_data\n"
+            "gc.freeze(); gc.enable()")
     FIRST_CELL = "\nget_ipython().execution_count = 1"  # the next report's cells count from 1
 
     def __init__(self, name: str, log: Path):
