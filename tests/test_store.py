@@ -226,6 +226,20 @@ def test_single_writes_keep_the_audit_log_tidy(store):
     assert written >= {project.id, *ids}
 
 
+def test_unindexed_rows_are_counted_by_the_index_on_the_column_whatever_its_name(tmp_path):
+    from lancedb.index import BTree
+
+    store = MemoryStore.open(str(tmp_path / "s"), embedder=HashEmbedder())
+    store.add([Project(name=f"a{i}") for i in range(20)])  # builds the indexes
+    assert store.unindexed("id") == 0
+    table = store.table
+    table.drop_index(next(ix.name for ix in table.list_indices() if list(ix.columns) == ["id"]))
+    assert store.unindexed("id") == 20  # no index on it: every row
+    table.create_index("id", config=BTree(), name="ids_by_hand")
+    store.add([Project(name=f"b{i}") for i in range(7)])
+    assert store.unindexed("id") == 7
+
+
 def test_a_lookup_of_many_ids_before_maintain_reads_the_id_column_once(store, monkeypatch):
     from memlib.scope import sql_in
     from memlib.store.store import LOOKUP_CHUNK

@@ -475,7 +475,8 @@ class Store:
 
     def unindexed(self, column: str) -> int:
         """Rows the scalar index on `column` does not cover yet: all of them without one."""
-        stats = self._table.index_stats(f"{column}_idx")
+        names = [ix.name for ix in self._table.list_indices() if list(ix.columns) == [column]]
+        stats = self._table.index_stats(names[0]) if names else None
         return self._table.count_rows() if stats is None else stats.num_unindexed_rows
 
     def stats(self) -> dict[str, Any]:
