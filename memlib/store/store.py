@@ -475,8 +475,8 @@ class Store:
 
     def unindexed(self, column: str) -> int:
         """Rows the scalar index on `column` does not cover yet: all of them without one."""
-        names = [ix.name for ix in self._table.list_indices() if list(ix.columns) == [column]]
-        stats = self._table.index_stats(names[0]) if names else None
+        name = self._indexes().get(column)
+        stats = None if name is None else self._table.index_stats(name)
         return self._table.count_rows() if stats is None else stats.num_unindexed_rows
 
     def stats(self) -> dict[str, Any]:
@@ -510,9 +510,14 @@ class Store:
 
     # -- indexes ---------------------------------------------------------------------------
 
+    def _indexes(self) -> dict[str, str]:
+        """{column: index name} of the table's one-column indexes, at the handle's version
+        (found by column: an index may have any name)."""
+        return {ix.columns[0]: ix.name for ix in self._table.list_indices() if len(ix.columns) == 1}
+
     def has_vector_index(self) -> bool:
         if self._vector_index is None:
-            self._vector_index = any(ix.columns == ["embedding"] for ix in self._table.list_indices())
+            self._vector_index = "embedding" in self._indexes()
         return self._vector_index
 
     def create_vector_index(self, config) -> None:
@@ -530,7 +535,7 @@ class Store:
 
         def indexed() -> set[str]:
             self._table.checkout_latest()  # another process may have built some meanwhile
-            return {ix.columns[0] for ix in self._table.list_indices() if len(ix.columns) == 1}
+            return set(self._indexes())
 
         existing = indexed()
         for column, config in wanted.items():
