@@ -168,6 +168,13 @@ def test_a_warm_kernel_holds_what_reports_import_and_none_of_the_unused(tmp_path
     assert all(shown.startswith("<module") for shown in modules.values()), modules
 
 
+def test_reading_a_reports_parameters_skips_the_unused_imports():
+    code = ("import sys\nfrom memlib.analytics import reports\nreports.parameters('usage')\n"
+            "print('nbformat' in sys.modules, repr(sys.modules.get('rfc3987_syntax', 'absent')))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.stdout.split() == ["True", "None"], proc.stderr
+
+
 def test_rerun_replaces_the_date_atomically(store_uri, tmp_path, monkeypatch):
     out = tmp_path / "out"
     first = reports.run(["confidence"], datetime(2026, 10, 25).date(), store_uri, out_root=out)

@@ -127,7 +127,10 @@ def exploration_notebook(folder: str | Path) -> Path:
 
 
 def parameters(name: str) -> dict[str, dict[str, Any]]:
-    """The report's parameters as its tagged `parameters` cell defines them."""
+    """The report's parameters as its tagged `parameters` cell defines them. The first thing
+    to import papermill here (`report list`, `report run`), so the unused imports are skipped
+    first."""
+    skip_unused_imports()
     import papermill
 
     path = notebook(name)
@@ -173,7 +176,6 @@ def run(names: list[str], as_of: date, store: str, overrides: dict[str, str] | N
     from memlib.analytics.views import ordered_views
     from memlib.store import Store
 
-    skip_unused_imports()
     for name in names:
         notebook(name)  # an unknown report is named before anything starts
     # Two kernels at a time (each report spends much of its time in one-threaded Python),
@@ -261,7 +263,7 @@ def run(names: list[str], as_of: date, store: str, overrides: dict[str, str] | N
 
 
 def skip_unused_imports() -> None:
-    """Mark UNUSED_IMPORTS missing in this process (the runner's, and each kernel's first)."""
+    """Mark UNUSED_IMPORTS missing in this process (by `parameters`, and first in each kernel)."""
     for module in UNUSED_IMPORTS:
         sys.modules.setdefault(module, None)
 
