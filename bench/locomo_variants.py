@@ -9,8 +9,12 @@ in scope), and fusion is memlib's own (`search.fusion`). Variants change one thi
 
     base          memlib's default: the turn's vector embeds the turn and the turn before it,
                   candidates from the period the question names gain the best score (dated 1.0),
+                  turns holding the kind of thing it asks for gain 0.15 of it (answer 0.15),
                   turns by the speaker it names gain 0.15 of it (speaker 0.15)
     own           the turn's vector embeds its own words only (what plain MiniLM cosine does)
+    bare          the turn's vector embeds the same words without the speakers' names that open
+                  its lines ("Caroline: ..."): every turn of a speaker carries the name, so a
+                  question naming one pulls toward all of that speaker's turns
     mean          both vectors; a turn scores the mean of the two cosines
     max           both vectors; a turn scores the better of the two cosines
     blend=W       a turn's own vector plus W x the own vector of the turn before it (normalised)
@@ -25,6 +29,7 @@ in scope), and fusion is memlib's own (`search.fusion`). Variants change one thi
     candidates=N  candidates per list
     prf=B         the query vector moved B x toward the mean of the first fused top 3 (Rocchio)
     dated=W       the share of the best score a candidate from the named period gains
+    any year=no   a month or a day named without a year ("in June") names no period
     speaker=W     when the question names exactly one of the candidates' speakers (by first
                   name), that speaker's turns gain W x the best score
     unname[=L]    when the question names one speaker, the name (and its 's) is left out of the
@@ -42,6 +47,9 @@ in scope), and fusion is memlib's own (`search.fusion`). Variants change one thi
     fts=own       the full-text list from an index of each turn's own words, without the words
                   it replies to (the vector keeps them): a reply then no longer matches the
                   question on its context's words alone
+    answer=W      when the question asks for a time, a number or a place ("When did ...", "How
+                  many ...", "Where ..."), the turns whose own words hold one gain W x the best
+                  score (memlib's default 0.15, search/answers.py)
     expand=N      full text asked again with the question and up to N words that at least two
                   of its first 3 full-text hits share (pseudo-relevance feedback; stop words,
                   the question's own words and words under 4 letters left out)
@@ -65,6 +73,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from locomo import KS, TUNING, load  # noqa: E402
 
 from memlib import MemoryStore, Project, Scope  # noqa: E402
+from memlib.search.answers import asked_for, holds  # noqa: E402
 from memlib.search.dates import named_period  # noqa: E402
 from memlib.search.fusion import convex, rrf, with_boost, with_neighbours  # noqa: E402
 from memlib.search.speakers import named_speaker  # noqa: E402
@@ -74,6 +83,7 @@ DEFAULT = SearchConfig()
 VARIANTS = {
     "base": {},
     "own": {"vectors": "own"},
+    "bare": {"vectors": "bare"},
     "mean": {"vectors": "mean"},
     "max": {"vectors": "max"},
     **{f"blend={w}": {"vectors": f"blend={w}"} for w in (0.3, 0.5, 0.7, 1.0)},
@@ -100,6 +110,10 @@ VARIANTS = {
     **{f"session-sum={w}": {"session": w, "session_sum": True} for w in (0.1, 0.2, 0.3, 0.5)},
     "fts=own": {"fts_index": "own"},
     "fts=own, alpha=0.3": {"fts_index": "own", "alpha": 0.3}, "fts=own, alpha=0.5": {"fts_index": "own", "alpha": 0.5},
+    "answer=0 (the default before 2026-11-25)": {"answer": 0.0},
+    "any year=no (a month or day named without a year ignored, as before 2026-11-25)": {"any_year": False},
+    "any year=no, answer=0": {"any_year": False, "answer": 0.0},
+    **{f"answer={w}": {"answer": w} for w in (0.05, 0.1, 0.2, 0.3)},
     "expand=3": {"expand": 3}, "expand=5": {"expand": 5}, "expand=8": {"expand": 8},
 }
 EXPANSIONS = (3, 5, 8)
@@ -199,6 +213,12 @@ def fused_normalised(lists: dict, k: int, weights: dict) -> list:
     return [(memory_id, score, ranks) for memory_id, score, ranks in ordered[:k]]
 
 
+def bare(row: dict) -> str:
+    """A turn's embedded text without the "Name: " each line of it opens with."""
+    text = row["content"] + (f"\n{row['context']}" if row["context"] else "")
+    return "\n".join(re.sub(r"^[^:\n]{1,40}:\s*", "", line) for line in text.split("\n"))
+
+
 def unit(m: np.ndarray) -> np.ndarray:
     return m / np.linalg.norm(m, axis=1, keepdims=True)
 
@@ -231,7 +251,7 @@ def prepare(data: list[dict], embedder) -> list[dict]:
         store.maintain()
         for project, turns, questions in loaded:
             ids = [t.id for t in turns]
-            rows = store.lookup(ids, ["embedding", "previous_id", "content", "created_at", "iteration_id"])
+            rows = store.lookup(ids, ["embedding", "previous_id", "content", "context", "created_at", "iteration_id"])
             scope = Scope(project_id=project.id, kinds=("conversation",))
             where = scope.where(store.clock.now())
             fts = [fts_candidates(store, q["question"], 100, where) for q in questions]
@@ -249,10 +269,12 @@ def prepare(data: list[dict], embedder) -> list[dict]:
                 "ids": ids, "dia": {t.id: t.metadata["dia_id"] for t in turns},
                 "context": unit(np.asarray([rows[i]["embedding"] for i in ids], np.float32)),
                 "own": unit(store.embedder.embed([rows[i]["content"] for i in ids])),
+                "bare": unit(store.embedder.embed([bare(rows[i]) for i in ids])),
                 "links": [(rows[i]["previous_id"], i) for i in ids if rows[i]["previous_id"]],
                 "speaker": {t.id: t.speaker for t in turns},
                 "session": {i: rows[i]["iteration_id"] for i in ids},
                 "when": {i: rows[i]["created_at"] for i in ids},
+                "words": {i: rows[i]["content"] for i in ids},
                 "questions": questions,
                 "qv": store.embedder.embed([q["question"] for q in questions]),
                 "fts": fts, "expanded": expanded, "own_fts": own_fts,
@@ -266,18 +288,20 @@ def recall(conv: dict, vectors: str = "context", fusion: str = DEFAULT.fusion, a
            neighbours: float = DEFAULT.neighbours, candidates: int = DEFAULT.candidates,
            prf: float = 0.0, dated: float = DEFAULT.dated, speaker: float = DEFAULT.speaker,
            expand: int = 0, unname: str = "", mmr: float = 0.0, norm: str = "", session: float = 0.0,
-           session_sum: bool = False, fts_index: str = "") -> list[float]:
+           session_sum: bool = False, fts_index: str = "", answer: float = DEFAULT.answer,
+           any_year: bool = True) -> list[float]:
     """R@10 of every question of one conversation under one variant."""
     ids = conv["ids"]
 
     def vector_list(q: np.ndarray) -> list[tuple[str, float]]:
-        sims = conv["own"] @ q if vectors == "own" else conv["context"] @ q
         if vectors == "mean":
             sims = (conv["own"] @ q + conv["context"] @ q) / 2
-        if vectors == "max":
+        elif vectors == "max":
             sims = np.maximum(conv["own"] @ q, conv["context"] @ q)
-        if vectors.startswith("blend="):
+        elif vectors.startswith("blend="):
             sims = blended(conv, float(vectors.split("=")[1])) @ q
+        else:  # "context" (memlib's), "own", "bare"
+            sims = conv[vectors] @ q
         top = np.argsort(-sims, kind="stable")[:candidates]
         return [(ids[j], float(sims[j])) for j in top]
 
@@ -305,9 +329,10 @@ def recall(conv: dict, vectors: str = "context", fusion: str = DEFAULT.fusion, a
             mine = {i for i, _, _ in ranked}
             links = [(a, b) for a, b in conv["links"] if a in mine or b in mine]
             ranked = with_neighbours(ranked, links, neighbours)
-        if dated and (period := named_period(q["question"])) is not None:
-            start, end = period
-            ranked = with_boost(ranked, {i for i, _, _ in ranked if start <= conv["when"][i] < end}, dated, "period")
+        if dated and (period := named_period(q["question"])) is not None and (any_year or not period.every_year):
+            ranked = with_boost(ranked, {i for i, _, _ in ranked if conv["when"][i] in period}, dated, "period")
+        if answer and (kinds := asked_for(q["question"])):
+            ranked = with_boost(ranked, {i for i, _, _ in ranked if holds(conv["words"][i], kinds)}, answer, "answer")
         if speaker:
             name = named_speaker(q["question"], {conv["speaker"][i] for i, _, _ in ranked})
             ranked = with_boost(ranked, {i for i, _, _ in ranked if conv["speaker"][i] == name}, speaker, "speaker")

@@ -1,8 +1,9 @@
-"""What naming a period or a speaker costs a hybrid query at 100,000 memories (warm, real
-embeddings): each query asked as it is, with " in May 2026" appended and with " said the
-user" appended, in turn, 200 of each. Every hybrid query reads its candidates' speakers (to
-find one the question names) and a query naming a period their dates; the boosted ones
-re-rank (search.fusion.with_boost).
+"""What naming a period or a speaker, or asking for a time, costs a hybrid query at 100,000
+memories (warm, real embeddings): each query asked as it is, with " in May 2026" appended,
+with " said the user" appended and opened by "When was ", in turn, 200 of each. Every hybrid
+query reads its candidates' speakers (to find one the question names), a query naming a
+period their dates, and one asking for a time their own words; the boosted ones re-rank
+(search.fusion.with_boost).
 
     .venv/bin/python bench/period.py [--size 100000] [--queries 200]
 """
@@ -31,12 +32,13 @@ def main() -> None:
     texts = query_texts(args.queries + 20)
     for text in texts[:20]:
         store.search(text)
-    variants = {"as asked": "", "naming a period": " in May 2026", "naming a speaker": " said the user"}
+    variants = {"as asked": ("", ""), "naming a period": ("", " in May 2026"),
+                "naming a speaker": ("", " said the user"), "asking for a time": ("When was ", "")}
     times = {name: [] for name in variants}
     for text in texts[20:]:
-        for name, suffix in variants.items():
+        for name, (prefix, suffix) in variants.items():
             started = time.perf_counter()
-            store.search(text + suffix)
+            store.search(prefix + text + suffix)
             times[name].append(time.perf_counter() - started)
     plain = median_ms(times["as asked"])
     print(f"hybrid p50 at {args.size:,}: " + ", ".join(

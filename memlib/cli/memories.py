@@ -10,19 +10,17 @@ import click
 from memlib.cli.app import cli, echo_json, embedder_option, key_values, open_store, option_date
 from memlib.errors import InvalidInput
 from memlib.scope import Scope
-from memlib.search import MAX_K, MODES
+from memlib.search import MAX_K, MODES, SearchConfig
 
 
 @cli.command()
 @embedder_option
 @click.option("--search", "settings", multiple=True, metavar="KEY=VALUE",
-              help="A search setting a new store records (repeatable): fusion=convex|rrf, alpha, "
-                   "rrf_k, candidates, neighbours, dated, nprobes, refine_factor, ef, exact_below.")
+              help="A search setting a new store records (repeatable), one of "
+                   f"{', '.join(SearchConfig.model_fields)} (fusion=convex|rrf).")
 @click.pass_context
 def init(ctx, embedder, settings):
     """Create an empty store (or check an existing one)."""
-    from memlib.search import SearchConfig
-
     given = {key: None if value.strip().lower() in ("", "none") else value.strip()
              for key, value in key_values(settings, "--search").items()}
     search = SearchConfig.from_json(json.dumps(given), "--search") if given else None

@@ -15,7 +15,8 @@ from memlib.clock import utc
 from memlib.errors import InvalidInput
 from memlib.models import Memory, from_row
 from memlib.scope import Scope, sql_in
-from memlib.search.dates import named_period
+from memlib.search.answers import asked_for, holds
+from memlib.search.dates import Period, named_period
 from memlib.search.fusion import convex, rrf, with_boost, with_neighbours
 from memlib.search.speakers import named_speaker
 
@@ -41,6 +42,9 @@ class SearchConfig(BaseModel):
     neighbours: float = Field(0.8, ge=0, le=1)     # hybrid: share of the best adjacent turn's score a turn gains
     # hybrid: share of the best score a candidate gains when written in the period the query names
     dated: float = Field(1.0, ge=0, le=1)
+    # hybrid: share of the best score a candidate gains when its own words hold the kind of thing
+    # the query asks for (a time for "when", a number for "how many", a place for "where")
+    answer: float = Field(0.15, ge=0, le=1)
     # hybrid: share of the best score a conversation turn gains when its speaker is the one the query names
     speaker: float = Field(0.15, ge=0, le=1)
 
@@ -187,11 +191,27 @@ def column_of(store, ids: list[str], column: str, cache=None) -> dict[str, objec
     return {i: row[column] for i, row in store.lookup(ids, [column]).items()}
 
 
-def written_in(store, ids: list[str], period: tuple[datetime, datetime], cache=None) -> set[str]:
-    """Those of `ids` created within [start, end)."""
-    start, end = period
+def written_in(store, ids: list[str], period: Period, cache=None) -> set[str]:
+    """Those of `ids` created within the period."""
     return {i for i, created in column_of(store, ids, "created_at", cache).items()
-            if created is not None and start <= utc(created) < end}
+            if created is not None and utc(created) in period}
+
+
+def own_words(store, ids: list[str], cache=None) -> dict[str, str]:
+    """{id: the memory's own words} for those of `ids` that exist: its indexed text, without
+    the context a conversation turn replies to (indexed after its own words)."""
+    columns = ["id", "kind", "text", "context"]
+    rows = cache.take(ids, columns) if cache is not None else store.lookup(ids, columns[1:]).values()
+    return {row["id"]: row["text"].removesuffix("\n" + row["context"])
+            if row["kind"] == "conversation" and row["context"] else row["text"] for row in rows}
+
+
+def answering(store, text: str, ids: list[str], cache=None) -> set[str]:
+    """Those of `ids` whose own words hold the kind of thing `text` asks for (search/answers.py)."""
+    kinds = asked_for(text)
+    if not kinds:
+        return set()
+    return {i for i, words in own_words(store, ids, cache).items() if holds(words, kinds)}
 
 
 def by_named_speaker(store, text: str, ids: list[str], cache=None) -> set[str]:
@@ -269,6 +289,9 @@ def search(store, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | N
         if config.dated and ranked and (period := named_period(text)) is not None:
             ranked = with_boost(ranked, written_in(store, [i for i, _, _ in ranked], period, cache),
                                 config.dated, "period")
+        if config.answer and ranked:
+            ranked = with_boost(ranked, answering(store, text, [i for i, _, _ in ranked], cache),
+                                config.answer, "answer")
         if config.speaker and ranked:
             ranked = with_boost(ranked, by_named_speaker(store, text, [i for i, _, _ in ranked], cache),
                                 config.speaker, "speaker")
