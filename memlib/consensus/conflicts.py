@@ -53,9 +53,11 @@ MONTHS = {m: i for i, m in enumerate(
      "november", "december"], 1)}
 MONTHS.update({m[:3]: i for m, i in list(MONTHS.items())})
 MONTHS["sept"] = 9
-STOP = {"the", "a", "an", "of", "for", "on", "in", "at", "to", "is", "are", "was", "be", "its", "it", "we", "our",
-        "and", "or", "as", "by", "with", "this", "that", "has", "have", "had", "about", "set", "sits", "comes",
-        "current", "right", "now", "s", "'s", "day", "team"}
+# English words that say nothing of a statement's subject (its overlap with another)
+STOP_WORDS = frozenset("""a an the of for on in at to is are was were be been its it we our and or as by with this
+that has have had about from into over than then there their they them he she you your i me my not no so if but""".split())
+# ... and, for claims, the words a report uses around any value ("the current team sits at ...")
+STOP = STOP_WORDS | {"set", "sits", "comes", "current", "right", "now", "s", "'s", "day", "team"}
 
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 _DATES = [

@@ -23,20 +23,18 @@ import math
 import re
 from typing import Callable
 
-from memlib.consensus.conflicts import MONTHS
+from memlib.consensus.conflicts import MONTHS, STOP_WORDS
 from memlib.consensus.records import ClusterMemoryUnit, Disagreement, RetentionContract
 
 DEFAULT_BUDGET = 1_000  # characters, when no contract is given
 REPEAT = 0.8  # word overlap at which a fragment says nothing new
-STOP = frozenset("""a an the of for on in at to is are was were be been its it we our and or as by with this that
-has have had about from into over than then there their they them he she you your i me my not no so if but""".split())
 _WORD = re.compile(r"[^\W_][\w+#.-]*[^\W_]|[^\W_]")
 
 
 def words(text: str) -> frozenset[str]:
     """The words two statements are compared by: lower case, no stop words, no numbers."""
     return frozenset(w for w in (m.lower() for m in _WORD.findall(text))
-                     if w not in STOP and w not in MONTHS and not w[0].isdigit())
+                     if w not in STOP_WORDS and w not in MONTHS and not w[0].isdigit())
 
 
 def weight(fragment: dict, agreement: float, contract: RetentionContract | None) -> float:
