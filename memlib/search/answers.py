@@ -34,7 +34,7 @@ KINDS: dict[str, tuple[re.Pattern, re.Pattern]] = {
     # a capitalised name after a word that places something ("in Chicago", "went to Paris")
     "place": (re.compile(rf"{_OPENS}where\b|\b(?:what|which)\s+(?:city|country|state|place|town|restaurant"
                          r"|park|beach)\b", re.IGNORECASE),
-              re.compile(r"\b(?:[Ii]n|[Aa]t|[Tt]o|[Ff]rom|[Nn]ear|[Vv]isit(?:ed|ing)?)\s+(?:the\s+)?"
+              re.compile(r"\b(?:in|at|to|from|near|visit(?:ed|ing)?)\s+(?:the\s+)?"
                          rf"(?!(?:{'|'.join(MONTHS)}|{_WEEKDAYS})\b)(?-i:[A-Z][a-z]+)", re.IGNORECASE)),
 }
 
