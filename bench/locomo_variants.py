@@ -183,34 +183,18 @@ def blended(conv: dict, weight: float) -> np.ndarray:
     return conv[key]
 
 
-def normalised(lists: dict, how: str) -> dict:
-    """Each list's scores mapped into [0, 1] by the `how` normalisation (see norm=N above)."""
-    out = {}
-    for name, hits in lists.items():
-        if not hits:
-            out[name] = hits
-            continue
-        scores = np.array([s for _, s in hits])
+def normaliser(how: str):
+    """convex()'s normalisation of a list's scores into [0, 1] by `how` (see norm=N above)."""
+    def normalise(name: str, scores: list[float]) -> list[float]:
+        scores = np.array(scores)
         if how == "dbsf":
             low, high = scores.mean() - 3 * scores.std(), scores.mean() + 3 * scores.std()
         else:
             low = (-1.0 if name == "vector" else 0.0) if how == "tm" else 0.0
             high = scores.max()
         span = (high - low) or 1.0
-        out[name] = [(i, float(np.clip((s - low) / span, 0.0, 1.0))) for i, s in hits]
-    return out
-
-
-def fused_normalised(lists: dict, k: int, weights: dict) -> list:
-    """convex() with the scores already normalised (no second min-max)."""
-    fused: dict[str, list] = {}
-    for name, hits in lists.items():
-        for rank, (memory_id, score) in enumerate(hits, start=1):
-            entry = fused.setdefault(memory_id, [memory_id, 0.0, {}])
-            entry[1] += weights[name] * score
-            entry[2][f"{name}_rank"] = rank
-    ordered = sorted(fused.values(), key=lambda e: (-e[1], e[0]))
-    return [(memory_id, score, ranks) for memory_id, score, ranks in ordered[:k]]
+        return np.clip((scores - low) / span, 0.0, 1.0).tolist()
+    return normalise
 
 
 def bare(row: dict) -> str:
@@ -308,7 +292,7 @@ def recall(conv: dict, vectors: str = "context", fusion: str = DEFAULT.fusion, a
     def fuse(lists):
         every = 2 * candidates
         if norm:
-            return fused_normalised(normalised(lists, norm), every, {"vector": alpha, "fts": 1.0 - alpha})
+            return convex(lists, every, {"vector": alpha, "fts": 1.0 - alpha}, normaliser(norm))
         return rrf(lists, every, DEFAULT.rrf_k) if fusion == "rrf" else \
             convex(lists, every, {"vector": alpha, "fts": 1.0 - alpha})
 
