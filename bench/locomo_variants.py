@@ -77,7 +77,7 @@ from memlib.search.answers import asked_for, holds  # noqa: E402
 from memlib.search.dates import named_period  # noqa: E402
 from memlib.search.fusion import convex, rrf, with_boost, with_neighbours  # noqa: E402
 from memlib.search.speakers import named_speaker  # noqa: E402
-from memlib.search.search import SearchConfig, fts_candidates  # noqa: E402
+from memlib.search.search import SearchConfig, fts_candidates, own_words  # noqa: E402
 
 DEFAULT = SearchConfig()
 VARIANTS = {
@@ -258,7 +258,7 @@ def prepare(data: list[dict], embedder) -> list[dict]:
                 "speaker": {t.id: t.speaker for t in turns},
                 "session": {i: rows[i]["iteration_id"] for i in ids},
                 "when": {i: rows[i]["created_at"] for i in ids},
-                "words": {i: rows[i]["content"] for i in ids},
+                "words": own_words(store, ids),  # what memlib's answer boost reads
                 "questions": questions,
                 "qv": store.embedder.embed([q["question"] for q in questions]),
                 "fts": fts, "expanded": expanded, "own_fts": own_fts,

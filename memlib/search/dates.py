@@ -64,4 +64,3 @@ def named_period(text: str) -> Period | None:
             continue
         return Period(start, start + timedelta(days=1), every_year)
     return None
-
