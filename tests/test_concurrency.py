@@ -268,6 +268,36 @@ def test_partial_conditional_merge(store, tree):
     assert applied == [] and len(events(store, "confidence")) == 1
 
 
+def test_a_partial_merge_that_loses_a_row_to_another_writer_is_audited_for_the_rest(store, tree):
+    """The usage fold merges columns without `updated_at`; when another process changed one
+    of its rows first, the rows that did take effect are found and audited (it raised a
+    KeyError after the commit, so the fold went unaudited)."""
+    import pyarrow as pa
+
+    a, b = tree["root"].id, tree["project"].id
+    read = store.revisions([a, b])
+    store.update(b, confidence=50)  # another writer changes b after the fold read it
+    rows = pa.table({"id": [a, b], "usage_count": pa.array([3, 4], pa.int64()),
+                     "revision": pa.array([read[a] + 1, read[b] + 1], pa.int64())})
+    applied, _ = store.merge_columns(rows, "usage")
+    assert applied == [a]
+    assert store.get(a).usage_count == 3 and store.get(b).usage_count == 0 and store.get(b).confidence == 50
+    assert [e["subject_id"] for e in events(store, "usage")] == [a]
+
+
+def test_maintain_in_a_loop_beside_adjusters_never_fails_and_audits_every_fold(project_store):
+    store, _, note = project_store
+    procs = [start("maintain", store.uri, "6"), start("confidence", store.uri, note.id, "40"),
+             start("confidence", store.uri, note.id, "40"), start("recall", store.uri, "60")]
+    maintained, *_ = finish(procs)  # a maintain that raised fails its process
+    store.refresh()
+    assert store.get(note.id).confidence == 20
+    folded = sum(maintained["folded"]) + store.maintain()["memories_folded"]
+    assert len(events(store, "usage")) == folded > 0
+    recalled = store.recalls.dataset().count_rows()
+    assert recalled == sum(store.dataset().to_table(columns=["usage_count"]).column("usage_count").to_pylist())
+
+
 def test_retryable_conflicts_are_recognised():
     assert retryable(RuntimeError("Retryable commit conflict for version 7: This CreateIndex "
                                   "transaction was preempted by concurrent transaction Append"))

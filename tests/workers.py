@@ -73,9 +73,8 @@ def recall(store, times: str) -> dict:
 
 
 def maintain(store, times: str) -> dict:
-    for _ in range(int(times)):
-        store.maintain()
-    return {"maintained": int(times)}
+    folded = [store.maintain()["memories_folded"] for _ in range(int(times))]
+    return {"maintained": int(times), "folded": folded}
 
 
 def promote(store, memory_id: str) -> dict:

@@ -296,12 +296,14 @@ class Store:
 
     def _took_effect(self, rows: pa.Table) -> list[str]:
         """The ids of `rows` the store now holds as written (a conditional merge skips rows
-        another process changed first)."""
+        another process changed first): the same revision and the same values in every
+        column written but the vector (a partial merge, such as the usage fold, writes
+        neither `updated_at` nor the text)."""
         self.refresh()
-        wanted = {r["id"]: r for r in rows.select(["id", "revision", "updated_at"]).to_pylist()}
-        found = self.lookup(list(wanted), ["revision", "updated_at"])
-        return [i for i, r in wanted.items() if i in found and found[i]["revision"] == r["revision"]
-                and found[i]["updated_at"] == r["updated_at"]]
+        columns = [c for c in rows.column_names if c != "embedding"]
+        wanted = {r["id"]: r for r in rows.select(columns).to_pylist()}
+        found = self.lookup(list(wanted), columns)
+        return [i for i, r in wanted.items() if i in found and all(found[i][c] == r[c] for c in columns)]
 
     def merge_columns(self, rows: pa.Table, action: str, actor: str | None = None,
                       details: dict | None = None) -> tuple[list[str], int | None]:
