@@ -93,3 +93,29 @@ def test_the_report_says_which_version_it_read(history):
     seen = [report_data.read_from(analytics.connect(store, as_of=END[d])) for d in range(3)]
     assert seen[0]["store_version"] < seen[1]["store_version"] < seen[2]["store_version"] == store.version
     assert [s["store_version_at"].date() for s in seen] == [d.date() for d in DAY]
+
+
+def test_a_backfill_through_the_store_clock_is_in_reports_dated_after_it(tmp_path):
+    """Memories given no created_at, written by a store whose clock says t, are made at t:
+    a report as of the day after t counts them (the models' default read the wall clock, so
+    they were missing although `history --as-of` showed them)."""
+    then = datetime(2026, 3, 1, 9, tzinfo=timezone.utc)
+    store = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder(), clock=Clock(then))
+    project = Project(name="backfill")
+    notes = [Insight(project_id=project.id, content=f"backfilled note {i}") for i in range(3)]
+    store.add([project, *notes])
+    assert store.get(notes[0].id).created_at == then == notes[0].updated_at
+    con = analytics.connect(store, as_of="2026-03-02")
+    (n,) = con.sql("select count(*) from stg_memories where kind = 'insight'").fetchone()
+    assert n == 3
+    given = Insight(project_id=project.id, content="dated by its writer", created_at=then - timedelta(days=9))
+    store.add([given])
+    assert store.get(given.id).created_at == then - timedelta(days=9)  # a given time stays
+
+
+def test_connect_names_an_unknown_parameter_in_one_line(tmp_path):
+    from memlib import InvalidInput
+
+    store = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder())
+    with pytest.raises(InvalidInput, match="unknown report parameter 'project'.*project_id"):
+        analytics.connect(store, project="nosuch")

@@ -63,3 +63,54 @@ def test_export_writes_whole_file_or_nothing(store, tree, tmp_path, monkeypatch)
         export_jsonl(store, str(target))
     assert target.read_text() == "previous export\n"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".export-")] == []
+
+
+
+def test_an_export_after_retention_imports_into_a_new_store(tmp_path):
+    """Retention removes an old turn and an old insight a decision was promoted from; the
+    export of what is left imports into a new store, each link kept as a reference to
+    history (it was refused: 'does not exist')."""
+    from datetime import datetime, timezone
+
+    from memlib import Conversation, Insight, Project
+    from memlib.clock import Clock
+    from memlib.lifecycle import curation, retention
+
+    old = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder(),
+                           clock=Clock(datetime(2026, 1, 5, tzinfo=timezone.utc)))
+    project = Project(name="shop")
+    insight = Insight(project_id=project.id, content="Prices can be cached for a minute")
+    first = Conversation(project_id=project.id, content="Where do prices come from?", speaker="ana")
+    old.add([project, insight, first])
+    promoted = curation.promote(old, insight.id)
+    store = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder())  # today
+    (reply,) = store.add([Conversation(project_id=project.id, content="From the catalogue service.",
+                                       speaker="bo", ttl_days=-1)])
+    assert store.get(reply).previous_id == first.id
+    retention.apply(store, "default")
+    store.refresh()
+    held = set(store.dataset().to_table(columns=["id"]).column("id").to_pylist())
+    assert held == {project.id, promoted.id, reply}
+    path = tmp_path / "all.jsonl"
+    assert export_jsonl(store, str(path)) == 3
+    copy = MemoryStore.open(str(tmp_path / "copy"), embedder=HashEmbedder())
+    assert import_jsonl(copy, str(path)) == 3
+    assert copy.get(reply).previous_id == first.id
+    assert copy.get(promoted.id).promoted_from == insight.id
+    # a new memory naming a memory that is nowhere is still refused, on add and on upsert
+    for write in (copy.add, copy.upsert):
+        with pytest.raises(InvalidMemory, match="does not exist"):
+            write([Conversation(project_id=project.id, content="and then?", previous_id=first.id)])
+
+
+def test_an_import_keeps_a_root_task_that_is_history(store, tree, tmp_path):
+    """A decision whose root task is gone (a policy that does not protect root tasks) imports
+    with its root_task_id."""
+    path = tmp_path / "m.jsonl"
+    export_jsonl(store, str(path))
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    kept = [r for r in lines if r["id"] != tree["root"].id and r["kind"] != "sub_task"]
+    path.write_text("".join(json.dumps(r) + "\n" for r in kept))
+    copy = MemoryStore.open(str(tmp_path / "copy"), embedder=HashEmbedder())
+    assert import_jsonl(copy, str(path)) == 3
+    assert copy.get(tree["decision"].id).root_task_id == tree["root"].id

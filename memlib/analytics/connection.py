@@ -21,6 +21,7 @@ never spliced into SQL text, so the views stay plain views an analyst can query.
 
 from __future__ import annotations
 
+import difflib
 import fcntl
 import glob
 import hashlib
@@ -28,7 +29,7 @@ import importlib
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -85,6 +86,18 @@ class Params:
         if "default" not in self.source_weights:
             raise InvalidInput("source weights need a 'default' entry")
 
+    @classmethod
+    def of(cls, values: dict[str, Any]) -> "Params":
+        """Params from keywords; an unknown one is named in one line, not a TypeError."""
+        known = [f.name for f in fields(cls)]
+        for name in values:
+            if name not in known:
+                close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise InvalidInput(f"unknown report parameter {name!r}{hint}; the parameters are "
+                                   f"{', '.join(known)}")
+        return cls(**values)
+
     @property
     def decay_policy(self) -> Policy:
         return self.policies[0]
@@ -130,7 +143,7 @@ def connect(store: Store | str, params: Params | None = None, backend: str = "au
         store = Store.open(store, create=False)
     if params is None:
         overrides["as_of"] = as_of_end(overrides.get("as_of"), store.clock)
-        params = Params(**overrides)
+        params = Params.of(overrides)
     snapshot = snapshot_at(store, params.as_of) if time_travel else store
     wanted = ordered_views() if views is None else closure(views)
     con = _connection(snapshot, params, backend)

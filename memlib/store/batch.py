@@ -77,13 +77,15 @@ def _collector_paused(pause: bool):
 
 def prepare(store, memories: Iterable[Memory | dict], upsert: bool, progress: bool,
             vectors: np.ndarray | None = None, labels: Sequence[str] | None = None,
-            embedded: dict[str, np.ndarray] | None = None) -> Prepared:
-    """`embedded`: vectors already computed for some texts (a retried batch embeds once)."""
+            embedded: dict[str, np.ndarray] | None = None, history: bool = False) -> Prepared:
+    """`embedded`: vectors already computed for some texts (a retried batch embeds once).
+    `history`: a reference to a memory neither stored nor in the batch is kept as a
+    reference to history (check_parents), as an import of an export must."""
     with _collector_paused(pause=vectors is not None):
-        return _prepare(store, memories, upsert, progress, vectors, labels, embedded)
+        return _prepare(store, memories, upsert, progress, vectors, labels, embedded, history)
 
 
-def _prepare(store, memories, upsert, progress, vectors, labels, embedded) -> Prepared:
+def _prepare(store, memories, upsert, progress, vectors, labels, embedded, history) -> Prepared:
     items = list(memories)
     labels = list(labels) if labels is not None else [record_label(i, m) for i, m in enumerate(items)]
     batch = [_own(m) if isinstance(m, Memory) else parse_memory(m, label)
@@ -98,6 +100,7 @@ def _prepare(store, memories, upsert, progress, vectors, labels, embedded) -> Pr
         if memory.id in seen:
             raise InvalidMemory(label, "id", "appears twice in this batch")
         seen.add(memory.id)
+    stamp(batch, store.clock.now())
 
     embedded = {} if embedded is None else embedded
     early = _embed_early(store, batch, embedded) if vectors is None else None
@@ -115,7 +118,7 @@ def _prepare(store, memories, upsert, progress, vectors, labels, embedded) -> Pr
         if old and old["kind"] != memory.kind.value:
             raise InvalidMemory(label, "kind", f"cannot change an existing {old['kind']} "
                                                f"into a {memory.kind.value}")
-    check_parents(batch, labels, {p: found[p] for p in parents if p in found}, existing)
+    check_parents(batch, labels, {p: found[p] for p in parents if p in found}, existing, history)
     check_titles(store, batch, labels)
     relinked = fill_context(store, batch, existing)
     if early is not None:
@@ -135,6 +138,18 @@ def _prepare(store, memories, upsert, progress, vectors, labels, embedded) -> Pr
         pa.array(matrix.reshape(-1), type=pa.float32()), store.dims)
     table = pa.Table.from_pydict(columns, schema=schema)
     return Prepared(table, ids, read, version, embedded)
+
+
+def stamp(batch: list[Memory], now) -> None:
+    """A memory given no `created_at` (or `updated_at`) is made now by the store's clock, not
+    the wall clock the model's default reads when it is built: a backfill through
+    `MemoryStore.open(..., clock=Clock(t))` writes rows made at t, which reports dated after
+    t then count."""
+    for memory in batch:
+        given = memory.model_fields_set
+        for name in ("created_at", "updated_at"):
+            if name not in given:
+                memory.__dict__[name] = now  # already valid: skips validate_assignment's cost
 
 
 def _embed_early(store, batch: list[Memory], embedded: dict[str, np.ndarray]):
@@ -180,17 +195,23 @@ def _references(memory: Memory) -> list[str]:
 
 
 def check_parents(batch: list[Memory], labels: list[str], stored: dict[str, dict],
-                  existing: dict[str, dict] | None = None) -> None:
+                  existing: dict[str, dict] | None = None, history: bool = False) -> None:
     """Every parent exists (in the batch or among the `stored` rows) and is of its kind; so
     do the turn before a conversation turn and what a decision or pattern was promoted from,
-    when they are new (a stored row keeps its link even after retention removed its target)."""
+    when they are new (a stored row keeps its link even after retention removed its target).
+    With `history` (an import), a reference to a memory that is nowhere is kept as it is: it
+    names a memory retention or a delete removed from the store the file came from, whose
+    audit log holds it; one that exists must still be of its kind."""
     in_batch = {m.id: {"kind": m.kind.value, "project_id": getattr(m, "project_id", None)}
                 for m in batch}
     known = {**stored, **in_batch}
     existing = existing or {}
 
-    def parent(label: str, field: str, pid: str, *kinds: Kind) -> dict:
+    def parent(label: str, field: str, pid: str, *kinds: Kind) -> dict | None:
+        """The parent's row; None for a reference to history."""
         row = known.get(pid)
+        if row is None and history:
+            return None
         if row is None or row["kind"] not in {k.value for k in kinds}:
             raise InvalidMemory(label, field, f"{' or '.join(k.value for k in kinds)} {pid!r} does not exist")
         return row
@@ -206,6 +227,8 @@ def check_parents(batch: list[Memory], labels: list[str], stored: dict[str, dict
             parent(label, "project_id", m.project_id, Kind.PROJECT)
         elif isinstance(m, SubTask):
             root = parent(label, "root_task_id", m.root_task_id, Kind.ROOT_TASK)
+            if root is None:  # its root task is history: its project stays as exported
+                continue
             if m.project_id is not None and m.project_id != root["project_id"]:
                 raise InvalidMemory(label, "project_id",
                                     f"root task {m.root_task_id!r} belongs to another project")
@@ -215,7 +238,7 @@ def check_parents(batch: list[Memory], labels: list[str], stored: dict[str, dict
             parent(label, "project_id", m.project_id, Kind.PROJECT)
             if m.root_task_id:
                 root = parent(label, "root_task_id", m.root_task_id, Kind.ROOT_TASK)
-                if root["project_id"] != m.project_id:
+                if root is not None and root["project_id"] != m.project_id:
                     raise InvalidMemory(label, "root_task_id",
                                         f"root task {m.root_task_id!r} belongs to another project")
 

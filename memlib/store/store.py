@@ -244,20 +244,22 @@ class Store:
     def upsert(self, memories: Iterable[Memory | dict], vectors: np.ndarray | None = None,
                progress: bool = False, labels: Sequence[str] | None = None,
                actor: str | None = None, action: str = "upsert",
-               details: dict | None = None) -> list[str]:
+               details: dict | None = None, history: bool = False) -> list[str]:
         """Insert or replace by id in one commit, so re-running an import adds no duplicates;
-        a memory equal to the stored one is left as it is (and not audited)."""
+        a memory equal to the stored one is left as it is (and not audited). `history`: a
+        memory may name one that is nowhere (an export's reference to a removed memory,
+        batch.check_parents)."""
         return self._write(memories, vectors, progress, labels, actor, upsert=True, action=action,
-                           details=details)
+                           details=details, history=history)
 
     def _write(self, memories, vectors, progress, labels, actor, upsert: bool, action: str,
-               details: dict | None = None) -> list[str]:
+               details: dict | None = None, history: bool = False) -> list[str]:
         self.check_writable()
         self.migrate()
         items, embedded = list(memories), {}
         for attempt in range(ATTEMPTS):
             batch = batches.prepare(self, items, upsert=upsert, progress=progress and attempt == 0,
-                                    vectors=vectors, labels=labels, embedded=embedded)
+                                    vectors=vectors, labels=labels, embedded=embedded, history=history)
             if batch.rows.num_rows == 0:
                 return batch.ids
             with self.lock.held():

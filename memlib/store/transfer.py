@@ -43,9 +43,12 @@ def load_memories(path: str):
 
 
 def import_jsonl(store, path: str, progress: bool = False) -> int:
-    """Upsert every memory of the file in one commit; re-importing creates no duplicates."""
+    """Upsert every memory of the file in one commit; re-importing creates no duplicates. A
+    memory that names one the file and the store do not hold (the turn before it, what it was
+    promoted from, a root task that retention or a delete removed from the store exported)
+    keeps that id as a reference to history: an export always imports into a new store."""
     memories, labels = load_memories(path)
-    return len(store.upsert(memories, labels=labels, progress=progress))
+    return len(store.upsert(memories, labels=labels, progress=progress, history=True))
 
 
 def export_jsonl(store, path: str) -> int:
