@@ -87,9 +87,11 @@ def test_fragments_need_a_trace_pointer_memlib_can_follow(consensus, store):
     assert hits and [p[0] for p in placed] == ["a", "b", "c"]
     with pytest.raises(InvalidInput, match=r"^fragment d: trace_pointer 'nowhere' is not a memory, a recall or a registered input"):
         consensus.add([{**base, "fragment_id": "d", "trace_pointer": "nowhere"}])
-    with pytest.raises(InvalidInput, match=r"^fragment 'a' is already stored; fragments are immutable$"):
+    with pytest.raises(InvalidInput, match=r"^fragment 'a' is already stored with other values; fragments are immutable$"):
         consensus.add([{**base, "fragment_id": "a", "trace_pointer": pointer}])
     assert [f.fragment_id for f in consensus.fragments()] == ["a", "b", "c"]
+    again = consensus.add([{**base, "fragment_id": "a", "trace_pointer": insight.id}])  # a retry, as given
+    assert again == [("a", placed[0][1], False)]
 
 
 def test_incremental_clustering_agrees_with_a_rebuild_from_scratch(consensus, store):
@@ -387,3 +389,78 @@ def test_clusters_grown_by_fresh_handles_equal_one_rebuild(store):
     assert len(incremental) < len(rows) and any(len(ids) > 1 for _, ids in incremental)
     consensus.rebuild()
     assert [(c.cluster_id, c.fragment_ids) for c in Consensus(store).clusters()] == incremental
+
+
+# -- killed midway (real processes, SIGKILL) ------------------------------------------------------
+
+KILLED = """
+import os, signal, sys
+from memlib import MemoryStore
+from memlib.consensus import Consensus, Fragment
+from memlib.consensus import store as consensus_store
+from memlib.embeddings import HashEmbedder
+
+def die(*args, **kwargs):  # the fault: killed just before the clusters' commit
+    os.kill(os.getpid(), signal.SIGKILL)
+
+store = MemoryStore.open(sys.argv[1], embedder=HashEmbedder())
+consensus = Consensus(store, threshold=0.5)
+consensus_store.Consensus._write_clusters = die
+if sys.argv[2] == "add":
+    import json
+    consensus.add([Fragment.model_validate_json(line) for line in sys.stdin.read().splitlines()])
+else:
+    consensus.rebuild()
+"""
+
+
+def _killed(uri: str, what: str, fragments=()) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", KILLED, uri, what], text=True, capture_output=True,
+                          input="\n".join(f.model_dump_json() for f in fragments), timeout=300)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr[-2000:]
+
+
+def _clustered(store) -> list[tuple[str, list[str]]]:
+    return [(c.cluster_id, c.fragment_ids) for c in Consensus(store, threshold=0.5).clusters()]
+
+
+def test_an_add_killed_after_its_fragments_commit_is_completed_by_the_next_call(store, tmp_path):
+    """Killed between the fragments' commit and the clusters': the fragments were left in no
+    cluster, a retry was refused ('already stored') and the next add clustered only its own.
+    Now the retry (or any next add) completes it, as an uninterrupted run leaves it."""
+    from memlib.embeddings import HashEmbedder
+    from memlib import MemoryStore
+
+    reference = MemoryStore.open(str(tmp_path / "reference"), embedder=HashEmbedder())
+    pointer = Consensus(store).register_input(b"tool output")
+    assert Consensus(reference).register_input(b"tool output") == pointer
+    batches = [sorted(_fragments(pointer), key=clustering.order_key)[i::3] for i in range(3)]
+    for batch in batches:
+        Consensus(reference, threshold=0.5).add(batch)
+    Consensus(store, threshold=0.5).add(batches[0])
+    _killed(store.uri, "add", batches[1])
+    assert len(Consensus(store).fragments()) == 20  # committed, in no cluster
+    retried = Consensus(store, threshold=0.5).add(batches[1])  # the caller retries: done, not refused
+    assert {f for f, _, _ in retried} == {f.fragment_id for f in batches[1]} and all(c for _, c, _ in retried)
+    Consensus(store, threshold=0.5).add(batches[2])
+    assert _clustered(store) == _clustered(reference)
+    completed = store.audit.events("action = 'cluster_update' OR action = 'cluster_create'")
+    assert any((e["details"] or {}).get("completed") for e in completed)
+    # killed again, then a different batch comes first: the orphans are placed before it
+    _killed(store.uri, "add", [f.model_copy(update={"fragment_id": f.fragment_id + "-x"}) for f in batches[0]])
+    Consensus(store, threshold=0.5).add([f.model_copy(update={"fragment_id": f.fragment_id + "-y"}) for f in batches[0]])
+    held = {f for _, ids in _clustered(store) for f in ids}
+    assert held == {f.fragment_id for f in Consensus(store).fragments()}
+
+
+def test_a_rebuild_killed_before_its_commit_leaves_the_clusters_as_they_were(consensus, store):
+    fragments = _fragments(consensus.register_input(b"tool output"))
+    consensus.add(fragments)
+    before = _clustered(store)
+    _killed(store.uri, "rebuild")
+    assert _clustered(store) == before  # the old rebuild deleted them all in a commit of its own
+    assert Consensus(store, threshold=0.5).rebuild() == len(before) and _clustered(store) == before

@@ -133,63 +133,116 @@ class Consensus:
             vectors[todo] = store.embedder.embed([batch[i].content for i in todo])
         with store.lock.held():
             table = self._table(FRAGMENTS)
-            stored = table.to_lance().to_table(columns=["fragment_id"], filter=sql_in("fragment_id", ids)) \
-                if table.count_rows() else None
-            if stored is not None and stored.num_rows:
-                raise InvalidInput(f"fragment {stored.column('fragment_id')[0].as_py()!r} is already stored; "
+            clusterer = self._complete(actor)  # what an add or a rebuild killed midway left out
+            done = self._already_stored(table, batch)
+            new = [i for i, f in enumerate(batch) if f.fragment_id not in done]
+            where = dict(self._place(clusterer, [batch[i] for i in new], vectors[new], table, actor))
+        member_of = {f: c.cluster_id for c in clusterer.clusters for f in c.fragment_ids} if done else {}
+        return [(f.fragment_id, *where.get(f.fragment_id, (member_of.get(f.fragment_id), False))) for f in batch]
+
+    def _already_stored(self, table, batch: list[Fragment]) -> set[str]:
+        """The ids of the batch stored already, as given (a retried add, whose first try
+        committed): their work is done. One stored with other values is refused: fragments
+        are immutable."""
+        ids = [f.fragment_id for f in batch]
+        if not table.count_rows():
+            return set()
+        names = [n for n in table.schema.names if n not in ("embedding", "words", "value_keys")]
+        stored = {r["fragment_id"]: r for r in table.to_lance().to_table(
+            columns=names, filter=sql_in("fragment_id", ids)).to_pylist()}
+        for f in batch:
+            row = stored.get(f.fragment_id)
+            if row is not None and {n: row[n] for n in names} != self._fragment_row(f, frozenset(), [], names):
+                raise InvalidInput(f"fragment {f.fragment_id!r} is already stored with other values; "
                                    f"fragments are immutable")
-            clusterer = self._load()
-            before = {c.cluster_id: len(c.fragment_ids) for c in clusterer.clusters}
-            read = [clustering.features(f.content) for f in batch]
-            placed = [(f.fragment_id, *where) for f, where in zip(batch, clusterer.assign_many(
-                [(f.fragment_id, vectors[i], f.topic_candidates, *read[i]) for i, f in enumerate(batch)]))]
-            rows = [self._fragment_row(f, *read[i]) for i, f in enumerate(batch)]  # membership: the clusters table's
+        return set(stored)
+
+    def _place(self, clusterer: clustering.Clusterer, batch: list[Fragment], vectors: np.ndarray, table,
+               actor: str | None, stored: bool = False) -> list[tuple[str, tuple[str, bool]]]:
+        """Cluster fragments in order, write them (unless `stored` already) and then the clusters
+        they touched, with their audit events. Returns (fragment_id, (cluster_id, opened))."""
+        if not batch:
+            return []
+        before = {c.cluster_id: len(c.fragment_ids) for c in clusterer.clusters}
+        read = [clustering.features(f.content) for f in batch]
+        placed = list(zip((f.fragment_id for f in batch), clusterer.assign_many(
+            [(f.fragment_id, vectors[i], f.topic_candidates, *read[i]) for i, f in enumerate(batch)])))
+        touched = sorted({cluster_id for _, (cluster_id, _) in placed})
+        risks = self._risks(clusterer, touched, {f.fragment_id: (f.content, f.confidence) for f in batch})
+        if not stored:
+            rows = [self._fragment_row(f, *read[i]) for i, f in enumerate(batch)]  # membership: the clusters'
             frame = pa.Table.from_pylist(rows, schema=pa.schema([x for x in table.schema if x.name != "embedding"]))
             frame = frame.append_column(table.schema.field("embedding"), pa.FixedSizeListArray.from_arrays(
-                pa.array(vectors.reshape(-1), pa.float32()), store.dims))
-            touched = sorted({cluster_id for _, cluster_id, _ in placed})
-            risks = self._risks(clusterer, touched, {f.fragment_id: (f.content, f.confidence) for f in batch})
+                pa.array(np.asarray(vectors, np.float32).reshape(-1), pa.float32()), self.store.dims))
             committing(lambda: table.add(frame))
-            self._write_clusters(clusterer, touched, risks)
-            opened = [c for c in touched if c not in before]
-            store.audit.record("cluster_create", opened, actor=actor,
-                               details=[{"fragments": len(clusterer.clusters[clusterer.index[c]].fragment_ids)}
-                                        for c in opened])
-            changed = [c for c in touched if c in before]
-            store.audit.record("cluster_update", changed, actor=actor, details=[
-                {"fragments_before": before[c], "fragments": len(clusterer.clusters[clusterer.index[c]].fragment_ids)}
-                for c in changed])
+        self._write_clusters(clusterer, touched, risks)
+        size = {c: len(clusterer.clusters[clusterer.index[c]].fragment_ids) for c in touched}
+        note = {"completed": True} if stored else {}
+        opened = [c for c in touched if c not in before]
+        self.store.audit.record("cluster_create", opened, actor=actor,
+                                details=[{"fragments": size[c], **note} for c in opened])
+        changed = [c for c in touched if c in before]
+        self.store.audit.record("cluster_update", changed, actor=actor, details=[
+            {"fragments_before": before[c], "fragments": size[c], **note} for c in changed])
         return placed
 
-    def _fragment_row(self, f: Fragment, words: frozenset[str], keys: list[str]) -> dict:
+    def _complete(self, actor: str | None) -> clustering.Clusterer:
+        """The clusterer, after clustering the stored fragments no cluster holds: an add killed
+        between its two commits, or a store whose clusters were lost, is completed as an
+        uninterrupted run would have left it (they are placed first, in clustering order).
+        The caller holds the writer lock."""
+        clusterer = self._load()
+        orphans = self._clusterer[2]
+        if orphans:
+            table = self._table(FRAGMENTS)
+            data = table.to_lance().to_table(filter=sql_in("fragment_id", orphans)).to_pylist()
+            for row in data:
+                row["metadata"] = json.loads(row["metadata"] or "{}")
+            rows = sorted(data, key=clustering.order_key)
+            found = [Fragment(**{k: v for k, v in r.items() if k not in ("words", "value_keys", "embedding")})
+                     for r in rows]
+            vectors = np.asarray([r["embedding"] for r in rows], dtype=np.float32).reshape(-1, self.store.dims)
+            self._place(clusterer, found, vectors, table, actor, stored=True)
+        return clusterer
+
+    def _fragment_row(self, f: Fragment, words: frozenset[str], keys: list[str],
+                      names: list[str] | None = None) -> dict:
         row = f.model_dump(exclude={"embedding"})
         row["metadata"] = json.dumps(row["metadata"], sort_keys=True, ensure_ascii=False)
-        return row | {"words": sorted(words), "value_keys": keys}
+        row |= {"words": sorted(words), "value_keys": keys}
+        return row if names is None else {n: row[n] for n in names}
 
     def _load(self) -> clustering.Clusterer:
         """The clusters as the table holds them, their members' words and the lexicon replayed
-        from the fragments in clustering order (kept in memory while the table is unchanged)."""
-        table = self._table(CLUSTERS)
-        if self._clusterer is not None and self._clusterer[0] == table.version:
+        from the clustered fragments in clustering order (kept in memory while the tables are
+        unchanged). Stored fragments no cluster holds are noted (`_complete` places them)."""
+        table, fragments_table = self._table(CLUSTERS), self._table(FRAGMENTS)
+        versions = (table.version, fragments_table.version)
+        if self._clusterer is not None and self._clusterer[0] == versions:
             return self._clusterer[1]
-        states, lexicon = [], Lexicon()
-        if table.count_rows():
-            fragments = self._table(FRAGMENTS).to_lance().to_table(
+        states, lexicon, orphans = [], Lexicon(), []
+        if fragments_table.count_rows():
+            data = table.to_lance().to_table(columns=["cluster_id", "fragment_ids", "topic_weights", "vector_sum"])
+            clusters = data.to_pylist()
+            members = {f for row in clusters for f in row["fragment_ids"]}
+            fragments = fragments_table.to_lance().to_table(
                 columns=["fragment_id", "timestamp", "words", "value_keys"]).to_pylist()
             fragments.sort(key=clustering.order_key)
             words = {}
             for f in fragments:
+                if f["fragment_id"] not in members:
+                    orphans.append(f["fragment_id"])
+                    continue
                 words[f["fragment_id"]] = frozenset(f["words"])
                 lexicon.observe(words[f["fragment_id"]], f["value_keys"])
-            data = table.to_lance().to_table(columns=["cluster_id", "fragment_ids", "topic_weights", "vector_sum"])
-            for row in data.to_pylist():
+            for row in clusters:
                 states.append(clustering.State(row["cluster_id"], row["fragment_ids"],
                                                np.asarray(row["vector_sum"], dtype=np.float64),
                                                json.loads(row["topic_weights"]),
                                                [words[f] for f in row["fragment_ids"]]))
             states.sort(key=lambda s: s.cluster_id)  # a fixed order (candidates() ranks by similarity)
         clusterer = clustering.Clusterer.of(states, self.store.dims, self.threshold, lexicon)
-        self._clusterer = (table.version, clusterer)
+        self._clusterer = (versions, clusterer, orphans)
         return clusterer
 
     def _risks(self, clusterer: clustering.Clusterer, cluster_ids: list[str],
@@ -217,7 +270,8 @@ class Consensus:
         return out
 
     def _write_clusters(self, clusterer: clustering.Clusterer, cluster_ids: list[str],
-                        risks: dict[str, float]) -> None:
+                        risks: dict[str, float], replace: bool = False) -> None:
+        """Write these clusters in one commit; `replace`: they become the whole table."""
         table = self._table(CLUSTERS)
         now = self.store.clock.now()
         states = [clusterer.clusters[clusterer.index[c]] for c in cluster_ids]
@@ -239,10 +293,12 @@ class Consensus:
             "centroid": pa.FixedSizeListArray.from_arrays(pa.array(centroids, pa.float32()), dims),
         }
         frame = pa.table([columns[f.name] for f in table.schema], schema=table.schema)
-        committing(lambda: table.merge_insert("cluster_id").when_matched_update_all()
-                   .when_not_matched_insert_all().execute(frame))
+        merge = table.merge_insert("cluster_id").when_matched_update_all().when_not_matched_insert_all()
+        if replace:  # the clusters not written go, in the same commit
+            merge = merge.when_not_matched_by_source_delete()
+        committing(lambda: merge.execute(frame))
         table.checkout_latest()
-        self._clusterer = (table.version, clusterer)
+        self._clusterer = ((table.version, self._table(FRAGMENTS).version), clusterer, [])
 
     def disagreements(self, cluster_id: str, actor: str | None = None) -> tuple[list[Disagreement], float]:
         """Where a cluster's fragments disagree (consensus/conflicts.py) and its conflict_risk,
@@ -399,19 +455,20 @@ class Consensus:
     def rebuild(self, actor: str | None = None) -> int:
         """Cluster every stored fragment again from scratch (deterministic: the clusters an
         incremental run makes from the same fragments in order); replaces the clusters
-        table in one commit. Returns the number of clusters."""
+        table in one commit (a rebuild killed midway leaves the clusters as they were).
+        Returns the number of clusters."""
         store = self.store
         store.check_writable()
         with store.lock.held():
             fragments = self.fragments()
             vectors = np.asarray([f.embedding for f in fragments], dtype=np.float32).reshape(-1, store.dims)
             clusterer = clustering.rebuild(fragments, vectors, store.dims, self.threshold)
-            table = self._table(CLUSTERS)
-            committing(lambda: table.delete("true"))
-            if clusterer.clusters:
-                ids = [c.cluster_id for c in clusterer.clusters]
+            ids = [c.cluster_id for c in clusterer.clusters]
+            if ids:
                 self._write_clusters(clusterer, ids, self._risks(
-                    clusterer, ids, {f.fragment_id: (f.content, f.confidence) for f in fragments}))
-            store.audit.record("cluster_rebuild", [c.cluster_id for c in clusterer.clusters], actor=actor)
+                    clusterer, ids, {f.fragment_id: (f.content, f.confidence) for f in fragments}), replace=True)
+            else:
+                committing(lambda: self._table(CLUSTERS).delete("true"))
+            store.audit.record("cluster_rebuild", ids, actor=actor)
         return len(clusterer.clusters)
 
