@@ -234,3 +234,72 @@ def test_the_cli_inits_and_syncs_and_names_a_bad_folder_in_one_line(tmp_path):
         out = run(*args)
         lines = out.stderr.strip().splitlines()
         assert out.returncode != 0 and len(lines) == 1 and message in lines[0], out.stderr
+
+
+@pytest.fixture
+def tangled(tmp_path):
+    """A synced workspace, then changes the next sync must make that move entries around
+    inside their files: the store retitles two entries of one day and rewrites two bullets
+    of one section, deletes entries on both sides, saves new memories (appended, journaled)
+    while the files gain, lose and edit entries. Returns the folder and the files before."""
+    store = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder())
+    ws, _ = Workspace.init(tmp_path / "ws", store)
+    for day in ("2026-02-14", "2026-02-15"):
+        (tmp_path / "ws" / f"memory/{day}.md").write_text(_daily(day, 12))
+    facts = "".join(f"- fact {i} holds\n" for i in range(6))
+    (tmp_path / "ws" / "MEMORY.md").write_text(f"# Long-term Memory\n\n## Facts\n{facts}\n## Lessons\n- retry with care\n")
+    ws.sync(store)
+    ids = [r["id"] for f in json.loads((tmp_path / "ws" / STATE).read_text())["files"].values()
+           for r in f["entries"].values()]
+    by_text = {store.get(i).text: i for i in ids}
+    facts = [by_text[f"fact {i} holds"] for i in range(6)]
+    for n, memory_id in enumerate(facts[:2]):
+        store.update(memory_id, content=f"fact {n} was revised by an agent")
+    day = [by_text[f"entry {i} of 2026-02-14"] for i in range(12)]
+    for memory_id in day[2:4]:
+        memory = store.get(memory_id)
+        store.update(memory_id, title=f"retitled {memory.title}", content=memory.content + " (checked)")
+    store.delete([day[5], facts[4]])
+    saver = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder(), workspace=str(tmp_path / "ws"))
+    from memlib import Insight, Conversation
+    saver.add([Insight(project_id=ws.project_id, content="saved insight one"),
+               Conversation(project_id=ws.project_id, content="saved turn two")])
+    daily = tmp_path / "ws" / "memory/2026-02-15.md"
+    daily.write_text(daily.read_text().replace("entry 1 of", "entry one of").replace(
+        "### 09:30 - note\nentry 3 of 2026-02-15\n\n", "") + "### 19:00 - insight\nlearned late\n")
+    memory = tmp_path / "ws" / "MEMORY.md"
+    memory.write_text(memory.read_text().replace("- fact 5 holds\n", "- fact 5 holds firmly\n- fact 6 is new\n"))
+    before = {f: (tmp_path / "ws" / f).read_text() for f in FILES}
+    return tmp_path, before
+
+
+def _ids_of(root: Path) -> dict[str, str]:
+    """Each memory's id by its text, and by the file entry that holds it (the state's)."""
+    state = json.loads((root / "ws" / STATE).read_text())
+    return {f"{name}#{key}": rec["id"] for name, f in state["files"].items() for key, rec in f["entries"].items()}
+
+
+def test_a_sync_killed_after_its_files_converges_to_the_uninterrupted_one_ids_included(tangled, tmp_path):
+    base, before = tangled
+    reference = _copy(base, tmp_path / "reference")
+    proc = _sync(reference)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    steps = [line for line in out.splitlines() if not line.startswith("done")]
+    after, memories, ids = _files(reference), _memories(reference), _ids_of(reference)
+    conflicts = len(MemoryStore.open(str(reference / "store")).audit.events("action = 'workspace_conflict'"))
+    for step in steps[1:]:  # each file written, the last one just before the state
+        root = _copy(base, tmp_path / f"killed-{steps.index(step)}")
+        proc = _sync(root, KILL_AT=step)
+        proc.communicate(timeout=300)
+        assert proc.returncode == -signal.SIGKILL
+        proc = _sync(root)
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        assert _files(root) == after, f"killed at {step}"
+        assert _memories(root) == memories, f"killed at {step}"
+        assert _ids_of(root) == ids, f"killed at {step}"
+        store = MemoryStore.open(str(root / "store"))
+        assert len(store.audit.events("action = 'workspace_conflict'")) == conflicts, f"killed at {step}"
+        assert not store.audit.events("action = 'retention_apply'") or \
+            len(store.audit.events("action = 'workspace_delete'")) == 1

@@ -11,8 +11,11 @@ it, or both:
   the losing version is kept as a `workspace_conflict` audit event, and the report says so.
   Both changed to the same words is no conflict (a sync killed halfway is completed so).
 
-Order: the store's changes commit first, then each file is replaced atomically, then the
-state; every step is idempotent, so a sync killed anywhere is completed by the next one.
+Order: the store's changes commit first, then the state the sync will leave is written
+aside (`.memlib/state.next.json`), then each file is replaced atomically, then the state; a
+sync killed anywhere is completed by the next one, ids included: a file that already holds
+what the killed sync wrote is read with the records it wrote them with (entries that moved
+inside a file are not paired again by position), the others with the state before.
 A file whose hash matches the state is not parsed (its entries are as recorded) unless the
 store changed one of its memories.
 """
@@ -32,6 +35,7 @@ from memlib.workspace import convert, markdown
 from memlib.workspace.files import MEMORY, STATE_DIR, day_of
 
 STATE = f"{STATE_DIR}/state.json"
+NEXT = f"{STATE_DIR}/state.next.json"
 JOURNAL = f"{STATE_DIR}/journal.jsonl"
 STATE_VERSION = 1
 Step = Callable[[str], None]
@@ -82,29 +86,40 @@ def entries_of(relative: str) -> str:
     return "memory" if relative == MEMORY else "daily"
 
 
-def load_state(ws) -> dict[str, Any]:
-    """The state of the last sync, with the journal of entries appended since folded in."""
-    text = ws.files.read(STATE)
-    state = {"version": STATE_VERSION, "files": {}}
-    if text:
-        try:
-            state = json.loads(text)
-        except ValueError:
-            raise InvalidInput(f"{ws.files.root / STATE}: not JSON; delete it and sync again "
-                               f"(entries are found again by their place in the files)") from None
+def _read_state(ws, relative: str) -> dict[str, Any] | None:
+    text = ws.files.read(relative)
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise InvalidInput(f"{ws.files.root / relative}: not JSON; delete it and sync again "
+                           f"(entries are found again by their place in the files)") from None
+
+
+def load_state(ws, current: dict[str, str] | None = None) -> dict[str, Any]:
+    """The state of the last sync, with the journal of entries appended since folded in, and
+    the records of a killed sync for each file that holds what it wrote (`current`: the
+    files' texts now)."""
+    state = _read_state(ws, STATE) or {"version": STATE_VERSION, "files": {}}
     for line in (ws.files.read(JOURNAL) or "").splitlines():
         try:
             rec = json.loads(line)
         except ValueError:
             continue  # a line cut short by a crash: its entry is found again by its id
         state["files"].setdefault(rec["file"], {"sha": None, "entries": {}})["entries"][rec["key"]] = rec["entry"]
+    killed = _read_state(ws, NEXT)
+    for relative, record in (killed or {}).get("files", {}).items():
+        if current is not None and relative in current and file_sha(current[relative]) == record["sha"]:
+            state["files"][relative] = record
     return state
 
 
 def save_state(ws, state: dict[str, Any]) -> None:
     ws.files.write(STATE, json.dumps(state, ensure_ascii=False, separators=(",", ":")))
-    if ws.files.path(JOURNAL).exists():
-        ws.files.path(JOURNAL).unlink()
+    for relative in (JOURNAL, NEXT):
+        if ws.files.path(relative).exists():
+            ws.files.path(relative).unlink()
 
 
 def run(ws, store, prefer: str = "file", actor: str | None = None, on_step: Step = _nothing) -> Report:
@@ -131,12 +146,12 @@ class _Sync:
     def run(self) -> Report:
         store, ws = self.store, self.ws
         store.refresh()  # what other processes committed until now, saves included
-        state = load_state(ws)
         ws.ensure_project(store)
         paths = ws.entry_files()
+        current = {p: ws.files.read(p) or "" for p in paths}
+        state = load_state(ws, current)
         gone = [p for p in state["files"] if p not in paths]
         self.report.files = len(paths)
-        current = {p: ws.files.read(p) or "" for p in paths}
         recorded = {i: rec for f in state["files"].values() for i, rec in _by_id(f).items()}
         changed = self._store_changes(recorded)
         new_state: dict[str, Any] = {"version": STATE_VERSION, "files": {}}
@@ -165,8 +180,11 @@ class _Sync:
         _fill_revisions(self.store, new_state)
         self.on_step("store")
         for relative, text in self.texts.items():
-            ws.files.write(relative, text)
             new_state["files"][relative]["sha"] = file_sha(text)
+        if self.texts:  # what the files will hold, for a sync that completes this one
+            ws.files.write(NEXT, json.dumps(new_state, ensure_ascii=False, separators=(",", ":")))
+        for relative, text in self.texts.items():
+            ws.files.write(relative, text)
             self.report.files_written.append(relative)
             self.on_step(f"file {relative}")
         save_state(ws, new_state)
