@@ -100,13 +100,18 @@ def _temp_files(root: Path) -> list[Path]:
     return [p for p in (root / "ws").rglob(".*.tmp")]
 
 
-def test_a_sync_killed_at_any_step_leaves_whole_files_and_the_next_sync_completes_it(pending, tmp_path):
-    base, before = pending
+def _uninterrupted(base: Path, tmp_path: Path) -> tuple[Path, list[str]]:
+    """A copy of `base` synced to the end: its folder and the steps the sync reported."""
     reference = _copy(base, tmp_path / "reference")
     proc = _sync(reference)
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
-    steps = [line for line in out.splitlines() if not line.startswith("done")]
+    return reference, [line for line in out.splitlines() if not line.startswith("done")]
+
+
+def test_a_sync_killed_at_any_step_leaves_whole_files_and_the_next_sync_completes_it(pending, tmp_path):
+    base, before = pending
+    reference, steps = _uninterrupted(base, tmp_path)
     assert steps[0] == "store" and steps[-1] == "state" and len(steps) == 4  # and two files
     after = _files(reference)
     assert after != before and "entry three of" in after["memory/2026-02-14.md"]
@@ -281,11 +286,7 @@ def _ids_of(root: Path) -> dict[str, str]:
 
 def test_a_sync_killed_after_its_files_converges_to_the_uninterrupted_one_ids_included(tangled, tmp_path):
     base, before = tangled
-    reference = _copy(base, tmp_path / "reference")
-    proc = _sync(reference)
-    out, err = proc.communicate(timeout=300)
-    assert proc.returncode == 0, err
-    steps = [line for line in out.splitlines() if not line.startswith("done")]
+    reference, steps = _uninterrupted(base, tmp_path)
     after, memories, ids = _files(reference), _memories(reference), _ids_of(reference)
     conflicts = len(MemoryStore.open(str(reference / "store")).audit.events("action = 'workspace_conflict'"))
     for step in steps[1:]:  # each file written, the last one just before the state
