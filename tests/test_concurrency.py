@@ -110,6 +110,49 @@ def test_writers_and_searchers_on_a_brand_new_store(tmp_path):
     assert {e["subject_id"] for e in events(store, "write")} == held
 
 
+FIRST_WRITE_KILLED = """
+import os, signal, sys
+from memlib import Insight, MemoryStore, Project
+from memlib.embeddings import HashEmbedder
+from memlib.store.store import Store
+
+store = MemoryStore.open(sys.argv[1], embedder=HashEmbedder())  # a new store
+Store.index_quietly = lambda self, tidy=True: os.kill(os.getpid(), signal.SIGKILL)  # the fault
+project = Project(name="p")
+store.add([project, *(Insight(project_id=project.id, content=f"ledger retries note {i}") for i in range(5))])
+"""
+
+
+@pytest.mark.parametrize("where", ["first write", "creation"])
+def test_a_new_store_killed_before_its_first_index_answers_searches(tmp_path, where, monkeypatch):
+    """The first write to a new store killed after its commit, before any index: every
+    full-text and hybrid search raised Lance's raw 'INVERTED index' error until the next
+    write. A new store now gets its indexes, empty, when it is made; one whose creation
+    stopped before them gets them at the first search that needs them."""
+    from memlib.store.store import Store
+
+    uri = str(tmp_path / "new")
+    if where == "creation":
+        monkeypatch.setattr(Store, "index_quietly", lambda self, tidy=True: None)  # as a kill would
+        store = MemoryStore.open(uri, embedder=HashEmbedder())
+        project = Project(name="p")
+        store.add([project, *(Insight(project_id=project.id, content=f"ledger retries note {i}") for i in range(5))])
+        monkeypatch.undo()
+        assert not any(ix.columns == ["text"] for ix in store.table.list_indices())
+        reader = MemoryStore.open(uri, as_of=store.version)  # read-only: cannot build it
+        assert [h.memory.kind.value for h in reader.search("ledger retries", k=3, mode="hybrid")] == ["insight"] * 3
+        assert reader.search("ledger retries", k=3, mode="fts") == []
+    else:
+        proc = subprocess.run([sys.executable, "-c", FIRST_WRITE_KILLED, uri, where], capture_output=True,
+                              text=True, timeout=300)
+        assert proc.returncode == -9, proc.stderr[-2000:]
+    searcher = MemoryStore.open(uri)
+    assert searcher.count() == 6
+    for mode in ("fts", "hybrid"):
+        hits = searcher.search("ledger retries", k=3, mode=mode)
+        assert len(hits) == 3 and all("ledger retries" in h.memory.content for h in hits)
+
+
 def test_maintain_beside_a_writer_and_a_recaller_loses_nothing(project_store):
     store, project, _ = project_store
     procs = [start("maintain", store.uri, "3"), start("add", store.uri, project.id, "10", "10", "m"),

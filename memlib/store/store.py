@@ -126,7 +126,9 @@ class Store:
                     META_SCHEMA: str(SCHEMA_VERSION), **(recorded or {})}
             table = open_or_create(db, MEMORIES, arrow_schema(embedder.dims, meta))
             if table.schema.metadata.get(META_MODEL.encode(), b"").decode() == embedder.name:
-                return cls(uri, db, table, embedder, clock, **options)
+                store = cls(uri, db, table, embedder, clock, **options)
+                store.index_quietly(tidy=False)  # empty: a search before the first write's index finds its rows
+                return store
         meta = recorded_meta(table)
         if META_MODEL not in meta:
             raise StoreError(f"{uri!r} holds a '{MEMORIES}' table that memlib did not write")
@@ -530,12 +532,16 @@ class Store:
         self._vector_index = True
 
     def ensure_indexes(self) -> list[str]:
-        """Create the scalar and full-text indexes that do not exist yet (needs rows). Another
-        process building one at the same time is no error: its index serves."""
+        """Create the scalar and full-text indexes that do not exist yet: trained on the rows
+        there are, or empty on an empty table (a new store gets them before its first row, so
+        no search meets a table without its full-text index: the rows an index does not cover
+        yet are searched flat, and maintain folds them in). Another process building one at
+        the same time is no error: its index serves."""
         if self._indexed:
             return []
         created = []
         wanted = {**SCALAR_INDEXES, "text": FTS(with_position=False)}
+        train = self._table.count_rows() > 0
 
         def indexed() -> set[str]:
             self._table.checkout_latest()  # another process may have built some meanwhile
@@ -549,7 +555,7 @@ class Store:
             def build(column=column, config=config) -> bool:
                 if column in indexed():
                     return False
-                self._table.create_index(column, config=config, replace=False)
+                self._table.create_index(column, config=config, replace=False, train=train)
                 return True
             try:
                 if committing(build):
@@ -561,13 +567,26 @@ class Store:
         self._indexed = True
         return created
 
-    def index_quietly(self) -> None:
+    def build_missing_indexes(self) -> bool:
+        """Build now the indexes the table lacks (a store whose creation stopped before them);
+        False if this handle may not write or the build failed."""
+        try:
+            self.check_writable()
+            self._indexed = False
+            self.ensure_indexes()
+            return True
+        except Exception as exc:
+            log.warning("indexes not built now: %s", str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+            return False
+
+    def index_quietly(self, tidy: bool = True) -> None:
         """Index and tidy after a write: best effort, never failing the write it follows
         (maintain builds and compacts what is left)."""
         try:
             if not self._indexed:
                 self.ensure_indexes()
-            self.tidy()
+            if tidy:
+                self.tidy()
         except Exception as exc:
             log.warning("indexes not built now (memlib maintain builds them): %s", str(exc).splitlines()[0])
 
