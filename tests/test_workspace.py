@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from datetime import datetime, timezone
 
 import pytest
@@ -338,6 +339,66 @@ def test_a_stray_markdown_file_in_memory_stops_the_sync_before_anything_is_writt
         ws.sync(store)
     assert store.refresh() == version
 
+
+
+@pytest.mark.parametrize("relative, make, what", [
+    ("memory/2026-01-05.md", os.mkfifo, "a FIFO"),
+    ("MEMORY.md", lambda p: (p.unlink(), os.mkfifo(p)), "a FIFO"),
+    ("memory/2026-01-06.md", os.mkdir, "a directory"),
+])
+def test_an_entry_file_that_is_not_a_regular_file_is_refused_without_holding_the_lock(setup, relative, make, what):
+    """A FIFO where a daily log goes made the sync block in open() for over 60 s holding the
+    lock; a directory named like a daily log was a traceback. Both are refused in one line,
+    before the lock is taken, and nothing is written."""
+    import threading
+    import time
+
+    store, ws, _ = setup
+    make(ws.files.root / relative)
+    version = store.version
+    done = []
+    worker = threading.Thread(target=lambda: done.append(_refusal(lambda: ws.sync(store))), daemon=True)
+    started = time.monotonic()
+    worker.start()
+    worker.join(timeout=20)
+    assert done and time.monotonic() - started < 20, "the sync hung"
+    assert done[0] == f"{relative}: not a regular file ({what}); workspace files are text files"
+    with ws.files.locked(timeout=0.5):  # free
+        pass
+    assert store.refresh() == version and not (ws.files.root / STATE).exists()
+
+
+def _refusal(call) -> str:
+    try:
+        call()
+    except InvalidInput as exc:
+        return str(exc)
+    return "not refused"
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"project_id": "not-a-uuid"}, r"project_id: 'not-a-uuid' is not a project id \(a UUID\)$"),
+    ({"timezone": "../../etc/passwd"}, r"timezone: '../../etc/passwd' is not a time zone"),
+    ({"language": "fr"}, r"language: Input should be 'en' or 'zh'$"),
+    ({"project_id": 7}, r"project_id: Input should be a valid string$"),
+])
+def test_a_bad_workspace_json_is_refused_in_one_line_before_the_lock(setup, change, message):
+    store, ws, _ = setup
+    config = ws.files.root / ".memlib" / "workspace.json"
+    config.write_text(json.dumps({**json.loads(config.read_text()), **change}))
+    (ws.files.root / ".memlib" / "lock").unlink(missing_ok=True)
+    with pytest.raises(InvalidInput, match=f"^{re.escape(str(config))}: {message}"):
+        Workspace(ws.files.root).sync(store)
+    assert not (ws.files.root / ".memlib" / "lock").exists()  # the lock was never taken
+
+
+def test_a_folder_that_is_no_workspace_is_refused_and_left_as_it_was(setup, tmp_path):
+    store, _, _ = setup
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    with pytest.raises(InvalidInput, match="is not a memlib workspace"):
+        Workspace(plain).sync(store)
+    assert list(plain.iterdir()) == []  # no .memlib/lock left behind
 
 
 # -- analytics ----------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path, PurePosixPath
@@ -76,13 +77,38 @@ class Root:
             out.append(str(self.path(f"{DAILY}/{child.name}").relative_to(self.root)).replace(os.sep, "/"))
         return out
 
-    def read(self, relative: str) -> str | None:
+    def regular(self, relative: str) -> Path | None:
+        """The path, if it names a regular file (None if nothing is there); a directory, a
+        FIFO, a socket or a device is refused in one line."""
         path = self.path(relative)
-        if not path.exists():
+        try:
+            mode = path.stat().st_mode
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise InvalidInput(f"{relative}: cannot be read ({exc.strerror or exc})") from None
+        if not stat.S_ISREG(mode):
+            raise InvalidInput(f"{relative}: not a regular file ({_what(mode)}); workspace files are text files")
+        return path
+
+    def read(self, relative: str) -> str | None:
+        """A file's text, None if it is missing. Opened without blocking and checked again
+        once open, so a FIFO put in a file's place never stalls a sync holding the lock."""
+        if self.regular(relative) is None:
             return None
         try:
-            with open(path, encoding="utf-8", newline="") as fh:
-                return fh.read()
+            fd = os.open(self.path(relative), os.O_RDONLY | os.O_NONBLOCK)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise InvalidInput(f"{relative}: cannot be read ({exc.strerror or exc})") from None
+        with os.fdopen(fd, "rb") as fh:
+            mode = os.fstat(fd).st_mode
+            if not stat.S_ISREG(mode):
+                raise InvalidInput(f"{relative}: not a regular file ({_what(mode)}); workspace files are text files")
+            data = fh.read()
+        try:
+            return data.decode("utf-8")
         except UnicodeDecodeError:
             raise InvalidInput(f"{relative}: not UTF-8 text") from None
 
@@ -115,6 +141,12 @@ class Root:
             if folder.is_dir():
                 for stale in folder.glob(".*.tmp"):
                     stale.unlink(missing_ok=True)
+
+
+def _what(mode: int) -> str:
+    kinds = [(stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device")]
+    return next((name for test, name in kinds if test(mode)), "not a file")
 
 
 def atomic_write(path: Path, text: str) -> None:

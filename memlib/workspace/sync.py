@@ -125,6 +125,7 @@ def save_state(ws, state: dict[str, Any]) -> None:
 def run(ws, store, prefer: str = "file", actor: str | None = None, on_step: Step = _nothing) -> Report:
     if prefer not in ("file", "store"):
         raise InvalidInput(f"prefer must be 'file' or 'store', not {prefer!r}")
+    ws.check()  # a bad folder is refused before the lock is taken (and its file made)
     with ws.files.locked():
         return _Sync(ws, store, prefer, actor, on_step).run()
 

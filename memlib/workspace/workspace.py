@@ -17,11 +17,15 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from memlib.errors import InvalidInput
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
+
+from memlib.errors import InvalidInput, invalid
 from memlib.models import Project
 from memlib.workspace import convert, markdown, records, sync
 from memlib.workspace.files import MEMORY, OWNER, SPIRIT, STATE_DIR, TOOLS, Root, daily_path, day_of
@@ -51,6 +55,35 @@ STARTER = {
 }
 
 
+def _zone(name: str) -> str:
+    """A time zone's name, checked (ZoneInfo refuses paths such as '../../etc/passwd')."""
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, TypeError):
+        raise ValueError(f"{name!r} is not a time zone (such as UTC or Asia/Shanghai)") from None
+    return name
+
+
+def _project(value: str) -> str:
+    try:
+        parsed = uuid.UUID(value)
+    except (ValueError, AttributeError, TypeError):
+        parsed = None
+    if parsed is None or str(parsed) != value.lower():
+        raise ValueError(f"{value!r} is not a project id (a UUID)")
+    return str(parsed)
+
+
+class Config(BaseModel):
+    """What .memlib/workspace.json holds (memlib workspace init writes it)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    project_id: Annotated[str, AfterValidator(_project)]
+    language: Literal["en", "zh"] = "en"
+    timezone: Annotated[str, AfterValidator(_zone)] = "UTC"
+
+
 def daily_starter(day, language: str) -> str:
     title = markdown.TITLES["daily"][language].format(date=day.isoformat())
     summary, entries = (markdown.SECTIONS[k][0] if language == "zh" else markdown.SECTIONS[k][1].title()
@@ -71,16 +104,30 @@ class Workspace:
 
     @property
     def config(self) -> dict:
+        """.memlib/workspace.json, checked: a hand-edited one that names no project by its
+        UUID, an unknown language or no time zone is refused in one line."""
         if self._config is None:
             text = self.files.read(CONFIG)
             if text is None:
                 raise InvalidInput(f"{self.files.root} is not a memlib workspace "
                                    f"(memlib workspace init {self.files.path_given})")
             try:
-                self._config = json.loads(text)
+                data = json.loads(text)
             except ValueError:
                 raise InvalidInput(f"{self.files.root / CONFIG}: not JSON") from None
+            try:
+                self._config = Config.model_validate(data).model_dump()
+            except ValidationError as exc:
+                raise invalid(str(self.files.root / CONFIG), exc) from None
         return self._config
+
+    def check(self) -> None:
+        """Refuse in one line, before any lock is taken, a folder that is no workspace, a bad
+        workspace.json, or an entry file that is not a regular file (a FIFO would block the
+        read, holding the lock)."""
+        self.config  # noqa: B018 (validates)
+        for relative in self.entry_files():
+            self.files.regular(relative)
 
     @classmethod
     def configured(cls, root: str | os.PathLike) -> "Workspace | None":
@@ -94,11 +141,11 @@ class Workspace:
 
     @property
     def language(self) -> str:
-        return self.config.get("language", "en")
+        return self.config["language"]
 
     @property
     def zone(self) -> ZoneInfo:
-        return ZoneInfo(self.config.get("timezone", "UTC"))
+        return ZoneInfo(self.config["timezone"])
 
     @classmethod
     def init(cls, root: str | os.PathLike, store, name: str | None = None, language: str = "en",
@@ -108,9 +155,9 @@ class Workspace:
         if language not in LANGUAGES:
             raise InvalidInput(f"language must be one of {', '.join(LANGUAGES)}, not {language!r}")
         try:
-            ZoneInfo(timezone_name)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise InvalidInput(f"{timezone_name!r} is not a time zone (such as UTC or Asia/Shanghai)") from None
+            _zone(timezone_name)
+        except ValueError as exc:
+            raise InvalidInput(str(exc)) from None
         Path(root).mkdir(parents=True, exist_ok=True)
         ws = cls(root)
         written = []
