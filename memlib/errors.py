@@ -39,3 +39,15 @@ def invalid(what: str, exc) -> InvalidInput:
     message = ("is not an argument here" if err["type"] == "extra_forbidden"
                else err["msg"].removeprefix("Value error, "))
     return InvalidInput(f"{what}: {where}: {message}")
+
+
+def first_line(exc: BaseException, limit: int = 300) -> str:
+    """An exception's first line, cut to `limit` characters (its type's name if it says nothing)."""
+    text = str(exc).strip()
+    line = text.splitlines()[0] if text else type(exc).__name__
+    return line if len(line) <= limit else line[:limit] + "…"
+
+
+def shown(value: str, limit: int = 60) -> str:
+    """A user's value quoted in a one-line error, cut when long (a 1 MB tag is not echoed)."""
+    return repr(value) if len(value) <= limit else f"{value[:limit]!r}… ({len(value):,} characters)"

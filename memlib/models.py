@@ -29,7 +29,7 @@ from pydantic import (
 )
 
 from memlib.clock import EARLIEST, LATEST, MAX_DAYS, utc
-from memlib.errors import InvalidMemory
+from memlib.errors import InvalidMemory, shown
 
 MAX_TEXT = 10_000
 SCHEMA_VERSION = 1
@@ -140,7 +140,7 @@ class Memory(BaseModel):
     def _tags(cls, value: list[str]) -> list[str]:
         for tag in value:
             if not tag.strip() or len(tag) > 100:
-                raise ValueError(f"tag {tag!r} must be 1 to 100 characters")
+                raise ValueError(f"tag {shown(tag)} must be 1 to 100 characters")
         return list(dict.fromkeys(value))
 
     @field_validator("metadata")

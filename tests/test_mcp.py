@@ -3,6 +3,7 @@ server as a subprocess, initializes, lists the tools and calls every one, bad in
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -14,7 +15,7 @@ from memlib import MemoryStore, Project
 from memlib.embeddings import HashEmbedder
 
 
-async def _session_run(store_uri: str, workspace: str, script, *more: str):
+async def _session_run(store_uri: str, workspace: str, script, *more: str, errlog=sys.stderr):
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -22,14 +23,14 @@ async def _session_run(store_uri: str, workspace: str, script, *more: str):
     # it, so a store in a bucket is reached with the test's AWS variables
     params = StdioServerParameters(command=sys.executable, env=dict(os.environ), args=[
         "-m", "memlib.cli", "--store", store_uri, "mcp", "--agent", "host-agent", "--workspace", workspace, *more])
-    async with stdio_client(params) as (read, write):
+    async with stdio_client(params, errlog=errlog) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
             return await script(session)
 
 
-def drive(store_uri: str, workspace: str, script, *more: str):
-    return anyio.run(_session_run, store_uri, workspace, script, *more)
+def drive(store_uri: str, workspace: str, script, *more: str, errlog=sys.stderr):
+    return anyio.run(functools.partial(_session_run, errlog=errlog), store_uri, workspace, script, *more)
 
 
 def answer(result) -> dict:
@@ -131,6 +132,52 @@ def test_every_tool_over_mcp(served):
     recalls = store.recalls.spooled()
     assert {(e["agent"], e["tool"]) for e in recalls} == {("host-agent", "query_memory")}
     assert store.count() == 1 + 3 + 2
+
+
+def test_every_mcp_error_names_its_reason_and_the_server_logs_no_traceback(served, tmp_path):
+    """A 1 MB tag and a NUL byte in a path came back as a bare 'Error executing tool X' with
+    a ~100-line traceback on the server's stderr."""
+    store, project, workspace = served
+
+    async def script(session):
+        return [refusal(await session.call_tool(name, args)) for name, args in [
+            ("save_insight", {"project_id": project.id, "content": "tagged", "tags": ["x" * 1_000_000]}),
+            ("list_files_workspace", {"path": "docs\x00/../.."}),
+            ("list_files_workspace", {"pattern": "*\x00"}),
+        ]]
+
+    with open(tmp_path / "server.err", "w+") as errlog:
+        texts = drive(store.uri, workspace, script, errlog=errlog)
+        errlog.seek(0)
+        logged = errlog.read()
+    assert texts[0].endswith("the new insight: tags: tag 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'"
+                             "… (1,000,000 characters) must be 1 to 100 characters")
+    assert texts[1].endswith("list_files_workspace: path: must not contain a NUL byte")
+    assert texts[2].endswith("list_files_workspace: pattern: must not contain a NUL byte")
+    assert "Traceback" not in logged
+
+
+def test_a_tool_that_fails_inside_names_the_failure_in_one_line(store, caplog):
+    """Not a user's mistake (here the store fails under the tool): the client is told what
+    failed in one line, and the server logs that line, not a traceback."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from memlib.agents.mcp_server import build_server
+    from memlib.agents.tools import Toolbox
+
+    project = Project(name="p")
+    store.add([project])
+
+    def broken(*args, **kwargs):
+        raise OSError("No space left on device\n(and more detail)")
+
+    store.add = broken
+    server = build_server(Toolbox(store=store))
+    with pytest.raises(ToolError) as raised:
+        anyio.run(server.call_tool, "save_insight", {"project_id": project.id, "content": "a note"})
+    assert str(raised.value) == "Error executing tool save_insight: internal error (OSError: No space left on device)"
+    assert "tool save_insight failed: OSError: No space left on device" in caplog.text
+    assert "Traceback" not in caplog.text
 
 
 def test_a_save_over_mcp_goes_to_the_markdown_workspace_it_serves(tmp_path, store_uri):

@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from memlib.agents.tools import TOOLS, Toolbox, call
-from memlib.errors import MemlibError
+from memlib.errors import MemlibError, first_line
+
+log = logging.getLogger("memlib")
 
 
 def _verbatim_model():
@@ -48,6 +50,10 @@ def build_server(box: Toolbox):
                 return call(box, name, arguments or {})
             except MemlibError as exc:
                 raise ToolError(str(exc).removeprefix(f"{name}: ")) from None
+            except Exception as exc:  # not a user's mistake: named in one line, here and to the client
+                reason = f"{type(exc).__name__}: {first_line(exc)}"
+                log.error("tool %s failed: %s", name, reason)
+                raise ToolError(f"internal error ({reason})") from None
         return handler
 
     for name, (model, fn) in TOOLS.items():
@@ -74,4 +80,4 @@ def _warm(store) -> None:
         if store.vectors.mode != "off" and store.count():  # $MEMLIB_VECTOR_CACHE=off: never
             store.warm()
     except Exception as exc:  # a cold server still answers; say why it stays cold
-        logging.getLogger("memlib").warning("the store was not loaded into memory: %s", exc)
+        log.warning("the store was not loaded into memory: %s", exc)

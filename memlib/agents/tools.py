@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from memlib.agents import knowledge
 from memlib.agents.query import MemoryQuery, query_memory as run_query
@@ -106,9 +106,16 @@ class SaveKnowledgeSnapshotInput(knowledge.IterationKnowledge):
 
 
 class ListFilesInput(_Input):
-    path: str = Field(default=".", description="A directory under the workspace root.")
+    path: str = Field(default=".", max_length=4_096, description="A directory under the workspace root.")
     pattern: str = Field(default="*", max_length=200, description="A glob on file names.")
     recursive: bool = True
+
+    @field_validator("path", "pattern")
+    @classmethod
+    def _no_nul(cls, value: str) -> str:
+        if "\x00" in value:
+            raise ValueError("must not contain a NUL byte")
+        return value
 
 
 def query_memory(box: Toolbox, args: QueryMemoryInput) -> dict:
@@ -125,9 +132,12 @@ def query_memory(box: Toolbox, args: QueryMemoryInput) -> dict:
 
 def _save(box: Toolbox, model, args: _Save, **extra) -> dict:
     # the store checks that project_id names a project, while it embeds (store/batch.py)
-    memory = model(project_id=args.project_id, content=args.content, title=args.title,
-                   iteration_id=args.iteration_id, root_task_id=args.root_task_id, tags=args.tags,
-                   agent=box.agent, source="agent", **extra)
+    try:
+        memory = model(project_id=args.project_id, content=args.content, title=args.title,
+                       iteration_id=args.iteration_id, root_task_id=args.root_task_id, tags=args.tags,
+                       agent=box.agent, source="agent", **extra)
+    except ValidationError as exc:
+        raise invalid(f"the new {model.__name__.lower()}", exc) from None
     (memory_id,) = box.store.add([memory], actor=box.agent, labels=[f"the new {memory.kind.value}"])
     return {"id": memory_id, "kind": memory.kind.value}
 
