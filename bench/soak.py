@@ -1,15 +1,23 @@
-"""A one-minute soak of many processes on one local store (store/concurrency.py).
+"""A soak of many processes on one local store (store/concurrency.py), the hostile run's
+shape: eight agents and a maintainer in a loop.
 
 4 writer processes add batches of 10 insights, 2 processes lower the confidence of 10 shared
-memories by one point at a time, 2 search, and one runs `maintain()` in a loop, all on one
-store with the real model (`maintain` pauses 2 s between runs). Afterwards it counts, against what each process says it did:
+memories by one point at a time, 2 recall (search and log the hits, so every maintain has
+usage to fold into the rows the adjusters are changing), and one runs `maintain()` in a loop
+(a 2 s pause between runs), all on one store with the real model. Afterwards it counts,
+against what each process says it did:
 
 - rows: every id a writer was told it wrote is in the store (lost = expected - present);
 - audit: write events = rows written, confidence events = adjustments made, and each shared
   memory's confidence = 100 - the adjustments made to it (a lost update shows here);
+- maintain: runs that failed (a failed run is counted and the loop goes on), memories folded
+  = usage audit events, and usage_count summed = recall events (nothing folded twice or lost);
 - errors: any exception in any process;
-- staleness seen by the searchers: at each query, how long ago the oldest commit the handle
-  could not see yet was made (0 when it read the latest), from Lance's version timestamps;
+- staleness seen by the recallers, two ways: from the moment a commit returned to its writer
+  to the start of a read that did not see it (the bound the README states: a read that
+  starts more than max_staleness after a commit returned sees it), and Lance's manifest time
+  of the commit to the end of the read (what earlier soaks measured: it also counts the
+  commit's own time in flight and the read's);
 - add throughput of the 4 writers together under contention, against one writer alone on
   its own store just before (the same batches, the same model).
 
@@ -44,15 +52,16 @@ def _open(uri: str):
 def writer(uri: str, project_id: str, seconds: float, tag: str) -> dict:
     from memlib import Insight
 
-    store, written, batches = _open(uri), [], 0
+    store, written, batches, commits = _open(uri), [], 0, []
     until = time.monotonic() + seconds
     started = time.perf_counter()
     while time.monotonic() < until:
         batch = [Insight(project_id=project_id, content=f"{tag} batch {batches} note {i}: ledger "
                          f"retries need idempotency keys", tags=[tag]) for i in range(BATCH)]
         written += store.add(batch)
+        commits.append((time.time(), store.table.version))  # returned: its version and later ones exist
         batches += 1
-    return {"written": written, "seconds": time.perf_counter() - started}
+    return {"written": written, "seconds": time.perf_counter() - started, "commits": commits}
 
 
 def adjuster(uri: str, ids: str, seconds: float, tag: str) -> dict:
@@ -69,26 +78,30 @@ def adjuster(uri: str, ids: str, seconds: float, tag: str) -> dict:
     return {"adjusted": made}
 
 
-def searcher(uri: str, seconds: float, tag: str) -> dict:
+def recaller(uri: str, seconds: float, tag: str) -> dict:
     store, seen = _open(uri), []
     until = time.monotonic() + seconds
     while time.monotonic() < until:
-        store.search("ledger retries idempotency", k=5)
-        seen.append((time.time(), store.version))
+        started, version = time.time(), store.version  # the version this read reads
+        store.recall("ledger retries idempotency", k=5, agent=tag)
+        seen.append((started, version, time.time()))
     return {"seen": seen}
 
 
 def maintainer(uri: str, seconds: float, tag: str) -> dict:
-    store, runs = _open(uri), 0
+    store, runs, failed, folded = _open(uri), 0, [], 0
     until = time.monotonic() + seconds
     while time.monotonic() < until:
-        store.maintain()
+        try:
+            folded += store.maintain()["memories_folded"]
+        except Exception as exc:  # counted, and the loop goes on: the soak's figure is the count
+            failed.append(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
         runs += 1
         time.sleep(MAINTAIN_PAUSE)
-    return {"maintained": runs}
+    return {"maintained": runs, "failed": failed, "folded": folded}
 
 
-ROLES = {"writer": writer, "adjuster": adjuster, "searcher": searcher, "maintainer": maintainer}
+ROLES = {"writer": writer, "adjuster": adjuster, "recaller": recaller, "maintainer": maintainer}
 
 
 def _role_main(argv: list[str]) -> None:
@@ -146,7 +159,7 @@ def main() -> None:
     ids = ",".join(m.id for m in shared)
     procs = ([("writer", _spawn("writer", store.uri, project.id, args.seconds, f"w{i}")) for i in range(4)]
              + [("adjuster", _spawn("adjuster", store.uri, ids, args.seconds, f"a{i}")) for i in range(2)]
-             + [("searcher", _spawn("searcher", store.uri, "-", args.seconds, f"s{i}")) for i in range(2)]
+             + [("recaller", _spawn("recaller", store.uri, "-", args.seconds, f"r{i}")) for i in range(2)]
              + [("maintainer", _spawn("maintainer", store.uri, "-", args.seconds, "m"))])
     results = [(role, _collect(proc)) for role, proc in procs]
     errors = [f"{role}: {r['error']}" for role, r in results if r.get("error")]
@@ -164,13 +177,26 @@ def main() -> None:
     confidence_events = len(store.audit.events("action = 'confidence'"))
     wrong_confidence = [m.id for m in shared if store.get(m.id).confidence != 100 - adjusted.get(m.id, 0)]
 
+    maintain_failed = [f for _, r in results for f in r.get("failed") or []]
+    folded = sum(r.get("folded", 0) for _, r in results)
+    folded += store.maintain()["memories_folded"]  # what the recallers spooled after the last run
+    usage_events = len(store.audit.events("action = 'usage'"))
+    recalled = store.recalls.dataset().count_rows()
+    usage = sum(store.dataset().to_table(columns=["usage_count"]).column("usage_count").to_pylist())
+
+    # staleness 1: a writer's commit returned at t; a read starting after t that reads an
+    # older version is stale by (its start - t) for the oldest such commit
+    returned = sorted((at, v) for role, r in results if role == "writer" for at, v in r.get("commits") or [])
+    # staleness 2 (earlier soaks): Lance's manifest time of the oldest unseen commit to the end of the read
     times = {v.get("version"): v.get("timestamp") for v in store.table.list_versions()}
     commit_at = sorted((v, t.timestamp()) for v, t in times.items() if v is not None)
-    staleness = []
+    staleness, manifest_staleness = [], []
     for role, r in results:
-        for at, version in r.get("seen") or []:
-            newer = [t for v, t in commit_at if v > version and t <= at]
-            staleness.append(at - min(newer) if newer else 0.0)
+        for started, version, ended in r.get("seen") or []:
+            older = [at for at, v in returned if v > version and at <= started]
+            staleness.append(started - min(older) if older else 0.0)
+            newer = [t for v, t in commit_at if v > version and t <= ended]
+            manifest_staleness.append(ended - min(newer) if newer else 0.0)
     contended_seconds = max((r.get("seconds", 0) for role, r in results if role == "writer"), default=0)
     contended_rate = len(written) / contended_seconds if contended_seconds else 0.0
 
@@ -181,10 +207,13 @@ def main() -> None:
         ("confidence changes made / audited", f"{sum(adjusted.values())} / {confidence_events}"),
         ("shared memories whose confidence is off", f"{len(wrong_confidence)} of {len(shared)}"),
         ("errors in any process", f"{len(errors)}"),
-        ("searches", f"{len(staleness):,}"),
-        ("staleness p50 / p99 / max seen by searchers", f"{statistics.median(staleness) if staleness else float('nan'):.2f} s / "
-                                                         f"{percentile(staleness, 0.99):.2f} s / {max(staleness, default=0):.2f} s"),
-        ("maintain runs", f"{sum(r.get('maintained', 0) for _, r in results)}"),
+        ("maintain runs / failed", f"{sum(r.get('maintained', 0) for _, r in results)} / {len(maintain_failed)}"),
+        ("memories folded (with a last maintain) / usage audit events", f"{folded:,} / {usage_events:,}"),
+        ("recall events / usage_count summed", f"{recalled:,} / {usage:,}"),
+        ("recalls", f"{len(staleness):,}"),
+        ("staleness, commit returned -> read started: p50 / p99 / max", _spread(staleness)),
+        ("staleness, manifest time -> read ended (earlier soaks): p50 / p99 / max", _spread(manifest_staleness)),
+        ("reads over max_staleness (1 s), commit returned -> read started", f"{sum(x > 1.0 for x in staleness)}"),
         ("add throughput: 4 writers under contention", f"{contended_rate:.1f} rows/s"),
         ("add throughput: one writer alone", f"{alone_rate:.1f} rows/s"),
         ("ratio (contended / alone)", f"{contended_rate / alone_rate:.2f}"),
@@ -193,8 +222,15 @@ def main() -> None:
     print("| figure | value |\n|---|---|")
     for name, value in rows:
         print(f"| {name} | {value} |")
-    for line in errors:
+    for line in errors + [f"maintain: {f}" for f in maintain_failed]:
         print(f"error: {line}")
+
+
+def _spread(values: list[float]) -> str:
+    if not values:
+        return "-"
+    return (f"{statistics.median(values):.2f} s / {percentile(values, 0.99):.2f} s / "
+            f"{max(values):.2f} s")
 
 
 if __name__ == "__main__":
