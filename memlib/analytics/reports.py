@@ -182,6 +182,14 @@ def run(names: list[str], as_of: date, store: str, overrides: dict[str, str] | N
     # each running its share of the reports one after another. They start first, and import
     # what the reports need (about 5 s) while the run is checked and the shared views are
     # built; they log to a folder of their own until the run has one.
+    # papermill (and under it jupyter_client) imported here, before the threads that start the
+    # kernels import jupyter_client too: two threads importing one package at once can meet
+    # it half-initialised ("cannot import name 'AsyncKernelManager' from partially initialized
+    # module", seen once in a full test run)
+    skip_unused_imports()
+    import jupyter_client.manager  # noqa: F401
+    import papermill  # noqa: F401
+
     logs = Path(tempfile.mkdtemp(prefix="memlib-kernels-"))
     kernels = [_Kernel(kernel, logs / f"kernel-{i}.log") for i in range(max(1, min(workers, len(names))))]
     pool = ThreadPoolExecutor(max_workers=len(kernels))

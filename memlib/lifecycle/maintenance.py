@@ -133,7 +133,7 @@ def maintain(store, progress: bool = False, history_days: int = HISTORY_DAYS,
         done("flush recalls")
         folded = fold_usage(store)
         done("fold usage")
-    created = store.ensure_indexes()
+    created = store.ensure_indexes() if store.table.count_rows() else []
     done("indexes")
     # compact first: an index built before would be remapped at once. Compaction loses to
     # writers that keep changing the same fragments; then it waits for the next maintain.

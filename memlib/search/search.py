@@ -151,9 +151,9 @@ def _exact(store, vector: np.ndarray, n: int, where: str | None, in_scope: int) 
 def fts_candidates(store, text: str, n: int, where: str | None, scope: Scope | None = None,
                    now: datetime | None = None, cache=None) -> list[tuple[str, float]]:
     """(id, BM25 score) of the n best full-text matches in scope, best first (_fts_candidates).
-    A store without its full-text index (one whose creation stopped before it: a new store
-    gets it empty, before its first row) is given it now, if this handle may write; else the
-    full-text list is empty and hybrid search ranks by the vectors alone."""
+    A store without its full-text index yet (its first write stopped before it, or is still
+    committing) is given it now, if this handle may write; else the full-text list is empty
+    and hybrid search ranks by the vectors alone."""
     try:
         return _fts_candidates(store, text, n, where, scope, now, cache)
     except (ValueError, RuntimeError) as exc:

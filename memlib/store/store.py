@@ -88,6 +88,7 @@ class Store:
         self.audit = AuditLog(db, self.clock)
         self.read_only = False
         self._version: int | None = None
+        self._seen = table.version  # the last version read (its model chose `embedder`): a new one may record another
         self._indexed = False
         self._tidy_at = TIDY_FRAGMENTS  # small fragments that start a tidy
         self._writes = 0  # commits of this handle, of which every TIDY_EVERY-th looks for a tidy
@@ -126,9 +127,7 @@ class Store:
                     META_SCHEMA: str(SCHEMA_VERSION), **(recorded or {})}
             table = open_or_create(db, MEMORIES, arrow_schema(embedder.dims, meta))
             if table.schema.metadata.get(META_MODEL.encode(), b"").decode() == embedder.name:
-                store = cls(uri, db, table, embedder, clock, **options)
-                store.index_quietly(tidy=False)  # empty: a search before the first write's index finds its rows
-                return store
+                return cls(uri, db, table, embedder, clock, **options)
         meta = recorded_meta(table)
         if META_MODEL not in meta:
             raise StoreError(f"{uri!r} holds a '{MEMORIES}' table that memlib did not write")
@@ -138,7 +137,8 @@ class Store:
         elif embedder.name != model or embedder.dims != dims:
             raise EmbedderMismatch(
                 f"store {uri!r} was written with {model} ({dims} dims), "
-                f"not {embedder.name} ({embedder.dims} dims)")
+                f"not {embedder.name} ({embedder.dims} dims)"
+                + ("; 'memlib reembed --embedder NAME' moves it to another model" if embedder.dims == dims else ""))
         store = cls(uri, db, table, embedder, clock, **options)
         if as_of is not None:
             store.checkout(store.resolve_version(as_of))
@@ -164,8 +164,33 @@ class Store:
                 self._table.checkout_latest()
                 self._version, self._stamp = None, stamp
         if self._version is None:
-            self._version, self._checked_at = self._table.version, now
+            version = self._table.version
+            if version != self._seen:
+                self._follow_model()
+            self._version, self._seen, self._checked_at = version, version, now
         return self._version
+
+    def _follow_model(self) -> None:
+        """Embed as the store now records (a `memlib reembed` run moved it to another model
+        while this handle was open); a schema read, once per version another process made."""
+        recorded = (self._table.schema.metadata or {}).get(META_MODEL.encode(), b"").decode()
+        if recorded and recorded != self.embedder.name:
+            log.info("the store now embeds with %s (was %s)", recorded, self.embedder.name)
+            self.embedder = embedder_for(recorded, self.dims)
+
+    def record_model(self, embedder: Embedder) -> None:
+        """Record `embedder` as the model the store's vectors are made with, in one commit
+        (memlib.lifecycle.reembed); every handle follows within max_staleness."""
+        self.check_writable()
+
+        def update() -> None:
+            self._table.checkout_latest()
+            self._table.to_lance().update_schema_metadata({META_MODEL: embedder.name})
+
+        committing(update)
+        self._table.checkout_latest()
+        self._committed(None)
+        self.embedder = embedder
 
     def _versions_stamp(self) -> int | None:
         """For a local store, the modification time of the table's `_versions` directory,
@@ -532,16 +557,15 @@ class Store:
         self._vector_index = True
 
     def ensure_indexes(self) -> list[str]:
-        """Create the scalar and full-text indexes that do not exist yet: trained on the rows
-        there are, or empty on an empty table (a new store gets them before its first row, so
-        no search meets a table without its full-text index: the rows an index does not cover
-        yet are searched flat, and maintain folds them in). Another process building one at
-        the same time is no error: its index serves."""
+        """Create the scalar and full-text indexes that do not exist yet (needs rows: an index
+        made empty would score every row it does not cover as if each word were rare, until
+        maintain folds them in). Another process building one at the same time is no error:
+        its index serves. A search that meets a table without its full-text index (the first
+        write stopped before it) builds them (build_missing_indexes)."""
         if self._indexed:
             return []
         created = []
         wanted = {**SCALAR_INDEXES, "text": FTS(with_position=False)}
-        train = self._table.count_rows() > 0
 
         def indexed() -> set[str]:
             self._table.checkout_latest()  # another process may have built some meanwhile
@@ -555,7 +579,7 @@ class Store:
             def build(column=column, config=config) -> bool:
                 if column in indexed():
                     return False
-                self._table.create_index(column, config=config, replace=False, train=train)
+                self._table.create_index(column, config=config, replace=False)
                 return True
             try:
                 if committing(build):
@@ -572,6 +596,9 @@ class Store:
         False if this handle may not write or the build failed."""
         try:
             self.check_writable()
+            self.refresh()
+            if not self._table.count_rows():
+                return False
             self._indexed = False
             self.ensure_indexes()
             return True
@@ -579,14 +606,13 @@ class Store:
             log.warning("indexes not built now: %s", str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
             return False
 
-    def index_quietly(self, tidy: bool = True) -> None:
+    def index_quietly(self) -> None:
         """Index and tidy after a write: best effort, never failing the write it follows
         (maintain builds and compacts what is left)."""
         try:
             if not self._indexed:
                 self.ensure_indexes()
-            if tidy:
-                self.tidy()
+            self.tidy()
         except Exception as exc:
             log.warning("indexes not built now (memlib maintain builds them): %s", str(exc).splitlines()[0])
 
