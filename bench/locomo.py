@@ -47,7 +47,20 @@ def stable_id(*parts: str) -> str:
     return str(uuid.UUID(bytes=hashlib.md5("/".join(parts).encode()).digest(), version=4))
 
 
-def load(sample: dict) -> tuple[Project, list[Conversation], list[dict]]:
+SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)")
+
+
+def pieces(text: str, caption: str | None) -> list[str]:
+    """A turn as a person sends it in a chat app: each sentence a message of its own, a photo
+    a message after them (`--burst`)."""
+    out = [p for p in SENTENCE.split(text.strip()) if p]
+    return out + ([f"[shares a photo: {caption}]"] if caption else [])
+
+
+def load(sample: dict, burst: bool = False) -> tuple[Project, list[Conversation], list[dict]]:
+    """A conversation's project, turns and questions. `burst`: every turn sent as several
+    messages (its sentences, then its photo), as in real chats, where one speaker's bursts of
+    short messages are the rule; a turn's evidence is found when one of its messages is."""
     conv = sample["conversation"]
     project = Project(id=stable_id(sample["sample_id"]), name=f"locomo {sample['sample_id']}",
                       description=f"conversation between {conv['speaker_a']} and {conv['speaker_b']}")
@@ -56,11 +69,15 @@ def load(sample: dict) -> tuple[Project, list[Conversation], list[dict]]:
     for n in sessions:
         when = session_time(conv[f"session_{n}_date_time"])
         for turn in conv[f"session_{n}"]:
-            text = turn["text"] + (f" [shares a photo: {turn['blip_caption']}]" if turn.get("blip_caption") else "")
-            turns.append(Conversation(
-                id=stable_id(sample["sample_id"], turn["dia_id"]), project_id=project.id, iteration_id=f"session_{n}", speaker=turn["speaker"],
-                content=f"{turn['speaker']}: {text}", ttl_days=-1, source="import",
-                created_at=when, updated_at=when, metadata={"dia_id": turn["dia_id"]}))
+            if burst:
+                texts = pieces(turn["text"], turn.get("blip_caption"))
+            else:
+                texts = [turn["text"] + (f" [shares a photo: {turn['blip_caption']}]" if turn.get("blip_caption") else "")]
+            for k, text in enumerate(texts):
+                turns.append(Conversation(
+                    id=stable_id(sample["sample_id"], turn["dia_id"], *([str(k)] if k else [])), project_id=project.id,
+                    iteration_id=f"session_{n}", speaker=turn["speaker"], content=f"{turn['speaker']}: {text}",
+                    ttl_days=-1, source="import", created_at=when, updated_at=when, metadata={"dia_id": turn["dia_id"]}))
     known = {t.metadata["dia_id"] for t in turns}
     questions = []
     for qa in sample["qa"]:
@@ -125,22 +142,24 @@ def main() -> None:
                                               / "locomo" / "locomo10.json"))
     parser.add_argument("--check", action="store_true",
                         help="also measure conversations 5-9, the check (look once, at the end)")
-    parser.add_argument("--model", help="a sentence-transformers model directory to embed with "
-                                        "(default: the store's default, all-MiniLM-L6-v2)")
+    parser.add_argument("--burst", action="store_true",
+                        help="every turn sent as several messages (its sentences, then its photo), as in real chats")
+    parser.add_argument("--model", help="an embedder's name (memlib.embeddings.NAMED: minilm, minilm-int8) or "
+                                        "a sentence-transformers model directory (default: a new store's default)")
     args = parser.parse_args()
     data = json.loads(Path(args.data).read_text())
     embedder = None
     if args.model:
-        from memlib.embeddings import SentenceTransformerEmbedder
+        from memlib.embeddings import named
 
-        embedder = SentenceTransformerEmbedder(args.model)
+        embedder = named(args.model)
     convs = [*TUNING, *CHECK] if args.check else list(TUNING)
     with tempfile.TemporaryDirectory() as tmp:
         store = MemoryStore.open(tmp, embedder=embedder)
         projects, dia_of = {}, {}
         started = time.perf_counter()
         for i in convs:
-            project, turns, questions = load(data[i])
+            project, turns, questions = load(data[i], burst=args.burst)
             store.add([project, *turns])
             projects[i] = project.id
             dia_of.update({t.id: t.metadata["dia_id"] for t in turns})

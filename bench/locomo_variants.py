@@ -223,13 +223,13 @@ def own_words_fts(turns: list, rows: dict, questions: list[str]) -> list[list]:
         return [fts_candidates(store, q, 100, where) for q in questions]
 
 
-def prepare(data: list[dict], embedder) -> list[dict]:
+def prepare(data: list[dict], embedder, burst: bool = False) -> list[dict]:
     """Per tuning conversation: ids, dia ids, both vectors, links, questions with their
     vectors and full-text lists."""
     convs = []
     with tempfile.TemporaryDirectory() as tmp:
         store = MemoryStore.open(tmp, embedder=embedder)
-        loaded = [load(data[i]) for i in TUNING]
+        loaded = [load(data[i], burst=burst) for i in TUNING]
         for project, turns, _ in loaded:
             store.add([project, *turns])
         store.maintain()
@@ -333,16 +333,19 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "bench"
                                               / "locomo" / "locomo10.json"))
-    parser.add_argument("--model", help="a sentence-transformers model directory (default all-MiniLM-L6-v2)")
+    parser.add_argument("--model", help="an embedder's name (memlib.embeddings.NAMED) or a sentence-transformers "
+                                        "model directory (default: a new store's default)")
     parser.add_argument("--variants", help="comma-separated names of the variants to measure (base always)")
+    parser.add_argument("--burst", action="store_true",
+                        help="every turn sent as several messages, as in real chats (bench/locomo.py --burst)")
     args = parser.parse_args()
     wanted = None if args.variants is None else {"base", *re.split(r",(?! )", args.variants)}
     embedder = None
     if args.model:
-        from memlib.embeddings import SentenceTransformerEmbedder
+        from memlib.embeddings import named
 
-        embedder = SentenceTransformerEmbedder(args.model)
-    convs = prepare(json.loads(Path(args.data).read_text()), embedder)
+        embedder = named(args.model)
+    convs = prepare(json.loads(Path(args.data).read_text()), embedder, burst=args.burst)
     print(f"hybrid R@10 on conversations {TUNING[0]}-{TUNING[-1]} only, fold by fold (5-9 not loaded); "
           f"k = {KS[1]}\n")
     print("| variant | " + " | ".join(f"fold {i}" for i in TUNING) + " | all | better on every fold |")

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memlib.embeddings import DEFAULT_MODEL, HashEmbedder
+from memlib.embeddings import INT8_MODEL, HashEmbedder, minilm
 
 
 def test_default_model_is_offline_and_normalised(model):
     # loaded from the package's files only (local_files_only), with nothing set globally
-    assert model.name == DEFAULT_MODEL and model.dims == 384
+    assert model.name == INT8_MODEL and model.quantized and model.dims == 384
     vectors = model.embed(["deploy the payment service", "ship the payments backend", "bake bread"])
     assert vectors.shape == (3, 384) and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
@@ -39,10 +39,16 @@ def test_a_plugged_in_model_is_recorded_and_reloaded(tmp_path, model):
     assert hits[0].memory.name == "espresso machine maintenance"
 
 
-def test_small_batches_through_onnx_runtime_equal_the_pytorch_vectors(model, monkeypatch):
+@pytest.fixture(scope="module")
+def floats():
+    return minilm(quantized=False)
+
+
+def test_small_batches_through_onnx_runtime_equal_the_pytorch_vectors(floats, monkeypatch):
     """A query (a batch of one) goes through ONNX Runtime; its vector is PyTorch's."""
     from memlib import embeddings
 
+    model = floats
     texts = ["ledger", "Ledger retries must be idempotent, always!",
              "a long note " + "about the payment ledger and its retries " * 60,  # past 256 tokens
              "日本語のメモ", ""]
@@ -100,3 +106,17 @@ def test_the_encoder_device_is_a_choice_checked_against_the_machine(monkeypatch)
                           text=True, timeout=120)
     assert proc.returncode == 1 and proc.stderr.strip().splitlines() == [
         "memlib: error: device must be cpu, cuda, cuda:N or mps, not 'tpu'"]
+
+
+def test_the_quantized_model_gives_a_text_one_vector_close_to_the_float_ones(model, floats):
+    """In 8-bit integers each text runs alone (its activations' scale is its own), so its
+    vector is the same in any batch, and close to the float model's."""
+    texts = ["ledger", "Ledger retries must be idempotent, always!", "日本語のメモ", "",
+             "a long note " + "about the payment ledger and its retries " * 60]
+    together = model.embed(texts)
+    alone = np.concatenate([model.embed([t]) for t in texts])
+    assert np.array_equal(together, alone)
+    assert np.array_equal(model.embed(texts[::-1])[::-1], together)
+    assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
+    cosines = (together * floats.embed(texts)).sum(axis=1)
+    assert cosines.min() > 0.95 and cosines.mean() > 0.97

@@ -16,16 +16,10 @@ def open_store(ctx: click.Context, create: bool = False, embedder: str | None = 
                as_of: str | None = None, search=None, workspace: bool = True):
     """The store of --store; with the workspace of --workspace (saves go to its files) unless
     `workspace` is False (a command that writes in bulk, or syncs the workspace itself)."""
-    from memlib.embeddings import HashEmbedder, SentenceTransformerEmbedder, default_embedder
+    from memlib.embeddings import named
     from memlib.memory_store import MemoryStore
 
-    chosen = None
-    if embedder == "hash":
-        chosen = HashEmbedder()
-    elif embedder == "default":
-        chosen = default_embedder()
-    elif embedder:
-        chosen = SentenceTransformerEmbedder(embedder)
+    chosen = named(embedder) if embedder else None
     return MemoryStore.open(ctx.obj["store"], embedder=chosen, create=create, as_of=as_of, search=search,
                             workspace=ctx.obj.get("workspace") if workspace else None)
 
@@ -52,8 +46,8 @@ def option_date(value: str | None, name: str) -> datetime | None:
 
 embedder_option = click.option(
     "--embedder", default=None, metavar="NAME",
-    help="For a new store: 'default' (all-MiniLM-L6-v2, offline), 'hash' (fast, no model) "
-         "or a local sentence-transformers model path.")
+    help="For a new store: 'default', 'minilm' (all-MiniLM-L6-v2, offline), 'minilm-int8' (the same "
+         "in 8-bit integers, faster), 'hash' (fast, no model) or a local sentence-transformers model path.")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

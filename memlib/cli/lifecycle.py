@@ -232,3 +232,37 @@ def policy_show(spec):
     echo_json({**p.model_dump(mode="json"), "digest": p.digest})
 
 
+
+
+# -- the embedding model -----------------------------------------------------------------------
+
+@cli.command()
+@click.option("--embedder", default=None, metavar="NAME",
+              help="The model to move to: 'minilm', 'minilm-int8' or a local model directory (same dims).")
+@click.option("--undo", "undo_run", default=None, metavar="RUN", help="Put back the vectors a run replaced.")
+@click.option("--forget", "forget_run", default=None, metavar="RUN",
+              help="Drop a run's old vectors (then it can no longer be undone).")
+@click.option("--runs", "list_runs", is_flag=True, help="List the runs.")
+@click.pass_context
+def reembed(ctx, embedder, undo_run, forget_run, list_runs):
+    """Move the store to another embedding model, in place: resumable (run it again after a
+    stop) and undoable until the run is forgotten."""
+    from memlib.embeddings import named
+    from memlib.lifecycle import reembed as runs
+
+    chosen = [name for name, value in (("--embedder", embedder), ("--undo", undo_run), ("--forget", forget_run),
+                                       ("--runs", list_runs)) if value]
+    if len(chosen) != 1:
+        raise InvalidInput("give one of --embedder NAME, --undo RUN, --forget RUN or --runs")
+    store = open_store(ctx, workspace=False)
+    if list_runs:
+        echo_json(runs.runs(store))
+    elif forget_run:
+        runs.forget(store, forget_run)
+        click.echo(f"forgot reembed run {forget_run}: its old vectors go at the next maintain's clean-up")
+    else:
+        out = (runs.undo(store, undo_run, progress=True) if undo_run
+               else runs.reembed(store, named(embedder), progress=True))
+        verb = "undid" if undo_run else "resumed and finished" if out.resumed else "finished"
+        click.echo(f"{verb} reembed run {out.run_id}: {out.memories:,} memories from {out.model_from} "
+                   f"to {out.model_to}" + ("" if undo_run else f" (undo: memlib reembed --undo {out.run_id})"))

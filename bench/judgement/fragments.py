@@ -1,0 +1,302 @@
+"""Hand-written fragments for judging clustering and contradiction detection on real writing.
+
+Written by hand on 2026-11-25, before any detector or clustering change was tuned on them,
+in the voices agents and people write in: short chat lines, status reports, tickets, notes,
+commit-style one-liners. Six agents, 40 topics of 4 to 6 fragments; some topics are near
+others (the same system, another property) so that purity is tested, not only completeness.
+
+Every topic says what in it is a contradiction (two fragments that cannot both be true now),
+what is an update (a newer fragment that supersedes an older one: never a conflict), and
+which pairs are hard negatives (different quantities of different things, statements scoped
+to different places, paraphrases that agree): a detector must not flag those.
+
+`split`: "dev" topics may be looked at while a method is built; "check" topics (every third)
+are kept aside and read only to report a figure once a method is decided.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Topic:
+    name: str
+    fragments: tuple[tuple[str, str], ...]  # (agent, text), in the order they were reported
+    contradictions: tuple[tuple[int, int, str], ...] = ()  # (i, j, kind): number, negation, choice
+    updates: tuple[tuple[int, int], ...] = ()  # (older, newer): newer supersedes, no conflict
+    negatives: tuple[tuple[int, int, str], ...] = ()  # (i, j, why): must never be flagged
+    split: str = field(default="dev")
+
+
+TOPICS: list[Topic] = [
+    Topic("checkout cache TTL", (
+        ("coder", "The price cache in checkout keeps entries for 300 seconds."),
+        ("ops-bot", "checkout price cache TTL = 5 min (from config/cache.yaml)"),
+        ("reviewer", "Heads up: prices in the checkout cache expire after 60s, not five minutes like the doc says."),
+        ("tester", "Confirmed the checkout cache holds a price for five minutes before refetching."),
+        ("planner", "Checkout: cached prices live 300 s; fine for now."),
+    ), contradictions=((0, 2, "number"), (1, 2, "number"), (3, 2, "number")),
+        negatives=((0, 1, "paraphrase: 300 seconds = 5 min"), (0, 3, "paraphrase"))),
+    Topic("checkout cache size", (
+        ("ops-bot", "Checkout price cache is capped at 2 GB of memory."),
+        ("coder", "we sized the checkout cache to 2GB, eviction is LRU"),
+        ("tester", "Load test: checkout cache hit ratio 94% at peak."),
+        ("reviewer", "The checkout cache's memory cap (2 GB) looks generous for the hit ratio we see."),
+    ), negatives=((0, 2, "different quantities: cap vs hit ratio"), (1, 2, "different quantities"))),
+    Topic("payments database", (
+        ("planner", "Decision: the ledger service stores its entries in PostgreSQL 16."),
+        ("coder", "ledger writes go to postgres (the ledger_entries table), reads too"),
+        ("ops-bot", "Backups for the ledger Postgres run nightly at 02:00 UTC."),
+        ("reviewer", "Why is the ledger on MongoDB? I thought we agreed on Postgres for anything with money."),
+        ("tester", "Ledger integration tests spin up a Postgres container."),
+    ), contradictions=((0, 3, "choice"), (1, 3, "choice")), split="check"),
+    Topic("ledger retries", (
+        ("coder", "Ledger writes retry up to 5 times with exponential backoff."),
+        ("reviewer", "Retries on ledger writes must carry an idempotency key, otherwise we double-post."),
+        ("tester", "Saw 5 retry attempts in the ledger logs before it gave up, as configured."),
+        ("ops-bot", "ledger: max retries 3 (see alert runbook)"),
+        ("planner", "Keep the ledger retry policy as is: five attempts, backoff doubling from 100 ms."),
+    ), contradictions=((0, 3, "number"), (2, 3, "number"), (4, 3, "number")),
+        negatives=((0, 1, "one says how many, the other a rule"),)),
+    Topic("admin console SSO", (
+        ("ops-bot", "SSO is enabled for the admin console since the 2.3 release."),
+        ("coder", "admin console login goes through Okta SSO now"),
+        ("tester", "Logged into the admin console with SSO, works."),
+        ("reviewer", "The admin console still doesn't have SSO; people log in with passwords."),
+        ("planner", "Admin console: single sign-on is live for all staff."),
+    ), contradictions=((0, 3, "negation"), (2, 3, "negation"), (4, 3, "negation"))),
+    Topic("admin console audit log", (
+        ("reviewer", "Every admin console action is written to the audit log with the user id."),
+        ("coder", "audit log for admin actions goes to the audit_events table"),
+        ("ops-bot", "Audit log retention for admin actions is 400 days."),
+        ("planner", "Compliance wants admin audit events kept for at least a year; 400 days covers it."),
+    ), negatives=((2, 3, "agree: 400 days is at least a year"),)),
+    Topic("release date of the mobile app", (
+        ("planner", "Mobile app 4.0 ships to the stores on March 14."),
+        ("coder", "we're targeting 14 March for the 4.0 store release"),
+        ("tester", "Regression pass for 4.0 starts March 3, release March 14."),
+        ("ops-bot", "Release calendar: mobile 4.0 goes out 2026-03-21."),
+        ("reviewer", "4.0 on the 14th of March is tight but doable."),
+    ), contradictions=((0, 3, "number"), (1, 3, "number"), (4, 3, "number")),
+        negatives=((2, 0, "a different date of a different event: regression start"),), split="check"),
+    Topic("mobile crash rate", (
+        ("tester", "Crash-free sessions on Android are at 99.2% this week."),
+        ("ops-bot", "android crash-free rate 99.2% (7d)"),
+        ("coder", "iOS crash-free sessions are 99.7%, Android lags behind."),
+        ("planner", "Goal for the quarter: 99.5% crash-free on both platforms."),
+    ), negatives=((0, 2, "scoped: Android vs iOS"), (0, 3, "a goal, not a measurement"),
+                  (2, 3, "a goal, not a measurement"))),
+    Topic("search backend", (
+        ("planner", "Product search runs on Elasticsearch 8."),
+        ("coder", "search indexer pushes documents into the Elasticsearch cluster every minute"),
+        ("ops-bot", "We moved product search from Elasticsearch to OpenSearch last sprint."),
+        ("reviewer", "Product search is on OpenSearch now, so the licence worry is gone."),
+        ("tester", "Search relevance tests run against the OpenSearch staging cluster."),
+    ), updates=((0, 2), (1, 2), (0, 3), (1, 3))),
+    Topic("search latency", (
+        ("ops-bot", "Search p95 latency is 180 ms after the index rebuild."),
+        ("tester", "Measured product search at 180ms p95 in the load test."),
+        ("coder", "search p99 is still around 450 ms because of the facet queries"),
+        ("reviewer", "Search p95 is 320 ms, the rebuild didn't help at all."),
+        ("planner", "Search is fast enough: p95 under 200 ms."),
+    ), contradictions=((0, 3, "number"), (1, 3, "number")),
+        negatives=((0, 2, "different quantities: p95 vs p99"), (1, 2, "different quantities"))),
+    Topic("on-call rotation", (
+        ("planner", "On-call rotates every two weeks."),
+        ("ops-bot", "oncall schedule: 14-day shifts, handover on Mondays"),
+        ("reviewer", "As of March the on-call rotation is weekly."),
+        ("coder", "since the switch to weekly on-call I'm on every fifth week"),
+    ), updates=((0, 2), (1, 2)), split="check"),
+    Topic("staging cluster size", (
+        ("ops-bot", "Staging runs 2 replicas of the API."),
+        ("ops-bot", "Production runs 6 replicas of the API behind the load balancer."),
+        ("coder", "the api in staging has two pods, enough for smoke tests"),
+        ("tester", "Prod API has 6 replicas; staging only 2, so load tests go against prod-like perf env."),
+        ("reviewer", "Staging API is on 4 replicas since Tuesday, someone bumped it for the demo."),
+    ), contradictions=((0, 4, "number"), (2, 4, "number")),
+        negatives=((0, 1, "scoped: staging vs production"), (2, 1, "scoped"), (3, 0, "agree"))),
+    Topic("feature flag for new onboarding", (
+        ("planner", "The new onboarding flow is behind the flag onboarding_v2, off for everyone."),
+        ("coder", "onboarding_v2 flag is on for internal users only"),
+        ("tester", "onboarding_v2 is enabled for 10% of new signups."),
+        ("ops-bot", "Flag onboarding_v2: rollout 10% of signups since Monday."),
+        ("reviewer", "onboarding v2 is not enabled for anyone yet, right? I still see the old flow."),
+    ), contradictions=((2, 4, "negation"), (3, 4, "negation")),
+        updates=((0, 2), (0, 3), (1, 2), (1, 3))),
+    Topic("email provider", (
+        ("planner", "Transactional email goes through SendGrid."),
+        ("coder", "switched transactional mail to Postmark, SendGrid is only used for newsletters now"),
+        ("ops-bot", "Postmark is the provider for receipts and password resets."),
+        ("tester", "Password reset emails arrive via Postmark in staging."),
+        ("reviewer", "Newsletters still go out through SendGrid."),
+    ), updates=((0, 1), (0, 2)),
+        negatives=((2, 4, "scoped: transactional vs newsletters"), (1, 4, "agree"))),
+    Topic("API rate limit", (
+        ("ops-bot", "Public API rate limit: 100 requests per minute per key."),
+        ("coder", "rate limiter allows 100 req/min per API key, burst of 20"),
+        ("reviewer", "The API limit is 1000 requests a minute per key, the docs are wrong."),
+        ("tester", "Got a 429 after the 101st request in a minute, limit works."),
+        ("planner", "Enterprise keys get 1000 requests per minute."),
+    ), contradictions=((0, 2, "number"), (1, 2, "number"), (3, 2, "number")),
+        negatives=((0, 4, "scoped: enterprise keys"), (1, 4, "scoped")), split="check"),
+    Topic("login failures", (
+        ("tester", "BUG-4411: users with a plus sign in their email cannot log in."),
+        ("coder", "Fixed the login bug for emails containing '+', the validator was too strict."),
+        ("reviewer", "Plus-addressed emails can log in again after the validator fix."),
+        ("ops-bot", "login error rate dropped to 0.1% after the email validator deploy"),
+    ), updates=((0, 1), (0, 2))),
+    Topic("data warehouse", (
+        ("planner", "Analytics data lands in BigQuery every night."),
+        ("coder", "the nightly export writes parquet to GCS and loads it into BigQuery"),
+        ("reviewer", "The warehouse is Snowflake, not BigQuery; we migrated in January."),
+        ("ops-bot", "BigQuery load job for analytics finished in 14 minutes last night."),
+    ), contradictions=((0, 2, "choice"), (1, 2, "choice"), (3, 2, "choice"))),
+    Topic("warehouse load time", (
+        ("ops-bot", "Nightly warehouse load takes about 14 minutes."),
+        ("tester", "The nightly load took 41 minutes on Sunday because of the backfill."),
+        ("planner", "Warehouse load must finish before 06:00 UTC."),
+        ("coder", "typical nightly load ~15 min, we have lots of headroom before 6am"),
+    ), negatives=((0, 1, "a typical run vs one scoped day"), (0, 3, "paraphrase: about 14 ~ 15"),
+                  (0, 2, "a deadline, not a duration")), split="check"),
+    Topic("dependency upgrade of the web frontend", (
+        ("coder", "Frontend is on React 18."),
+        ("reviewer", "We upgraded the web frontend to React 19 last week."),
+        ("tester", "Smoke tests pass on the React 19 build."),
+        ("planner", "Frontend stays on React 18 until the design system supports 19."),
+    ), contradictions=((1, 3, "choice"),), updates=((0, 1),)),
+    Topic("frontend bundle size", (
+        ("coder", "Main JS bundle is 412 KB gzipped."),
+        ("reviewer", "bundle went from 412 KB to 290 KB after dropping moment.js"),
+        ("tester", "Lighthouse score on the home page is 91."),
+        ("ops-bot", "main.js is 290 KB gzipped as of today's build"),
+    ), updates=((0, 1), (0, 3)), negatives=((1, 2, "different quantities"),)),
+    Topic("backup policy", (
+        ("ops-bot", "Database backups are kept for 30 days."),
+        ("planner", "We keep 30 days of database backups, plus monthly snapshots for a year."),
+        ("reviewer", "DB backups are retained for 7 days only, I checked the bucket lifecycle rule."),
+        ("coder", "backup retention: 30d"),
+    ), contradictions=((0, 2, "number"), (1, 2, "number"), (3, 2, "number")),
+        negatives=((0, 1, "agree, the second adds a scoped extra"),), split="check"),
+    Topic("encryption at rest", (
+        ("ops-bot", "All production volumes are encrypted at rest with KMS keys."),
+        ("reviewer", "The analytics bucket is not encrypted at rest, that's a finding for the audit."),
+        ("coder", "prod disks use KMS encryption, enabled by default in the terraform module"),
+        ("tester", "Verified encryption at rest on the production database volume."),
+    ), negatives=((0, 1, "scoped: volumes vs the analytics bucket"), (2, 1, "scoped"))),
+    Topic("queue technology", (
+        ("planner", "Background jobs use RabbitMQ."),
+        ("coder", "job workers consume from the rabbitmq 'jobs' exchange"),
+        ("ops-bot", "RabbitMQ cluster for jobs has 3 nodes."),
+        ("reviewer", "Jobs are on SQS these days, RabbitMQ was decommissioned in the summer."),
+        ("tester", "Job retries are visible in the RabbitMQ management UI."),
+    ), contradictions=((0, 3, "choice"), (1, 3, "choice"), (4, 3, "choice"))),
+    Topic("job queue depth", (
+        ("ops-bot", "Job queue depth peaks around 12,000 messages at 09:00."),
+        ("tester", "saw ~12k jobs waiting at the morning peak"),
+        ("coder", "Workers drain the morning backlog in about 20 minutes."),
+        ("planner", "Alert when the job queue stays above 50,000 for 10 minutes."),
+    ), negatives=((0, 3, "a threshold, not a measurement"), (0, 2, "different quantities"),
+                  (0, 1, "paraphrase: 12,000 ~ 12k")), split="check"),
+    Topic("password hashing", (
+        ("reviewer", "Passwords are hashed with bcrypt, cost 12."),
+        ("coder", "we use argon2id for password hashing since the auth rewrite"),
+        ("ops-bot", "Auth service CPU went up after the switch from bcrypt to argon2id."),
+        ("tester", "Login takes ~250 ms, mostly the argon2id hash."),
+    ), updates=((0, 1), (0, 2))),
+    Topic("customer support hours", (
+        ("planner", "Support is staffed 8:00-20:00 CET on weekdays."),
+        ("ops-bot", "support hours: weekdays 08-20 CET, no weekend coverage"),
+        ("reviewer", "Support doesn't work weekends, tickets pile up until Monday."),
+        ("coder", "there's weekend support now, Anna's team covers Saturdays"),
+    ), contradictions=((1, 3, "negation"), (2, 3, "negation"))),
+    Topic("support ticket volume", (
+        ("ops-bot", "Support received 1,240 tickets last week."),
+        ("planner", "Ticket volume is up 18% week over week."),
+        ("tester", "Most tickets last week were about password resets (about 400)."),
+        ("reviewer", "We got roughly 1240 tickets last week, a record."),
+    ), negatives=((0, 2, "a part vs the whole"), (0, 1, "different quantities")), split="check"),
+    Topic("log retention", (
+        ("ops-bot", "Application logs are kept for 14 days in Loki."),
+        ("coder", "logs older than two weeks are dropped by the Loki compactor"),
+        ("reviewer", "Loki keeps our logs for 90 days, that's why the bill is high."),
+        ("planner", "Log retention of 14 days is enough for debugging."),
+    ), contradictions=((0, 2, "number"), (1, 2, "number"), (3, 2, "number")),
+        negatives=((0, 1, "paraphrase: 14 days = two weeks"),)),
+    Topic("metrics stack", (
+        ("ops-bot", "Metrics are scraped by Prometheus and kept 15 days."),
+        ("coder", "long-term metrics go to Thanos, Prometheus itself keeps 15d"),
+        ("planner", "We use Datadog for metrics."),
+        ("tester", "Dashboards for the load test are in Grafana on top of Prometheus."),
+    ), contradictions=((0, 2, "choice"), (3, 2, "choice"))),
+    Topic("CI pipeline duration", (
+        ("coder", "The main CI pipeline takes 24 minutes."),
+        ("tester", "CI on main: 24 min on average this week"),
+        ("ops-bot", "CI got down to 11 minutes after we cached the docker layers."),
+        ("reviewer", "CI takes 24 minutes, which is why people batch their PRs."),
+    ), updates=((0, 2), (1, 2)), split="check"),
+    Topic("CI runner platform", (
+        ("ops-bot", "CI runs on GitHub Actions with self-hosted runners."),
+        ("coder", "our pipelines are GitHub Actions workflows, the runners are our own VMs"),
+        ("planner", "CI is on GitLab CI."),
+        ("tester", "The flaky test shows up only on the self-hosted GitHub runners."),
+    ), contradictions=((0, 2, "choice"), (1, 2, "choice"), (3, 2, "choice"))),
+    Topic("GDPR deletion", (
+        ("reviewer", "User deletion requests are processed within 30 days."),
+        ("planner", "GDPR erasure: we commit to 30 days, we usually do it in 3."),
+        ("coder", "the deletion job runs daily and removes accounts flagged for erasure"),
+        ("ops-bot", "Deletion requests are not processed automatically; someone runs the script by hand."),
+    ), contradictions=((2, 3, "negation"),),
+        negatives=((0, 1, "a commitment vs a typical time, both stated"),)),
+    Topic("office network", (
+        ("ops-bot", "Guest Wi-Fi in the Berlin office is isolated from the corporate VLAN."),
+        ("reviewer", "berlin guest wifi can reach the printers, so it is not isolated"),
+        ("planner", "The Munich office has no guest network at all."),
+        ("tester", "From guest Wi-Fi in Berlin I could not reach any internal host."),
+    ), contradictions=((0, 1, "negation"), (3, 1, "negation")),
+        negatives=((0, 2, "scoped: Berlin vs Munich"),), split="check"),
+    Topic("image resizing service", (
+        ("coder", "Image resizing runs in a Lambda function written in Go."),
+        ("ops-bot", "resizer lambda p95 is 340 ms for a 4 MP image"),
+        ("reviewer", "The image resizer is a Node.js service on ECS, not a Lambda."),
+        ("planner", "Thumbnails are produced by the Go resizer Lambda."),
+    ), contradictions=((0, 2, "choice"), (3, 2, "choice"))),
+    Topic("image storage", (
+        ("ops-bot", "Uploaded images are stored in S3 with a CDN in front."),
+        ("coder", "images go to the s3 bucket media-prod, served via CloudFront"),
+        ("tester", "Original uploads are kept; resized variants expire after 180 days."),
+        ("planner", "We keep originals forever and cached variants for half a year."),
+    ), negatives=((2, 3, "paraphrase: 180 days = half a year"),)),
+    Topic("weekly sync meeting", (
+        ("planner", "The team sync is on Tuesdays at 10:00."),
+        ("coder", "sync moved to Wednesday 10am from this week on"),
+        ("reviewer", "Weekly sync is Wednesdays now."),
+        ("tester", "I'll miss Tuesday's sync, dentist."),
+    ), updates=((0, 1), (0, 2)), split="check"),
+    Topic("intern onboarding laptops", (
+        ("ops-bot", "New interns get a 14-inch MacBook Pro with 16 GB RAM."),
+        ("planner", "Intern laptops: MacBook Pro 14, 16GB."),
+        ("reviewer", "Interns receive Lenovo ThinkPads, the MacBooks are for full-time staff."),
+        ("tester", "The intern laptop image includes Docker Desktop."),
+    ), contradictions=((0, 2, "choice"), (1, 2, "choice"))),
+    Topic("session timeout", (
+        ("coder", "Web sessions expire after 30 minutes of inactivity."),
+        ("reviewer", "session idle timeout is 30 min, absolute timeout 12 h"),
+        ("tester", "I stayed logged in for 2 hours without doing anything, so the idle timeout is not 30 minutes."),
+        ("ops-bot", "Idle session timeout set to 30m in the gateway config."),
+    ), contradictions=((0, 2, "number"), (3, 2, "number")),
+        negatives=((1, 0, "agree; the absolute timeout is another quantity"),)),
+    Topic("translation coverage", (
+        ("planner", "The app is translated into 12 languages."),
+        ("coder", "we ship 12 locales, Polish was added last"),
+        ("reviewer", "Japanese translation is missing for the settings page."),
+        ("tester", "Checked all 12 language packs load without errors."),
+    ), negatives=((0, 2, "scoped: one page of one language"),), split="check"),
+    Topic("cost of the cloud account", (
+        ("ops-bot", "The AWS bill for October was $48,200."),
+        ("planner", "Cloud spend in October: about 48k dollars, 6% over budget."),
+        ("reviewer", "The October AWS invoice says $61,000, not 48k."),
+        ("coder", "EC2 alone was ~31k in October"),
+    ), contradictions=((0, 2, "number"), (1, 2, "number")),
+        negatives=((0, 3, "a part vs the whole"), (0, 1, "paraphrase: $48,200 ~ about 48k"))),
+]

@@ -1,0 +1,99 @@
+"""Clustering and contradiction detection on hand-written fragments (fragments.py), through
+memlib's public API with the store's real model: every fragment is added to a fresh store's
+Consensus in an interleaved order (agents report on many topics at once), then
+
+- clustering: completeness, topics kept whole (largest cluster >= 80% of the topic), purity;
+- contradictions per kind, found within memlib's clusters and within the true topics: recall,
+  precision, and the false alarms by what they separated (updates, hard negatives, other).
+
+    .venv/bin/python bench/judgement/run.py [--split dev|check|all]
+
+`dev` topics are what methods are built on; `check` topics are read only to report a figure
+once a method is decided (see fragments.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import score  # noqa: E402
+from fragments import TOPICS  # noqa: E402
+
+from memlib import MemoryStore  # noqa: E402
+from memlib.consensus import Consensus, conflicts  # noqa: E402
+
+T0 = datetime(2026, 3, 2, 9, tzinfo=timezone.utc)
+
+
+def order(topics) -> list[tuple[int, int]]:
+    """Every (topic, fragment), interleaved as several agents report at once: a topic's own
+    fragments stay in their order (an update comes after what it updates)."""
+    rng = random.Random(11)
+    queues = [[(t, i) for i in range(len(topic.fragments))] for t, topic in enumerate(topics)]
+    out = []
+    while any(queues):
+        queue = rng.choice([q for q in queues if q])
+        out.append(queue.pop(0))
+    return out
+
+
+def run(topics, store: MemoryStore) -> tuple[dict, score.Tally, score.Tally]:
+    consensus = Consensus(store)
+    pointer = consensus.register_input(b"hand-written fragments")
+    sequence = order(topics)
+    fragments = [{"fragment_id": f"t{t}-f{i}", "content": topics[t].fragments[i][1],
+                  "source_agent": topics[t].fragments[i][0], "timestamp": T0 + timedelta(minutes=7 * n),
+                  "trace_pointer": pointer} for n, (t, i) in enumerate(sequence)]
+    placed = {}
+    for start in range(0, len(fragments), 25):  # reports arrive in batches
+        for fragment_id, cluster_id, _ in consensus.add(fragments[start:start + 25]):
+            t, i = fragment_id[1:].split("-f")
+            placed[(int(t), int(i))] = cluster_id
+    clusters: dict[str, list[tuple[int, int]]] = {}
+    for key, cluster_id in placed.items():
+        clusters.setdefault(cluster_id, []).append(key)
+    lexicon = consensus._load().lexicon
+
+    def detect(texts):
+        return [(f.kind, f.a, f.b) for f in conflicts.find(texts, [1.0] * len(texts), lexicon)]
+
+    by_topic = [[(t, i) for i in range(len(topic.fragments))] for t, topic in enumerate(topics)]
+    return (score.clustering(placed), score.contradictions(topics, list(clusters.values()), detect),
+            score.contradictions(topics, by_topic, detect))
+
+
+def report(name: str, clustered: dict, within_clusters: score.Tally, within_topics: score.Tally) -> str:
+    lines = [f"### {name}", "",
+             f"clustering: {clustered['fragments']} fragments, {clustered['topics']} topics -> "
+             f"{clustered['clusters']} clusters; completeness {clustered['completeness']:.3f}, "
+             f"topics kept whole {clustered['kept_whole']:.3f}, purity {clustered['purity']:.3f}", "",
+             "| compared within | kind | planted | found | recall | reported | precision |",
+             "|---|---|---|---|---|---|---|"]
+    for label, tally in (("memlib's clusters", within_clusters), ("the true topics", within_topics)):
+        for kind, planted, found, recall, reported, precision in tally.rows():
+            lines.append(f"| {label} | {kind} | {planted} | {found} | {recall:.2f} | {reported} | {precision:.2f} |")
+    alarms = within_topics.alarms
+    if alarms:
+        lines += ["", "false alarms within the true topics: " + ", ".join(
+            f"{kind} on {why}: {n}" for (kind, why), n in sorted(alarms.items()))]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--split", choices=["dev", "check", "all"], default="dev")
+    args = parser.parse_args()
+    topics = [t for t in TOPICS if args.split == "all" or t.split == args.split]
+    with tempfile.TemporaryDirectory() as tmp:
+        store = MemoryStore.open(str(Path(tmp) / "store"))
+        print(report(f"hand-written fragments, {args.split} topics", *run(topics, store)))
+
+
+if __name__ == "__main__":
+    main()
