@@ -115,6 +115,12 @@ VARIANTS = {
     "any year=no, answer=0": {"any_year": False, "answer": 0.0},
     **{f"answer={w}": {"answer": w} for w in (0.05, 0.1, 0.2, 0.3)},
     "expand=3": {"expand": 3}, "expand=5": {"expand": 5}, "expand=8": {"expand": 8},
+    "ctx=burst": {"vectors": "burst_context"},
+    "said": {"vectors": "said"}, "said own": {"vectors": "said_own"},
+    "said, ctx=burst": {"vectors": "said_burst"},
+    "said, alpha=0.5": {"vectors": "said", "alpha": 0.5},
+    **{f"burst={w}": {"burst": w} for w in (0.3, 0.5, 0.8, 1.0)},
+    **{f"ctx=burst, burst={w}": {"vectors": "burst_context", "burst": w} for w in (0.5, 0.8)},
 }
 EXPANSIONS = (3, 5, 8)
 WORD = re.compile(r"[a-z0-9']+")
@@ -203,6 +209,14 @@ def bare(row: dict) -> str:
     return "\n".join(re.sub(r"^[^:\n]{1,40}:\s*", "", line) for line in text.split("\n"))
 
 
+def said_text(content: str, verb: str = "said") -> str:
+    """'Caroline: words' as 'Caroline said, "words"' (a line without a name as it is)."""
+    name, sep, words = content.partition(": ")
+    if not sep or len(name) > 40 or "\n" in name:
+        return content
+    return f'{name} {verb}, "{words}"'
+
+
 def unit(m: np.ndarray) -> np.ndarray:
     return m / np.linalg.norm(m, axis=1, keepdims=True)
 
@@ -249,7 +263,24 @@ def prepare(data: list[dict], embedder, burst: bool = False) -> list[dict]:
             own_fts = own_words_fts(turns, rows, [q["question"] for q in questions])
             speakers = {t.speaker for t in turns}
             plain = [unnamed(q["question"], speakers) for q in questions]
+            burst_of, replies_to, burst, last_other, previous_speaker = {}, {}, 0, None, None
+            for t in turns:  # a burst: one speaker's messages in a row
+                if t.speaker != previous_speaker:
+                    burst += 1
+                    last_other = rows[ids[ids.index(t.id) - 1]]["content"] if previous_speaker else None
+                burst_of[t.id], replies_to[t.id], previous_speaker = burst, last_other, t.speaker
+            said = {i: said_text(rows[i]["content"]) for i in ids}
             convs.append({
+                "said": unit(store.embedder.embed(
+                    [said[i] + (f" in reply to {said_text(rows[i]['context'], 'saying')}" if rows[i]["context"] else "")
+                     for i in ids])),
+                "said_own": unit(store.embedder.embed([said[i] for i in ids])),
+                "said_burst": unit(store.embedder.embed(
+                    [said[i] + (f" in reply to {said_text(replies_to[i], 'saying')}" if replies_to[i] else "")
+                     for i in ids])),
+                "burst_of": burst_of,
+                "burst_context": unit(store.embedder.embed(
+                    [rows[i]["content"] + (f"\n{replies_to[i]}" if replies_to[i] else "") for i in ids])),
                 "ids": ids, "dia": {t.id: t.metadata["dia_id"] for t in turns},
                 "context": unit(np.asarray([rows[i]["embedding"] for i in ids], np.float32)),
                 "own": unit(store.embedder.embed([rows[i]["content"] for i in ids])),
@@ -273,7 +304,7 @@ def recall(conv: dict, vectors: str = "context", fusion: str = DEFAULT.fusion, a
            prf: float = 0.0, dated: float = DEFAULT.dated, speaker: float = DEFAULT.speaker,
            expand: int = 0, unname: str = "", mmr: float = 0.0, norm: str = "", session: float = 0.0,
            session_sum: bool = False, fts_index: str = "", answer: float = DEFAULT.answer,
-           any_year: bool = True) -> list[float]:
+           any_year: bool = True, burst: float = 0.0) -> list[float]:
     """R@10 of every question of one conversation under one variant."""
     ids = conv["ids"]
 
@@ -322,6 +353,8 @@ def recall(conv: dict, vectors: str = "context", fusion: str = DEFAULT.fusion, a
             ranked = with_boost(ranked, {i for i, _, _ in ranked if conv["speaker"][i] == name}, speaker, "speaker")
         if session:
             ranked = with_session(ranked, conv["session"], session, session_sum)
+        if burst:
+            ranked = with_session(ranked, conv["burst_of"], burst, False)
         if mmr:
             ranked = diversified(ranked, conv, mmr)
         found = {conv["dia"][i] for i, _, _ in ranked[:10]}

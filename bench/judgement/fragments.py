@@ -6,9 +6,15 @@ commit-style one-liners. Six agents, 40 topics of 4 to 6 fragments; some topics 
 others (the same system, another property) so that purity is tested, not only completeness.
 
 Every topic says what in it is a contradiction (two fragments that cannot both be true now),
-what is an update (a newer fragment that supersedes an older one: never a conflict), and
+what is an update (a newer fragment that says the thing changed, "moved to", "now", "as of":
+it supersedes the older one, never a conflict), and
 which pairs are hard negatives (different quantities of different things, statements scoped
 to different places, paraphrases that agree): a detector must not flag those.
+
+Labels were corrected once, after the old detector's first run and before the new one was
+written, where a newer fragment said "now", "since", "bumped" or "these days" but had been
+labelled a contradiction (five topics), and where a newer fragment contradicts a change
+(CI duration).
 
 `split`: "dev" topics may be looked at while a method is built; "check" topics (every third)
 are kept aside and read only to report a figure once a method is decided.
@@ -107,14 +113,14 @@ TOPICS: list[Topic] = [
         ("ops-bot", "oncall schedule: 14-day shifts, handover on Mondays"),
         ("reviewer", "As of March the on-call rotation is weekly."),
         ("coder", "since the switch to weekly on-call I'm on every fifth week"),
-    ), updates=((0, 2), (1, 2)), split="check"),
+    ), updates=((0, 2), (1, 2), (0, 3), (1, 3)), split="check"),
     Topic("staging cluster size", (
         ("ops-bot", "Staging runs 2 replicas of the API."),
         ("ops-bot", "Production runs 6 replicas of the API behind the load balancer."),
         ("coder", "the api in staging has two pods, enough for smoke tests"),
         ("tester", "Prod API has 6 replicas; staging only 2, so load tests go against prod-like perf env."),
         ("reviewer", "Staging API is on 4 replicas since Tuesday, someone bumped it for the demo."),
-    ), contradictions=((0, 4, "number"), (2, 4, "number")),
+    ), updates=((0, 4), (2, 4)),
         negatives=((0, 1, "scoped: staging vs production"), (2, 1, "scoped"), (3, 0, "agree"))),
     Topic("feature flag for new onboarding", (
         ("planner", "The new onboarding flow is behind the flag onboarding_v2, off for everyone."),
@@ -123,7 +129,7 @@ TOPICS: list[Topic] = [
         ("ops-bot", "Flag onboarding_v2: rollout 10% of signups since Monday."),
         ("reviewer", "onboarding v2 is not enabled for anyone yet, right? I still see the old flow."),
     ), contradictions=((2, 4, "negation"), (3, 4, "negation")),
-        updates=((0, 2), (0, 3), (1, 2), (1, 3))),
+        updates=((0, 3), (1, 3))),
     Topic("email provider", (
         ("planner", "Transactional email goes through SendGrid."),
         ("coder", "switched transactional mail to Postmark, SendGrid is only used for newsletters now"),
@@ -151,7 +157,7 @@ TOPICS: list[Topic] = [
         ("coder", "the nightly export writes parquet to GCS and loads it into BigQuery"),
         ("reviewer", "The warehouse is Snowflake, not BigQuery; we migrated in January."),
         ("ops-bot", "BigQuery load job for analytics finished in 14 minutes last night."),
-    ), contradictions=((0, 2, "choice"), (1, 2, "choice"), (3, 2, "choice"))),
+    ), contradictions=((3, 2, "choice"),), updates=((0, 2), (1, 2))),
     Topic("warehouse load time", (
         ("ops-bot", "Nightly warehouse load takes about 14 minutes."),
         ("tester", "The nightly load took 41 minutes on Sunday because of the backfill."),
@@ -190,7 +196,7 @@ TOPICS: list[Topic] = [
         ("ops-bot", "RabbitMQ cluster for jobs has 3 nodes."),
         ("reviewer", "Jobs are on SQS these days, RabbitMQ was decommissioned in the summer."),
         ("tester", "Job retries are visible in the RabbitMQ management UI."),
-    ), contradictions=((0, 3, "choice"), (1, 3, "choice"), (4, 3, "choice"))),
+    ), contradictions=((4, 3, "choice"),), updates=((0, 3), (1, 3))),
     Topic("job queue depth", (
         ("ops-bot", "Job queue depth peaks around 12,000 messages at 09:00."),
         ("tester", "saw ~12k jobs waiting at the morning peak"),
@@ -209,7 +215,7 @@ TOPICS: list[Topic] = [
         ("ops-bot", "support hours: weekdays 08-20 CET, no weekend coverage"),
         ("reviewer", "Support doesn't work weekends, tickets pile up until Monday."),
         ("coder", "there's weekend support now, Anna's team covers Saturdays"),
-    ), contradictions=((1, 3, "negation"), (2, 3, "negation"))),
+    ), updates=((1, 3), (2, 3))),
     Topic("support ticket volume", (
         ("ops-bot", "Support received 1,240 tickets last week."),
         ("planner", "Ticket volume is up 18% week over week."),
@@ -234,7 +240,7 @@ TOPICS: list[Topic] = [
         ("tester", "CI on main: 24 min on average this week"),
         ("ops-bot", "CI got down to 11 minutes after we cached the docker layers."),
         ("reviewer", "CI takes 24 minutes, which is why people batch their PRs."),
-    ), updates=((0, 2), (1, 2)), split="check"),
+    ), contradictions=((2, 3, "number"),), updates=((0, 2), (1, 2)), split="check"),
     Topic("CI runner platform", (
         ("ops-bot", "CI runs on GitHub Actions with self-hosted runners."),
         ("coder", "our pipelines are GitHub Actions workflows, the runners are our own VMs"),

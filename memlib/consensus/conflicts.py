@@ -1,26 +1,33 @@
 """Conflicts inside a cluster, found without a language model (seed 001's disagreements).
 
-Each fragment's claims are read from its words:
-- values: numbers with their unit (units of one dimension converted: 2 s is 2,000 ms) and
-  dates in the usual English and ISO forms; two fragments that give the same unit or a date
-  different values disagree ("value");
-- named choices: the names a fragment says were chosen (a name after a choice verb such as
-  "uses", "went with", "picked", "settled on", or before "is the"), and any capitalised word
-  another fragment of the cluster chose so, less the ones it says were not ("rather than",
-  "instead of", "over", "not"); two fragments that each name a choice the other does not
-  disagree ("choice");
-- polarity: a fragment that negates ("not", "never", "n't", "disabled", "inactive", "off",
-  "without") against one that does not, about the same words, disagree ("negation").
-Two fragments are compared only when they share enough of their other words (SAME_THING)
-and, given the clustering's lexicon, neither names a thing the other does not: they talk
-about the same thing. Fragments are grouped by what they claim; the largest group
-(by confidence) is side A of each disagreement, each other group a side B.
+Each fragment's statement is read as people write it (consensus/statements.py), and every
+two fragments of a cluster are compared, older against newer (a cluster keeps its fragments
+in time order):
+- values ("value"): quantities of one kind (units made one: "5 min" is 300 s, "12k" 12,000),
+  or dates, none of which agree (an approximate one within a tenth); a count compares with a
+  count of what the other speaks of ("retry up to 5 times", "max retries 3"); a value one
+  denies that the other states ("not five minutes");
+- named choices ("choice"): each says it uses a name the other never mentions (after "uses",
+  "on", "with", "via", "picked" ..., or before "is the"), or one says "not X" / "X was
+  retired" / "moved from X" where the other uses X; or one name in two versions (React 18,
+  React 19);
+- denial ("negation"): one denies ("not", "n't", "never", "disabled", "off" ...) what the
+  other says: the denying clause's words are the other's, and the two share enough words.
+Not compared: two fragments scoped apart (staging and production, Android and iOS, two
+named places); in a value, a part against the whole ("alone", "mostly"), a goal or a limit
+against a measurement ("goal", "must", "under 200 ms"), two quantities qualified apart
+("p95" and "p99"). An update is no conflict: a newer fragment that reports a change ("moved
+to", "switched from", "now", "as of March", "since") supersedes what it changes, and the
+older fragment is compared with nothing; a newer fragment that contradicts the change is a
+conflict. With the clustering's lexicon, two fragments each naming a thing the other does
+not are about different things. Each kind's conflicting pairs are split into two sides (the
+fragment in most conflicts, and who agrees with it, against the rest); the heavier is A.
 
-What it cannot catch: contradictions in words it does not read as values, names or
-negation (antonyms beyond its short list, "faster" against "slower", a claim and its
-consequence), a choice named in lower case without a choice verb, numbers whose units it
-does not know compared across units, sarcasm and hedging ("hardly", "barely"), and
-disagreements between fragments that clustering put apart.
+Measured on hand-written fragments (bench/judgement, bench/README.md): what it still cannot
+catch is a denial or a choice said in other words than the claim it denies ("single sign-on
+is live" against "doesn't have SSO"; "rollout 10%" against "not enabled"; "MacBook" against
+"ThinkPads, the MacBooks are for staff"), a choice whose name is in no choice position,
+antonyms ("faster" against "slower"), sarcasm, and what clustering put apart.
 
 `conflict_risk` (Cluster.conflict_risk, read by sql/stg_clusters.sql) is defined here once:
 the confidence-weighted share of a cluster's fragments that sit on a B side, doubled and
@@ -31,10 +38,12 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date
 
-SAME_THING = 0.2  # Jaccard of two fragments' other content words, at least (tuned on seeds 1-3)
+from memlib.consensus import statements
+from memlib.consensus.statements import MONTHS, STOP_WORDS
+
 NEGATIONS = {"not", "no", "never", "without", "disabled", "inactive", "off", "none", "neither", "nor"}
 CHOICE_CUES = ("uses", "use", "using", "went with", "go with", "picked", "pick", "chose", "chosen", "choose",
                "settled on", "adopted", "adopt", "switched to", "migrated to", "relies on", "runs on",
@@ -48,14 +57,6 @@ UNITS = {  # unit -> (dimension, factor to the dimension's base)
     "kb": ("bytes", 1 / 1024), "mb": ("bytes", 1.0), "gb": ("bytes", 1024.0), "tb": ("bytes", 1024.0 ** 2),
     "%": ("percent", 1.0), "percent": ("percent", 1.0),
 }
-MONTHS = {m: i for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-     "november", "december"], 1)}
-MONTHS.update({m[:3]: i for m, i in list(MONTHS.items())})
-MONTHS["sept"] = 9
-# English words that say nothing of a statement's subject (its overlap with another)
-STOP_WORDS = frozenset("""a an the of for on in at to is are was were be been its it we our and or as by with this
-that has have had about from into over than then there their they them he she you your i me my not no so if but""".split())
 # ... and, for claims, the words a report uses around any value ("the current team sits at ...")
 STOP = STOP_WORDS | {"set", "sits", "comes", "current", "right", "now", "s", "'s", "day", "team"}
 
@@ -147,15 +148,6 @@ def _original(tokens: list[str], lowered: str) -> str | None:
     return next((t for t in tokens if t.lower() == lowered), None)
 
 
-def same_thing(a: Claims, b: Claims, lexicon=None) -> bool:
-    """Enough shared words, and (with a lexicon, consensus/lexicon.py) no naming word on
-    each side that the other lacks."""
-    union = a.words | b.words
-    if not union or len(a.words & b.words) / len(union) < SAME_THING:
-        return False
-    return lexicon is None or not lexicon.distinct(a.words, b.words)
-
-
 @dataclass
 class Found:
     """A disagreement as found: its kind, what it is about, and the fragments of each side."""
@@ -166,51 +158,154 @@ class Found:
     b: list[int]
 
 
-def _groups(members: list[int], key) -> list[list[int]]:
-    groups: dict = {}
-    for i in members:
-        groups.setdefault(key(i), []).append(i)
-    return list(groups.values())
-
-
 def find(texts: list[str], weights: list[float], lexicon=None) -> list[Found]:
-    """The disagreements among one cluster's fragments (indexes into `texts`); with the
-    clustering's lexicon, fragments about two different things are not compared."""
-    parsed = [claims(t) for t in texts]
-    names = frozenset().union(*(c.chosen for c in parsed))
-    # a capitalised word is a choice if the cluster names it as one elsewhere
-    parsed = [replace(c, chosen=c.chosen | (c.capitalised & names)) for c in parsed]
-    out: list[Found] = []
-
-    def split(kind: str, point: str, members: list[int], key) -> None:
-        groups = _groups(members, key)
-        if len(groups) < 2:
-            return
-        groups.sort(key=lambda g: (-sum(weights[i] for i in g), min(g)))
-        major = groups[0]
-        for minor in groups[1:]:
-            if any(same_thing(parsed[i], parsed[j], lexicon) for i in major for j in minor):
-                out.append(Found(kind, point, major, minor))
-
-    dimensions = sorted({d for c in parsed for d in c.values})
-    for dimension in dimensions:
-        members = [i for i, c in enumerate(parsed) if dimension in c.values]
-        point = "the date" if dimension == "date" else f"the value ({dimension.removeprefix('count:') or 'number'})"
-        split("value", point, members, lambda i, d=dimension: parsed[i].values[d])
-    named = [i for i, c in enumerate(parsed) if c.chosen]
-    if named:
-        split("choice", "the choice", named, lambda i: _choice_key(parsed, named, i))
-    valued = {i for f in out for i in f.a + f.b}
-    plain = [i for i in range(len(parsed)) if i not in valued]
-    split("negation", "whether it holds", plain, lambda i: parsed[i].negative)
+    """The disagreements among one cluster's fragments (indexes into `texts`, oldest first:
+    a cluster keeps its fragments in time order). Two fragments are compared when they talk
+    about the same thing (with the clustering's lexicon, neither names a thing the other does
+    not) and neither is out of date: a fragment older than a newer one that reports a change
+    in the same thing ("moved to", "now", "as of March") is superseded, not contradicted.
+    Each kind's conflicting pairs are split into two sides: the side with more weight is A."""
+    read = [statements.read(t) for t in texts]
+    n = len(texts)
+    edges: dict[str, list[tuple[int, int]]] = {"value": [], "choice": [], "negation": []}
+    superseded = {i for j in range(n) if read[j].change for i in range(j)
+                  if _about_the_same(read[i], read[j], lexicon) and contradiction(read[i], read[j], True, True)}
+    for j in range(n):
+        for i in range(j):
+            if i in superseded or j in superseded and not read[j].change:
+                continue
+            if not _about_the_same(read[i], read[j], lexicon):
+                continue
+            kind = contradiction(read[i], read[j])
+            if kind is not None:
+                edges[kind].append((i, j))
+    points = {"value": "the value", "choice": "the choice", "negation": "whether it holds"}
+    out = []
+    for kind, pairs in edges.items():
+        if pairs:
+            a, b = _sides(pairs, weights)
+            out.append(Found(kind, points[kind], a, b))
     return out
 
 
-def _choice_key(parsed: list[Claims], members: list[int], i: int) -> frozenset:
-    """A fragment's choice without the names every fragment of the cluster shares (the
-    subject's own names, such as "Kafka consumer"): what sets it apart."""
-    common = frozenset.intersection(*(parsed[j].chosen for j in members))
-    return parsed[i].chosen - common
+def _about_the_same(a: statements.Statement, b: statements.Statement, lexicon) -> bool:
+    """Same-thing: not two differently scoped or named things (staging against production,
+    Berlin against Munich), and with a lexicon, no naming word on each side the other lacks."""
+    if a.scopes and b.scopes and not a.scopes & b.scopes:
+        return False
+    if lexicon is not None and lexicon.distinct(a.words, b.words):
+        return False
+    return True
+
+
+def contradiction(a: statements.Statement, b: statements.Statement, ignore_change: bool = False,
+                  strict: bool = False) -> str | None:
+    """The kind of contradiction between an older statement `a` and a newer `b` ("value",
+    "choice", "negation"), or None; a newer one that reports a change supersedes. With
+    `ignore_change`: do they differ at all (a change statement names the old choice beside
+    the new one, so `strict` compares only the names each says are in use)."""
+    if b.change and not ignore_change:
+        return None
+    if _values_differ(a, b):
+        return "value"
+    if _choices_differ(a, b, strict):
+        return "choice"
+    if _comparable(a, b):
+        return None  # both give quantities of one kind, and they agree: what either denies is something else
+    if a.negated != b.negated and not (a.mentioned and b.mentioned and not _names_meet(a.mentioned, b.mentioned)):
+        denier, other = (a, b) if a.negated else (b, a)
+        shared = a.words & b.words
+        if denier.denies & other.words and len(shared) >= 2 and len(shared) / len(a.words | b.words) >= NEGATION_OVERLAP:
+            return "negation"  # what one denies, the other says
+    return None
+
+
+NEGATION_OVERLAP = 0.2  # share of their content words two statements must have to deny one another
+
+
+def _counts(a: statements.Statement, b: statements.Statement, dimension: str) -> list[str]:
+    """The dimensions of `b` a count of `a` compares with: its own, or a count whose noun the
+    other statement uses ("retry up to 5 times" and "max retries 3": both count retries)."""
+    if not dimension.startswith("count:"):
+        return [dimension] if any(q.dimension == dimension for q in b.quantities) else []
+    noun = dimension.removeprefix("count:")
+    return [q.dimension for q in b.quantities if q.dimension == dimension or (
+        q.dimension.startswith("count:") and (noun in b.words or q.dimension.removeprefix("count:") in a.words))]
+
+
+def _comparable(a: statements.Statement, b: statements.Statement) -> bool:
+    return any(_counts(a, b, q.dimension) for q in a.quantities)
+
+
+def _values_differ(a: statements.Statement, b: statements.Statement) -> bool:
+    if a.part or b.part or a.target != b.target:
+        return False  # a part against the whole, a goal against a measurement
+    if a.qualifiers and b.qualifiers and not a.qualifiers & b.qualifiers:
+        return False  # p95 against p99: two quantities
+    if any(q.agrees(d) for q in a.quantities for d in b.denied) or \
+            any(q.agrees(d) for q in b.quantities for d in a.denied):
+        return True
+    for dimension in {q.dimension for q in a.quantities}:
+        kinds = set(_counts(a, b, dimension))
+        if not kinds:
+            continue
+        mine = [q.amount for q in a.quantities if q.dimension == dimension]
+        theirs = [q for q in b.quantities if q.dimension in kinds]
+        if not any(statements.Quantity(q.dimension, x, any(p.approximate for p in a.quantities)).agrees(q)
+                   for x in mine for q in theirs):
+            return True
+    if a.dates and b.dates and not any(_same_day(x, y) for x in a.dates for y in b.dates):
+        return True
+    return False
+
+
+def _same_day(x: tuple, y: tuple) -> bool:
+    return all(p is None or q is None or p == q for p, q in zip(x, y))
+
+
+def _names_meet(a: frozenset, b: frozenset) -> bool:
+    """Some name of one is a name of the other ("Postgres" and "PostgreSQL" are one)."""
+    return any(x == y or (min(len(x), len(y)) >= 4 and (x.startswith(y) or y.startswith(x))) for x in a for y in b)
+
+
+def _choices_differ(a: statements.Statement, b: statements.Statement, strict: bool = False) -> bool:
+    if (a.rejected and _names_meet(a.rejected, (b.names | b.mentioned) - b.rejected)) or \
+            (b.rejected and _names_meet(b.rejected, (a.names | a.mentioned) - a.rejected)):
+        return True  # one says "not X" (or X was retired) where the other uses X
+    seen_a, seen_b = (a.names, b.names) if strict else (a.names | a.mentioned | a.words, b.names | b.mentioned | b.words)
+    if a.names and b.names and not _names_meet(a.names, seen_b) and not _names_meet(b.names, seen_a):
+        return True  # two names for one role: each uses one the other never mentions
+    versions = {}
+    for q in a.qualifiers:
+        if " " in q:
+            versions.setdefault(q.split()[0], set()).add(q)
+    return any(" " in q and q.split()[0] in versions and q not in versions[q.split()[0]] for q in b.qualifiers)
+
+
+def _sides(pairs: list[tuple[int, int]], weights: list[float]) -> tuple[list[int], list[int]]:
+    """Two sides from conflicting pairs: the fragment in most conflicts and whoever agrees
+    with it on one side, those it conflicts with on the other; the heavier side is A."""
+    degree: dict[int, int] = {}
+    for i, j in pairs:
+        degree[i] = degree.get(i, 0) + 1
+        degree[j] = degree.get(j, 0) + 1
+    seed = min(degree, key=lambda i: (-degree[i], i))
+    one, other = {seed}, set()
+    changed = True
+    while changed:
+        changed = False
+        for i, j in pairs:
+            for x, y in ((i, j), (j, i)):
+                if x in one and y not in other and y not in one:
+                    other.add(y)
+                    changed = True
+                elif x in other and y not in one and y not in other:
+                    one.add(y)
+                    changed = True
+    a, b = sorted(one), sorted(other)
+    if (sum(weights[i] for i in b), -min(b)) > (sum(weights[i] for i in a), -min(a)):
+        a, b = b, a
+    return a, b
 
 
 def conflict_risk(found: list[Found], weights: list[float]) -> float:

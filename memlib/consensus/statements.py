@@ -1,0 +1,256 @@
+"""What a fragment states, read the way people write it (no language model): the quantities
+it gives and what each measures, the names it says are in use, whether it denies what it
+says, where it holds (a scope), and whether it reports a change ("moved to", "as of March",
+"now"). consensus/conflicts.py compares two statements with this.
+
+Quantities: a number (digits, or a word such as "five" or "half a") with its unit, units of
+one dimension made one ("5 min" is 300 s, "two weeks" 14 days, "12k" 12,000, "$48,200"),
+marked approximate after "about", "around", "~" or "roughly", and denied after "not"; dates
+in English and ISO forms, with or without a year. A number with no unit counts the noun after
+it ("3 nodes"). A number inside a name ("p95", "React 19", "2.3 release") is not a quantity
+but a qualifier: two statements that qualify their numbers differently ("p95" against "p99")
+measure different things.
+
+What it cannot read: units it does not know, numbers written in words beyond the common ones,
+a quantity and its qualifier far apart in a long sentence, irony.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+MONTHS = {m: i for i, m in enumerate(
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+     "november", "december"], 1)}
+MONTHS.update({m[:3]: i for m, i in list(MONTHS.items())})
+MONTHS["sept"] = 9
+# English words that say nothing of a statement's subject (its overlap with another)
+STOP_WORDS = frozenset("""a an the of for on in at to is are was were be been its it we our and or as by with this
+that has have had about from into over than then there their they them he she you your i me my not no so if but""".split())
+
+WORD_NUMBERS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
+                "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90, "hundred": 100,
+                "a": 1, "an": 1, "half": 0.5, "a couple of": 2, "a dozen": 12}
+# unit -> (dimension, factor to the dimension's base: ms, MB, percent, dollars)
+UNITS = {
+    "ms": ("time", 1.0), "msec": ("time", 1.0), "millisecond": ("time", 1.0),
+    "s": ("time", 1e3), "sec": ("time", 1e3), "secs": ("time", 1e3), "second": ("time", 1e3),
+    "m": ("time", 6e4), "min": ("time", 6e4), "mins": ("time", 6e4), "minute": ("time", 6e4),
+    "h": ("time", 3.6e6), "hr": ("time", 3.6e6), "hrs": ("time", 3.6e6), "hour": ("time", 3.6e6),
+    "d": ("time", 8.64e7), "day": ("time", 8.64e7), "w": ("time", 6.048e8), "wk": ("time", 6.048e8),
+    "week": ("time", 6.048e8), "fortnight": ("time", 1.2096e9), "month": ("time", 2.592e9),
+    "y": ("time", 3.1536e10), "yr": ("time", 3.1536e10), "year": ("time", 3.1536e10),
+    "kb": ("bytes", 1 / 1024), "mb": ("bytes", 1.0), "gb": ("bytes", 1024.0), "tb": ("bytes", 1024.0 ** 2),
+    "%": ("percent", 1.0), "percent": ("percent", 1.0),
+    "$": ("money", 1.0), "dollar": ("money", 1.0), "usd": ("money", 1.0), "eur": ("money", 1.0),
+    "euro": ("money", 1.0), "€": ("money", 1.0),
+}
+APPROXIMATE = ("about", "around", "roughly", "approximately", "approx", "~", "nearly", "almost", "circa", "some")
+DENIED = ("not", "never", "isn't", "aren't", "wasn't", "no")
+NEGATIONS = frozenset({"not", "no", "never", "without", "none", "nobody", "nothing", "neither", "nor",
+                       "disabled", "inactive", "off", "missing", "cannot", "can't", "won't"})
+_NEGATED = re.compile(r"\b(?:not|no|never|without|none|nobody|nothing|cannot|\w+n't|disabled|inactive|off|missing)\b",
+                      re.I)
+_CLAUSE = re.compile(r"[^.;,!?]+")
+# words that report a change: the statement supersedes an older one, it does not contradict it
+CHANGES = re.compile(
+    r"\b((?<!for )(?<!right )(?<!just )(?<!until )(?<!by )now|nowadays|these days|anymore|no longer|as of|since|"
+    r"switched (?:to|from|over)|moved (?:to|from|over)|migrated|upgraded|"
+    r"downgraded|replaced|changed|went from|dropped to|got down to|got up to|bumped|raised to|lowered to|"
+    r"reduced to|increased to|decommissioned|retired|from this week|from now on|from [\w.+#-]+ to|"
+    r"switch(?:ed)? (?:from|to)|fixed|again)\b", re.I)
+# a requirement or a plan, not a measurement
+TARGETS = re.compile(r"\b(goal|target|must|should|needs? to|commit to|alert when|at least|at most|"
+                     r"no more than|(?:under|below|above|over|within) (?:\$|~)?\d)", re.I)
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+PART = re.compile(r"\b(alone|of which|mostly|most of|part of|only for|excluding|including)\b", re.I)
+SCOPES = ("staging", "stage", "production", "prod", "dev", "development", "test", "qa", "sandbox",
+          "android", "ios", "web", "desktop", "mobile", "enterprise", "free", "internal", "external",
+          "public", "private", "weekend", "weekends", "weekday", "weekdays", "eu", "us")
+CHOICE = re.compile(
+    r"\b(?:uses?|using|used|on|in|with|via|through|by|to|runs on|stores? \w+ in|lives? in|goes through|"
+    r"gets?|got|receives?|received|has|have|had|"
+    r"go through|is|are|picked|chose|chosen|adopted|relies on|powered by|built on|built with|"
+    r"hashed with|switched to|moved to|migrated to|upgraded to)\s+(?:the\s+|a\s+|an\s+)?"
+    r"([A-Z][\w.+#-]*(?:\s[A-Z0-9][\w.+#-]*)?)")
+# a name in any case after a verb that can only choose ("uses nginx", "went with gRPC"), and
+# the name a sentence opens with before "is the" ("Redis is the cache behind ...")
+CHOSEN = re.compile(r"\b(?:uses|using|picked|chose|chosen|adopted|went with|go with|settled on|relies on|"
+                    r"switched to|migrated to|standardi[sz]ed on)\s+(?:the\s+)?([\w][\w.+#-]*[\w+#]|\w)", re.I)
+IS_THE = re.compile(r"^\W*([A-Z][\w.+#-]*|[a-z]+[A-Z][\w.+#-]*)\s+(?:is|are)\s+(?:the|our)\s")
+REJECT = re.compile(
+    r"\b(?:not|instead of|rather than|replacing|decommissioned|retired|"
+    r"(?:moved|switched|migrated|changed|went)\s+(?:\w+\s+)?from|"
+    r"(?:never|not|n't)\s+(?:\w+\s+)?(?:used?|using|picked|chose|run on|relied on))\s+(?:the\s+|a\s+|an\s+)?"
+    r"([A-Z][\w.+#'-]*)|([A-Z][\w.+#'-]*)\s+(?:was|were|is no longer|got|has been)\s+"
+    r"(?:decommissioned|retired|dropped|removed|replaced)")
+
+_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
+_DATES = [
+    (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), lambda m: (int(m[1]), int(m[2]), int(m[3]))),
+    (re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.I),
+     lambda m: (int(m[3]) if m[3] else None, MONTHS[m[1].lower()], int(m[2]))),
+    (re.compile(rf"\b(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?(?:,?\s+(\d{{4}}))?\b", re.I),
+     lambda m: (int(m[3]) if m[3] else None, MONTHS[m[2].lower()], int(m[1]))),
+    (re.compile(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b", re.I), lambda m: (None, None, int(m[1]))),
+]
+_WORD_NUMBER = "|".join(sorted((re.escape(w) for w in WORD_NUMBERS), key=len, reverse=True))
+_QUANTITY = re.compile(
+    r"(?P<pre>\$|€)?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\b(?:" + _WORD_NUMBER + r")\b)"
+    r"(?P<k>k\b)?\s*(?P<unit>%|[A-Za-z]+)?", re.I)
+_IDENTIFIER = re.compile(r"\b[A-Za-z]+\d+[\w.]*\b|\b\d+(?:\.\d+)+\b|\b[A-Z][\w-]*\s\d+(?:\.\d+)?\b")
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9.+#'-]*[A-Za-z0-9+#]|[A-Za-z]")  # "onboarding_v2": two words
+
+
+@dataclass(frozen=True)
+class Quantity:
+    dimension: str
+    amount: float
+    approximate: bool = False
+
+    def agrees(self, other: "Quantity") -> bool:
+        if self.dimension != other.dimension:
+            return False
+        if self.amount == other.amount:
+            return True
+        tolerance = 0.1 if (self.approximate or other.approximate) else 0.0
+        high = max(abs(self.amount), abs(other.amount))
+        return high > 0 and abs(self.amount - other.amount) <= tolerance * high
+
+
+@dataclass(frozen=True)
+class Statement:
+    quantities: tuple[Quantity, ...] = ()
+    denied: tuple[Quantity, ...] = ()  # "the timeout is not 30 minutes"
+    dates: tuple[tuple, ...] = ()  # (year or None, month or None, day)
+    qualifiers: frozenset = frozenset()  # "p95", "react 19": numbers that name, not measure
+    names: frozenset = frozenset()  # lower-cased names said to be in use
+    rejected: frozenset = frozenset()  # names said not to be (any more)
+    mentioned: frozenset = frozenset()  # every capitalised name it mentions, lower-cased
+    negated: bool = False
+    denies: frozenset = frozenset()  # the content words of the clauses that deny ("doesn't have SSO": have, sso)
+    change: bool = False
+    target: bool = False
+    part: bool = False
+    scopes: frozenset = frozenset()
+    words: frozenset = field(default_factory=frozenset)  # content words, crudely singular
+
+
+def _name(text: str) -> str:
+    return text.strip(".,;:!?'\"()").lower().removesuffix("'s")
+
+
+def _singular(word: str) -> str:
+    """A plural's singular, crudely: retries -> retry, boxes -> box, nodes -> node."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("ses", "xes", "ches", "shes")):
+        return word[:-2]
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _unit(raw: str | None) -> tuple[str, float] | None:
+    if not raw:
+        return None
+    unit = raw.lower()
+    if unit in UNITS:
+        return UNITS[unit]
+    if unit.endswith("s") and unit[:-1] in UNITS:
+        return UNITS[unit[:-1]]
+    return None
+
+
+def _number(text: str) -> float:
+    lowered = text.lower()
+    return float(WORD_NUMBERS[lowered]) if lowered in WORD_NUMBERS else float(text.replace(",", ""))
+
+
+def _quantities(text: str) -> tuple[list[Quantity], list[Quantity]]:
+    asserted, denied = [], []
+    for m in _QUANTITY.finditer(text):
+        raw = m["num"]
+        if raw.lower() in ("a", "an", "some", "half") and not _unit(m["unit"]):
+            continue  # "a note", "an email": no quantity ("half a year" is read below)
+        before = text[max(0, m.start() - 25):m.start()].lower()
+        if re.search(r"[A-Za-z]$", text[:m.start()]) or (m.end() < len(text) and text[m.end()].isalpha() and not m["unit"]):
+            continue  # inside a word or a name: "p95", "S3"
+        if re.match(r"[:\-]\d", text[m.end():m.end() + 2]) or re.search(r"\d[:\-]$", text[:m.start()]):
+            continue  # a time of day or a range: "08:00-20:00", "08-20"
+        amount = _number(raw) * (1000 if m["k"] else 1)
+        unit = _unit(m["pre"]) or _unit(m["unit"])
+        if unit is None and m["unit"] and m["unit"].lower() in ("of",) and raw.lower() == "half":
+            continue
+        if unit is None:
+            noun = (m["unit"] or "").lower()
+            if not noun or noun in STOP_WORDS or noun in MONTHS:
+                previous = re.search(r"([A-Za-z]{3,})\W{0,2}$", text[:m.start()])  # "max retries 3"
+                noun = previous[1].lower() if previous and not m["unit"] else ""
+            if not noun or noun in STOP_WORDS or noun in MONTHS or noun in APPROXIMATE or noun in DENIED:
+                continue  # a bare number (a version, an hour of the day) says no quantity
+            dimension, amount_base = f"count:{_singular(noun)}", amount
+        else:
+            dimension, amount_base = unit[0], amount * unit[1]
+        quantity = Quantity(dimension, round(amount_base, 6),
+                            any(re.search(rf"(?:^|\W){re.escape(a)}\W*$", before) for a in APPROXIMATE)
+                            or bool(re.match(r"\s*-?ish\b", text[m.end():]))
+                            or (unit is not None and unit[1] >= UNITS["month"][1]))  # months and years vary
+        tail = before.split()[-3:]
+        (denied if any(w.strip(",.") in DENIED for w in tail) else asserted).append(quantity)
+    for m in re.finditer(r"\bhalf an? (\w+)", text, re.I):
+        unit = _unit(m[1])
+        if unit:
+            asserted.append(Quantity(unit[0], round(0.5 * unit[1], 6), True))
+    return asserted, denied
+
+
+def _dates(text: str) -> tuple[list[tuple], str]:
+    found = []
+    for pattern, parts in _DATES:
+        for match in pattern.finditer(text):
+            year, month, day = parts(match)
+            try:
+                date(year or 2000, month or 1, day)
+            except ValueError:
+                continue
+            found.append((year, month, day))
+        text = pattern.sub(" ", text)
+    return found, text
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def read(text: str) -> Statement:
+    """What `text` states (see the module docstring)."""
+    dates, rest = _dates(text)
+    qualifiers = frozenset(q.lower() for q in _IDENTIFIER.findall(rest))
+    for q in _IDENTIFIER.findall(rest):
+        rest = rest.replace(q, " ")
+    asserted, denied = _quantities(rest)
+    sentences = re.split(r"(?<=[.!?;])\s+", text)
+    mentioned, names, rejected = set(), set(), set()
+    for sentence in sentences:
+        words = sentence.split()
+        for k, word in enumerate(words):
+            token = word.strip(",.;:!?()'\"")
+            if token and token[0].isupper() and (k > 0 or token.lower() not in STOP_WORDS) and token.lower() not in MONTHS:
+                mentioned.add(_name(token))
+        found = [m.split()[0] for m in CHOICE.findall(sentence)] + CHOSEN.findall(sentence) + IS_THE.findall(sentence)
+        names |= {_name(m) for m in found if _name(m) not in MONTHS and _name(m) not in WEEKDAYS
+                  and _name(m) not in STOP_WORDS}
+        rejected |= {_name(a or b) for a, b in REJECT.findall(sentence)}
+    tokens = [t.lower() for t in _TOKEN.findall(text)]
+    negated = any(t in NEGATIONS or t.endswith("n't") for t in tokens)
+    content = frozenset(_singular(t) for t in tokens if t not in STOP_WORDS and t not in NEGATIONS
+                        and not t.endswith("n't") and len(t) > 1)
+    denies = frozenset(_singular(t.lower()) for clause in _CLAUSE.findall(text) if _NEGATED.search(clause)
+                       for t in _TOKEN.findall(clause) if t.lower() not in STOP_WORDS and t.lower() not in NEGATIONS
+                       and not t.lower().endswith("n't"))
+    return Statement(
+        denies=denies,
+        quantities=tuple(asserted), denied=tuple(denied), dates=tuple(dates), qualifiers=qualifiers,
+        names=frozenset(names - rejected), rejected=frozenset(rejected), mentioned=frozenset(mentioned),
+        negated=negated, change=bool(CHANGES.search(text)), target=bool(TARGETS.search(text)),
+        part=bool(PART.search(text)), scopes=frozenset(t for t in tokens if t in SCOPES), words=content)
