@@ -106,7 +106,29 @@ def evaluate(data: list[dict], convs: list[int], store: MemoryStore, projects: d
                 per_q.append((i, q["category"], {k: len(q["evidence"] & set(ranked[:k])) / len(q["evidence"])
                                                  for k in KS}))
         results[mode] = {"questions": per_q, "seconds": time.perf_counter() - started}
+    results["plain cosine (baseline)"] = plain_cosine(data, convs, store, projects, dia_of)
     return results
+
+
+def plain_cosine(data: list[dict], convs: list[int], store: MemoryStore, projects: dict[int, str],
+                 dia_of: dict[str, str]) -> dict:
+    """The baseline vector mode must reach: the store's model's cosine between the question
+    and each turn's own words (its content alone, no context), exact, within the conversation."""
+    import numpy as np
+
+    per_q, started = [], time.perf_counter()
+    for i in convs:
+        rows = store.rows(f"project_id = '{projects[i]}' AND kind = 'conversation'", limit=100_000,
+                          columns=["id", "content"])
+        vectors = store.embedder.embed([r["content"] for r in rows])
+        questions = data[i]["_questions"]
+        asked = store.embedder.embed([q["question"] for q in questions])
+        for q, v in zip(questions, asked):
+            order = np.argsort(-(vectors @ v), kind="stable")[:max(KS)]
+            ranked = [dia_of[rows[j]["id"]] for j in order]
+            per_q.append((i, q["category"], {k: len(q["evidence"] & set(ranked[:k])) / len(q["evidence"])
+                                             for k in KS}))
+    return {"questions": per_q, "seconds": time.perf_counter() - started}
 
 
 def _row(label: str, qs: list[tuple]) -> str:

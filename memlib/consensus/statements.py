@@ -68,7 +68,7 @@ TARGETS = re.compile(r"\b(goal|target|must|should|needs? to|commit to|alert when
                      r"no more than|(?:under|below|above|over|within) (?:\$|~)?\d)", re.I)
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 PART = re.compile(r"\b(alone|of which|mostly|most of|part of|only for|excluding|including)\b", re.I)
-SCOPES = ("staging", "stage", "production", "prod", "dev", "development", "test", "qa", "sandbox",
+SCOPES = ("staging", "production", "prod", "development", "qa", "sandbox",
           "android", "ios", "web", "desktop", "mobile", "enterprise", "free", "internal", "external",
           "public", "private", "weekend", "weekends", "weekday", "weekdays", "eu", "us")
 CHOICE = re.compile(
@@ -138,6 +138,8 @@ class Statement:
     part: bool = False
     scopes: frozenset = frozenset()
     words: frozenset = field(default_factory=frozenset)  # content words, crudely singular
+    acronyms: frozenset = frozenset()  # its all-capital words ("sso")
+    initials: frozenset = frozenset()  # the initials of its runs of 2-4 words ("single sign-on": "sso")
 
 
 def _name(text: str) -> str:
@@ -235,7 +237,8 @@ def read(text: str) -> Statement:
         words = sentence.split()
         for k, word in enumerate(words):
             token = word.strip(",.;:!?()'\"")
-            if token and token[0].isupper() and (k > 0 or token.lower() not in STOP_WORDS) and token.lower() not in MONTHS:
+            name_like = token[1:] != token[1:].lower() or any(ch.isdigit() for ch in token)  # "SSO", "GitHub", "S3"
+            if token and token[0].isupper() and (k > 0 or name_like) and token.lower() not in MONTHS:
                 mentioned.add(_name(token))
         found = [m.split()[0] for m in CHOICE.findall(sentence)] + CHOSEN.findall(sentence) + IS_THE.findall(sentence)
         names |= {_name(m) for m in found if _name(m) not in MONTHS and _name(m) not in WEEKDAYS
@@ -243,12 +246,17 @@ def read(text: str) -> Statement:
         rejected |= {_name(a or b) for a, b in REJECT.findall(sentence)}
     tokens = [t.lower() for t in _TOKEN.findall(text)]
     negated = any(t in NEGATIONS or t.endswith("n't") for t in tokens)
+    parts = [p for t in tokens for p in t.split("-") if p]  # "single sign-on": single, sign, on
+    initials = {"".join(w[0] for w in parts[k:k + n]) for n in (2, 3, 4) for k in range(len(parts) - n + 1)}
     content = frozenset(_singular(t) for t in tokens if t not in STOP_WORDS and t not in NEGATIONS
                         and not t.endswith("n't") and len(t) > 1)
+
     denies = frozenset(_singular(t.lower()) for clause in _CLAUSE.findall(text) if _NEGATED.search(clause)
                        for t in _TOKEN.findall(clause) if t.lower() not in STOP_WORDS and t.lower() not in NEGATIONS
                        and not t.lower().endswith("n't"))
+    acronyms = frozenset(t.lower() for t in _TOKEN.findall(text) if 2 <= len(t) <= 5 and t.isupper())
     return Statement(
+        initials=frozenset(i for i in initials if len(i) >= 2), acronyms=acronyms,
         denies=denies,
         quantities=tuple(asserted), denied=tuple(denied), dates=tuple(dates), qualifiers=qualifiers,
         names=frozenset(names - rejected), rejected=frozenset(rejected), mentioned=frozenset(mentioned),
