@@ -64,6 +64,8 @@ class Importance(str, Enum):
 def _check_text(value: str) -> str:
     if not value.strip():
         raise ValueError("must not be empty")
+    if "\x00" in value:
+        raise ValueError("must not contain a NUL byte")
     if len(value) > MAX_TEXT:
         raise ValueError(f"is {len(value)} characters, at most {MAX_TEXT} allowed")
     return value
@@ -126,6 +128,8 @@ class Memory(BaseModel):
     def _finite(cls, value: list[float] | None) -> list[float] | None:
         if value is not None and not all(map(math.isfinite, value)):
             raise ValueError("must be finite numbers (no NaN or Infinity)")
+        if value is not None and not any(value):
+            raise ValueError("must not be all zeros (a zero vector has no direction)")
         return value
 
     @field_validator("source")

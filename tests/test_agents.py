@@ -290,6 +290,9 @@ def test_tools_as_plain_functions(project_memory, tmp_path):
         ("save_insight", {"project_id": p.id, "content": "x", "importance": "huge"}, "importance"),
         ("save_issue", {"project_id": "nope", "content": "x"}, "project 'nope' does not exist"),
         ("promote_to_decision", {"insight_id": insight["id"]}, "already promoted"),
+        # the other kind: refused before anything is written (a pattern was made, then an AttributeError)
+        ("promote_to_decision", {"insight_id": saved["id"]}, "is a learning, not an insight: a learning becomes a pattern"),
+        ("promote_to_pattern", {"learning_id": insight["id"]}, "is an insight, not a learning"),
         ("list_files_workspace", {"path": "../"}, "outside the workspace"),
         ("query_memory", {"project_id": p.id, "limit": 0}, "limit"),
         ("query_memory", {"project_id": p.id, "color": "red"}, "color: is not an argument"),
@@ -299,6 +302,8 @@ def test_tools_as_plain_functions(project_memory, tmp_path):
             tools.call(box, name, args)
         assert "\n" not in str(info.value)
     assert len(tools.describe()) == 15  # the ten of seed 004 and the five queue tools
+    promoted = store.audit.events("action = 'promoted'")
+    assert len(promoted) == 2  # the two refused promotions wrote nothing
 
 
 def test_agent_activity_report_matches_the_logs(project_memory):

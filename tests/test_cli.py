@@ -232,3 +232,14 @@ def test_a_read_only_store_says_so_and_still_answers_recalls(cli_store):
         else:
             subprocess.run(["chmod", "-R", "u+w", str(store)])
     assert run("stats", store=store).returncode == 0
+
+
+def test_version_and_a_chinese_history_read_as_written(cli_store):
+    assert run("--version").stdout.strip() == "memlib 0.1.0"
+    memory = run("add", "--kind", "insight", "--project-id", cli_store["project"], "--content", "前端框架用 React",
+                 store=cli_store["store"]).stdout.strip()
+    from memlib import MemoryStore
+
+    MemoryStore.open(str(cli_store["store"])).update(memory, content="前端框架用 Vue")
+    out = run("history", memory, store=cli_store["store"]).stdout
+    assert "前端框架用 Vue" in out and "\\u" not in out

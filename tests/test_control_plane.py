@@ -68,6 +68,18 @@ def test_ack_records_the_result_and_its_duration(plane, clock):
     assert plane.tasks.get(failed.task_id).status == "failed"
 
 
+def test_a_wrong_token_from_the_holder_is_named_as_such(plane):
+    """It said '... does not hold task ... (it is leased to auditor)' to the auditor itself."""
+    task = plane.queue.enqueue("audit")
+    lease = plane.queue.claim("auditor")
+    with pytest.raises(LeaseLost, match=f"^auditor does not hold task {task.task_id}: the lease token is not "
+                                        f"the one its claim returned$"):
+        plane.queue.lease_of(task.task_id, "forged", "auditor")
+    with pytest.raises(LeaseLost, match=r"^intruder does not hold task .* \(it is leased to auditor\)$"):
+        plane.queue.lease_of(task.task_id, "forged", "intruder")
+    assert plane.queue.lease_of(task.task_id, lease.token, "auditor").attempt == 1
+
+
 def test_an_expired_lease_returns_the_task_and_the_old_holder_cannot_ack(plane, clock):
     task = plane.queue.enqueue("crawl")
     first = plane.queue.claim("w1", lease=10)

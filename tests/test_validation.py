@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memlib import InvalidMemory, Project, RootTask
+from memlib import InvalidInput, InvalidMemory, Project, RootTask
 from memlib.models import MAX_TEXT, parse_memory
 
 
@@ -156,3 +156,14 @@ def test_links_must_name_existing_memories(store, tree):
                       "promoted_from": tree["insight"].id}], "promoted_from")  # a learning's
     store.add([{"kind": "decision", "project_id": project, "title": "t", "decision": "d",
                 "promoted_from": tree["insight"].id}])
+
+
+def test_a_nul_byte_or_an_all_zero_vector_is_refused(store, tree):
+    """A zero vector has no direction (its cosine is undefined); a NUL byte is no text."""
+    _rejects(store, [{"kind": "insight", "project_id": tree["project"].id, "content": "cache\x00ttl"}], "content")
+    _rejects(store, [{"kind": "project", "name": "p", "embedding": [0.0] * 384}], "embedding")
+    import numpy as np
+
+    with pytest.raises(InvalidInput, match="vector 1 is all zeros"):
+        store.add([Project(name="a"), Project(name="b")], vectors=np.vstack([np.ones(384), np.zeros(384)]).astype(np.float32))
+    assert store.count() == 5

@@ -20,7 +20,7 @@ from memlib.agents import knowledge
 from memlib.agents.query import MemoryQuery, query_memory as run_query
 from memlib.errors import InvalidInput, NotFound, invalid
 from memlib.lifecycle import curation
-from memlib.models import MAX_TEXT, Importance, Insight, Issue, Learning
+from memlib.models import MAX_TEXT, Importance, Insight, Issue, Kind, Learning
 
 MAX_FILES = 500
 
@@ -162,7 +162,7 @@ def promote_to_decision(box: Toolbox, args: PromoteToDecisionInput) -> dict:
     """An insight becomes a project decision (title unique in the project)."""
     fields = {k: v for k, v in (("context", args.context), ("consequences", args.consequences)) if v}
     decision = curation.promote(box.store, args.insight_id, title=args.title, actor=box.agent,
-                                reason="promote_to_decision", fields=fields)
+                                reason="promote_to_decision", fields=fields, source_kind=Kind.INSIGHT)
     return {"id": decision.id, "title": decision.title}
 
 
@@ -171,7 +171,7 @@ def promote_to_pattern(box: Toolbox, args: PromoteToPatternInput) -> dict:
     fields = {k: v for k, v in (("usage_examples", args.usage_examples), ("tags", args.tags),
                                 ("code_example", args.code_example)) if v}
     pattern = curation.promote(box.store, args.learning_id, title=args.name, actor=box.agent,
-                               reason="promote_to_pattern", fields=fields)
+                               reason="promote_to_pattern", fields=fields, source_kind=Kind.LEARNING)
     return {"id": pattern.id, "name": pattern.name}
 
 

@@ -31,6 +31,7 @@ from typing import Any
 
 from memlib.analytics.format import HEADLINE_MIME, cards_html
 from memlib.errors import InvalidInput, MemlibError, StoreError
+from memlib.scope import sql_literal
 
 REPORTS = ("usage", "ttl_decay", "confidence", "retention", "consensus", "control_plane")
 TITLES = {"usage": "Usage", "ttl_decay": "TTL and decay", "confidence": "Confidence", "retention": "Retention",
@@ -204,6 +205,10 @@ def run(names: list[str], as_of: date, store: str, overrides: dict[str, str] | N
         planned = {name: _values(name, specs[name], overrides, store, as_of) for name in names}
         opened = Store.open(store, create=False)  # a missing store is the user's mistake, before any work
         opened.resolve_version(as_of)  # so is a date before the store's history
+        projects = {values["project_id"] for values in planned.values() if values.get("project_id")}
+        for project_id in sorted(projects):  # and a project the store does not hold
+            if not opened.rows(f"id = {sql_literal(project_id)} AND kind = 'project'", limit=1, columns=["id"]):
+                raise InvalidInput(f"parameter project_id: no project {project_id!r} in the store")
         ordered_views()  # a missing or broken view file is named now, not in a kernel
         out_root = Path(out_root)
         runs = out_root / ".runs"

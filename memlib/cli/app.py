@@ -51,6 +51,7 @@ embedder_option = click.option(
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="memlib", prog_name="memlib", message="%(prog)s %(version)s")
 @click.option("--store", envvar="MEMLIB_STORE", default=None, metavar="URI",
               help="LanceDB URI of the store (default: $MEMLIB_STORE, else data/store).")
 @click.option("--workspace", envvar="MEMLIB_WORKSPACE", default=None, metavar="DIR",

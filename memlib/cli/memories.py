@@ -264,7 +264,7 @@ def history(ctx, memory_id, as_of, export_path, as_json):
         click.echo(f"memory {memory_id}" + (f" as of version {store.version}" if as_of else "")
                    + (": not in the store" if state is None else f": {state['kind']}"))
         for e in life["events"]:
-            details = json.dumps(e["details"], default=str) if e["details"] else ""
+            details = json.dumps(e["details"], default=str, ensure_ascii=False) if e["details"] else ""
             click.echo(f"  {e['at']:%Y-%m-%d %H:%M:%S}  {e['action']:<16} {e['status']:<9} "
                        f"{e['actor'] or '':<12} {details[:100]}")
         return

@@ -47,7 +47,7 @@ class Fragment(_Record):
     fragment_id: str = Field(default_factory=lambda: str(uuid.uuid4()), min_length=1, max_length=200)
     content: str = Field(min_length=1, max_length=MAX_TEXT)
     source_agent: str = Field(min_length=1, max_length=200)
-    timestamp: datetime
+    timestamp: datetime | None = None  # when it was reported; left out, when it is added (the store's clock)
     topic_candidates: list[str] = Field(default_factory=list)
     confidence: float = 1.0
     tool_fingerprint: str = ""
@@ -67,8 +67,8 @@ class Fragment(_Record):
 
     @field_validator("timestamp")
     @classmethod
-    def _utc(cls, value: datetime) -> datetime:
-        return utc(value)
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else utc(value)
 
     @field_validator("content")
     @classmethod

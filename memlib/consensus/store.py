@@ -109,6 +109,8 @@ class Consensus:
         batch = [Fragment.parse(f, f"fragment {i}") for i, f in enumerate(fragments)]
         if not batch:
             return []
+        now = store.clock.now()
+        batch = [f if f.timestamp is not None else f.model_copy(update={"timestamp": now}) for f in batch]
         ids = [f.fragment_id for f in batch]
         seen: set[str] = set()
         twice = next((i for i in ids if i in seen or seen.add(i)), None)

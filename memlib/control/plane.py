@@ -342,6 +342,9 @@ class DispatchQueue:
         if not rows:
             raise NotFound(f"no task {task_id!r}")
         row = rows[0]
+        if row["status"] == "running" and row["lease_owner"] == worker and row["lease_token"] != token:
+            raise LeaseLost(f"{worker} does not hold task {task_id}: the lease token is not the one its "
+                            f"claim returned")
         if row["status"] != "running" or row["lease_token"] != token:
             raise LeaseLost(f"{worker} does not hold task {task_id} (it is {_holder(row)})")
         return Lease(task=Task.from_row(row), worker=worker, token=token, attempt=row["attempts"],

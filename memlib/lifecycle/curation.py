@@ -29,17 +29,22 @@ def _free_title(store, project_id: str, kind: Kind, title: str, iteration_id: st
 
 
 def promote(store, memory_id: str, title: str | None = None, actor: str | None = None,
-            reason: str = "manual", fields: dict | None = None):
+            reason: str = "manual", fields: dict | None = None, source_kind: Kind | None = None):
     """An insight becomes a project decision, a learning a reusable pattern. The new memory
     links to its source (`promoted_from`) and keeps its project, root task and iteration;
     `fields` sets more of it (a decision's context and consequences, a pattern's examples,
-    tags and code). A derived title is made unique in the project; a given one must be."""
+    tags and code). A derived title is made unique in the project; a given one must be.
+    `source_kind`: the kind the caller means to promote (a tool that makes decisions), checked
+    before anything is written."""
     store.check_writable()
     with store.lock.held():  # checked and done by one process at a time: promoted once
         store.refresh()
         source = store.get(memory_id, with_embedding=False)
         if source.kind not in PROMOTIONS:
             raise InvalidInput(f"only insights and learnings can be promoted, not a {source.kind.value}")
+        if source_kind is not None and source.kind is not source_kind:
+            raise InvalidInput(f"{memory_id} is {_a(source.kind.value)}, not {_a(source_kind.value)}: "
+                               f"{_a(source.kind.value)} becomes {_a(PROMOTIONS[source.kind].value)}")
         done = store.audit.events(f"action = 'promote' AND subject_id = {sql_literal(memory_id)}")
         if done:
             raise InvalidInput(f"{source.kind.value} {memory_id} was already promoted to "
@@ -92,3 +97,7 @@ def adjust_confidence(store, memory_id: str, delta: int, reason: str, actor: str
         raise InvalidInput("a confidence change must not be zero")
     return store.modify(memory_id, lambda memory: {"confidence": max(0, min(100, memory.confidence + delta))},
                         action="confidence", actor=actor, reason=reason)
+
+
+def _a(noun: str) -> str:
+    return f"{'an' if noun[0] in 'aeiou' else 'a'} {noun}"

@@ -95,6 +95,9 @@ def _prepare(store, memories, upsert, progress, vectors, labels, embedded, histo
             raise InvalidInput(f"vectors have shape {vectors.shape}, expected ({len(batch)}, {store.dims})")
         if not np.isfinite(vectors).all():
             raise InvalidInput("vectors must be finite numbers (no NaN or Infinity)")
+        if len(vectors) and not np.abs(vectors).max(axis=1).all():
+            raise InvalidInput(f"vector {int(np.flatnonzero(~np.abs(vectors).max(axis=1).astype(bool))[0])} "
+                               f"is all zeros (a zero vector has no direction)")
     seen: set[str] = set()
     for memory, label in zip(batch, labels):
         if memory.id in seen:
@@ -104,23 +107,12 @@ def _prepare(store, memories, upsert, progress, vectors, labels, embedded, histo
 
     embedded = {} if embedded is None else embedded
     early = _embed_early(store, batch, embedded) if vectors is None else None
-    ids = [m.id for m in batch]
-    version = store.version
-    parents = {p for m in batch for p in _references(m) if p not in seen}
-    # one read for the batch's own ids and what they name
-    columns = store.table.schema.names if upsert else ["kind", "project_id"]
-    found = store.lookup(sorted(seen | parents), columns)
-    existing = {i: found[i] for i in ids if i in found}
-    for memory, label in zip(batch, labels):
-        old = existing.get(memory.id)
-        if old and not upsert:
-            raise InvalidMemory(label, "id", "already exists in the store (use upsert to replace it)")
-        if old and old["kind"] != memory.kind.value:
-            raise InvalidMemory(label, "kind", f"cannot change an existing {old['kind']} "
-                                               f"into a {memory.kind.value}")
-    check_parents(batch, labels, {p: found[p] for p in parents if p in found}, existing, history)
-    check_titles(store, batch, labels)
-    relinked = fill_context(store, batch, existing)
+    try:
+        ids, version, existing, relinked = _check(store, batch, labels, seen, upsert, history)
+    except BaseException:
+        if early is not None:  # a refused batch: its embedding thread ends before the error goes up
+            early.exception()  # (left running, it met the interpreter's shutdown: "can't register atexit")
+        raise
     if early is not None:
         embedded.update(early.result())
     matrix = embed(store, batch, labels, existing, progress, embedded, vectors, relinked)
@@ -138,6 +130,29 @@ def _prepare(store, memories, upsert, progress, vectors, labels, embedded, histo
         pa.array(matrix.reshape(-1), type=pa.float32()), store.dims)
     table = pa.Table.from_pydict(columns, schema=schema)
     return Prepared(table, ids, read, version, embedded)
+
+
+def _check(store, batch: list[Memory], labels: list[str], seen: set[str], upsert: bool, history: bool):
+    """The batch against the store: new ids (or unchanged kinds), parents and titles, turns
+    linked. Returns (ids, the version checked, the stored rows of the batch's ids, the turns
+    whose links the store filled)."""
+    ids = [m.id for m in batch]
+    version = store.version
+    parents = {p for m in batch for p in _references(m) if p not in seen}
+    # one read for the batch's own ids and what they name
+    columns = store.table.schema.names if upsert else ["kind", "project_id"]
+    found = store.lookup(sorted(seen | parents), columns)
+    existing = {i: found[i] for i in ids if i in found}
+    for memory, label in zip(batch, labels):
+        old = existing.get(memory.id)
+        if old and not upsert:
+            raise InvalidMemory(label, "id", "already exists in the store (use upsert to replace it)")
+        if old and old["kind"] != memory.kind.value:
+            raise InvalidMemory(label, "kind", f"cannot change an existing {old['kind']} "
+                                               f"into a {memory.kind.value}")
+    check_parents(batch, labels, {p: found[p] for p in parents if p in found}, existing, history)
+    check_titles(store, batch, labels)
+    return ids, version, existing, fill_context(store, batch, existing)
 
 
 def stamp(batch: list[Memory], now) -> None:
