@@ -258,13 +258,18 @@ def test_build_context_labels_parts_and_reports_what_was_cut(project_memory):
     assert [p.label for p in big.parts] == ["Persona and owner", "Tools", "Recalled memory", "Transcript"]
     assert all(part.cut == 0 for part in big.parts) and len(big.recalled) == 3
     assert big.text.index("message number 0") < big.text.index("message number 29")  # time order
-    small = build_context(store, s.session_id, "ledger retries", budget_tokens=400, count=words)
+    small = build_context(store, s.session_id, "ledger retries", budget_tokens=200, count=words)
     report = small.report()
     assert report["Persona and owner"] == {"kept": 2, "cut": 0}
-    assert report["Transcript"]["cut"] > 0 and small.tokens <= 400
+    assert report["Transcript"]["cut"] > 0 and small.tokens <= 200
     assert "message number 29" in small.text and "message number 0 " not in small.text  # latest kept
     events = [e for e in store.recalls.spooled() if e["tool"] == "build_context"]
     assert {e["agent"] for e in events} == {"coder"} and len(events) == 6
+    # a long tool list in a small budget takes at most a quarter of it: the memories still fit
+    tools = [{"name": f"tool_{i}", "description": "does one more thing the agent may need " * 2} for i in range(40)]
+    crowded = build_context(store, s.session_id, "ledger retries", budget_tokens=400, count=words, tools=tools)
+    assert crowded.report()["Tools"]["cut"] > 0 and crowded.report()["Recalled memory"]["kept"] == 3
+    assert sum(words(f"- {t['name']}: {t['description']}\n") for t in tools[:crowded.report()["Tools"]["kept"]]) <= 100
     sessions.save_loop(s.session_id, "g", 1, {})
     assert build_context(store, s.session_id, "ledger", count=words).recalled == []  # loop pending: no recall
 

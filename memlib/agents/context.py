@@ -2,7 +2,8 @@
 tools it has, what the lifecycle policy recalls for the goal, and the session's transcript,
 each part labelled and the whole cut to a token budget, with a report of what was cut.
 
-Parts are filled in that order of priority, items whole or not at all: the persona and owner
+Parts are filled in that order of priority, items whole or not at all (the persona and owner,
+and the tools, take at most a quarter of the budget each): the persona and owner
 profile (from the workspace's SPIRIT.md and OWNER.md when the store has one, else the
 session's preferences), the tools (the workspace's TOOLS.md, else memlib's own), the recalled memories (best first), then the transcript from its latest
 turn backwards (shown in time order). Tokens are counted by `memlib.embeddings.count_tokens`
@@ -20,6 +21,10 @@ from memlib.agents.sessions import Sessions
 from memlib.embeddings import count_tokens
 from memlib.errors import InvalidInput
 from memlib.scope import Scope
+
+
+SHARE = 0.25  # of the budget, at most, for the persona and owner, and for the tools
+SHARED = ("Persona and owner", "Tools")
 
 
 @dataclass
@@ -89,9 +94,12 @@ def build_context(store, session_id: str, goal: str, budget_tokens: int = 4_000,
                          ("Recalled memory", recall_items), ("Transcript", turn_items)):
         kept: list[str] = []
         heading = f"## {label}\n"
+        # the profile and the tools take at most their SHARE each: a long tool list in a small
+        # budget left no room for a single recalled memory
+        ceiling = used + int(SHARE * budget) if label in SHARED else budget
         for item in items:
             cost = count(item + "\n") + (0 if kept else count(heading))
-            if used + cost > budget:
+            if used + cost > min(budget, ceiling):
                 break  # whole items only, and none after one that did not fit: order is priority
             kept.append(item)
             used += cost
