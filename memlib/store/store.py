@@ -238,9 +238,13 @@ class Store:
             raise StoreError(self._unwritable)
 
     def _committed(self, result) -> int:
-        """Note a commit of this handle; returns the version it made."""
+        """Note a commit of this handle; returns the version it made (a write's own version
+        records no other model; after a maintenance step, `result` None, the next read looks)."""
         self._version = None
-        return getattr(result, "version", None) or self._table.version
+        version = getattr(result, "version", None)
+        if version is not None:  # this handle's own write: a version it has seen
+            self._seen = version
+        return version or self._table.version
 
     @property
     def dims(self) -> int:
