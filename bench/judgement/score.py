@@ -21,6 +21,16 @@ KIND_OF = {"value": "number", "number": "number", "negation": "negation", "choic
 KINDS = ("number", "negation", "choice")
 
 
+def negative_kinds(why: str) -> str:
+    """A hard negative's kind from its label: scoped, different quantities, paraphrase, a part,
+    a goal, agreement."""
+    for kind in ("scoped", "different quantities", "paraphrase", "part", "goal", "agree", "deadline",
+                 "threshold", "typical", "commitment"):
+        if kind in why:
+            return kind
+    return "other"
+
+
 def clustering(assigned: dict[tuple[int, int], str]) -> dict[str, float]:
     """`assigned`: (topic, fragment) -> cluster id."""
     by_topic: dict[int, list[str]] = collections.defaultdict(list)
@@ -56,13 +66,15 @@ def contradictions(topics, groups: list[list[tuple[int, int]]], detect) -> Tally
     of (topic, fragment); `detect(texts) -> [(kind, side_a, side_b)]` with sides as indexes."""
     planted = collections.Counter()
     truth: dict[frozenset, str] = {}
-    updates, negatives = set(), set()
+    updates, negatives, negative_kind = set(), set(), {}
     for t, topic in enumerate(topics):
         for i, j, kind in topic.contradictions:
             planted[kind] += 1
             truth[frozenset({(t, i), (t, j)})] = kind
         updates |= {frozenset({(t, i), (t, j)}) for i, j in topic.updates}
         negatives |= {frozenset({(t, i), (t, j)}) for i, j, _ in topic.negatives}
+        for i, j, why in topic.negatives:
+            negative_kind[frozenset({(t, i), (t, j)})] = negative_kinds(why)
     found_pairs: set[frozenset] = set()
     reported, right, alarms = collections.Counter(), collections.Counter(), collections.Counter()
     for group in groups:
@@ -77,7 +89,8 @@ def contradictions(topics, groups: list[list[tuple[int, int]]], detect) -> Tally
             if hits:
                 right[kind] += 1
             else:
-                why = ("update" if pairs & updates else "hard negative" if pairs & negatives
+                hard = sorted(pairs & negatives, key=sorted)
+                why = ("update" if pairs & updates else f"hard negative ({negative_kind[hard[0]]})" if hard
                        else "other kind" if any_truth else "other")
                 alarms[(kind, why)] += 1
     found = collections.Counter(truth[p] for p in found_pairs)

@@ -186,7 +186,7 @@ class Clusterer:
         if not n:
             return None
         sims = self._centroids[:n] @ unit if approx is None else approx
-        top = _top(sims * self._spread[:n], 2) if n > 2 else np.arange(n)
+        top = np.argpartition(-(sims * self._spread[:n]), 1)[:2] if n > 2 else np.arange(n)
         exact = (self._centroids[top].astype(np.float64) @ unit.astype(np.float64)) * self._spread[top]
         order = np.lexsort((top, -exact))
         first = exact[order[0]]

@@ -213,11 +213,11 @@ def contradiction(a: statements.Statement, b: statements.Statement, ignore_chang
     if _comparable(a, b):
         return None  # both give quantities of one kind, and they agree: what either denies is something else
     if a.negated != b.negated and not (a.mentioned and b.mentioned and not _names_meet(
-            a.mentioned | a.initials, b.mentioned | b.initials)):
+            a.mentioned | a.spells(b.mentioned), b.mentioned | b.spells(a.mentioned))):
         denier, other = (a, b) if a.negated else (b, a)
-        spelled = (a.acronyms & b.initials) | (b.acronyms & a.initials)  # "SSO" and "single sign-on"
+        spelled = b.spells(a.acronyms) | a.spells(b.acronyms)  # "SSO" and "single sign-on"
         shared = (a.words & b.words) | spelled
-        said = other.words | (other.initials & denier.acronyms)
+        said = other.words | other.spells(denier.acronyms)
         if denier.denies & said and len(shared) >= 2 and len(shared) / len(a.words | b.words) >= NEGATION_OVERLAP:
             return "negation"  # what one denies, the other says
     return None

@@ -139,7 +139,11 @@ class Statement:
     scopes: frozenset = frozenset()
     words: frozenset = field(default_factory=frozenset)  # content words, crudely singular
     acronyms: frozenset = frozenset()  # its all-capital words ("sso")
-    initials: frozenset = frozenset()  # the initials of its runs of 2-4 words ("single sign-on": "sso")
+    letters: str = ""  # the first letter of each of its words ("single sign-on": "sso")
+
+    def spells(self, acronyms: frozenset) -> frozenset:
+        """Those of `acronyms` its words spell, one word a letter ("SSO": "single sign-on")."""
+        return frozenset(a for a in acronyms if len(a) >= 3 and a in self.letters)
 
 
 def _name(text: str) -> str:
@@ -227,8 +231,9 @@ def _dates(text: str) -> tuple[list[tuple], str]:
 def read(text: str) -> Statement:
     """What `text` states (see the module docstring)."""
     dates, rest = _dates(text)
-    qualifiers = frozenset(q.lower() for q in _IDENTIFIER.findall(rest))
-    for q in _IDENTIFIER.findall(rest):
+    found_qualifiers = _IDENTIFIER.findall(rest)
+    qualifiers = frozenset(q.lower() for q in found_qualifiers)
+    for q in found_qualifiers:
         rest = rest.replace(q, " ")
     asserted, denied = _quantities(rest)
     sentences = re.split(r"(?<=[.!?;])\s+", text)
@@ -244,19 +249,19 @@ def read(text: str) -> Statement:
         names |= {_name(m) for m in found if _name(m) not in MONTHS and _name(m) not in WEEKDAYS
                   and _name(m) not in STOP_WORDS}
         rejected |= {_name(a or b) for a, b in REJECT.findall(sentence)}
-    tokens = [t.lower() for t in _TOKEN.findall(text)]
+    raw_tokens = _TOKEN.findall(text)
+    tokens = [t.lower() for t in raw_tokens]
     negated = any(t in NEGATIONS or t.endswith("n't") for t in tokens)
-    parts = [p for t in tokens for p in t.split("-") if p]  # "single sign-on": single, sign, on
-    initials = {"".join(w[0] for w in parts[k:k + n]) for n in (2, 3, 4) for k in range(len(parts) - n + 1)}
+
     content = frozenset(_singular(t) for t in tokens if t not in STOP_WORDS and t not in NEGATIONS
                         and not t.endswith("n't") and len(t) > 1)
 
     denies = frozenset(_singular(t.lower()) for clause in _CLAUSE.findall(text) if _NEGATED.search(clause)
                        for t in _TOKEN.findall(clause) if t.lower() not in STOP_WORDS and t.lower() not in NEGATIONS
-                       and not t.lower().endswith("n't"))
-    acronyms = frozenset(t.lower() for t in _TOKEN.findall(text) if 2 <= len(t) <= 5 and t.isupper())
+                       and not t.lower().endswith("n't")) if negated else frozenset()
+    acronyms = frozenset(t.lower() for t in raw_tokens if 2 <= len(t) <= 5 and t.isupper())
     return Statement(
-        initials=frozenset(i for i in initials if len(i) >= 2), acronyms=acronyms,
+        letters="".join(p[0] for t in tokens for p in t.split("-") if p), acronyms=acronyms,
         denies=denies,
         quantities=tuple(asserted), denied=tuple(denied), dates=tuple(dates), qualifiers=qualifiers,
         names=frozenset(names - rejected), rejected=frozenset(rejected), mentioned=frozenset(mentioned),
