@@ -306,7 +306,7 @@ def test_tools_as_plain_functions(project_memory, tmp_path):
         with pytest.raises(MemlibError, match=message) as info:
             tools.call(box, name, args)
         assert "\n" not in str(info.value)
-    assert len(tools.describe()) == 15  # the ten of seed 004 and the five queue tools
+    assert len(tools.describe()) == 17  # the ten of seed 004, update and forget, the five queue tools
     promoted = store.audit.events("action = 'promoted'")
     assert len(promoted) == 2  # the two refused promotions wrote nothing
 
@@ -382,3 +382,38 @@ def test_ending_a_session_offers_its_transcript_to_the_policy(project_memory):
     (summary,) = store.dataset().to_table(filter="kind = 'summary'").to_pylist()
     assert "Why do ledger retries" in summary["content"] and "added one per write" in summary["content"]
     assert '"session_id": "%s"' % s.session_id in summary["metadata"]
+
+
+def test_an_agent_updates_and_forgets_memories_it_knows_are_wrong_and_a_person_undoes_it(project_memory):
+    """Seen: no tool could change or remove a memory. The tools say in their descriptions that
+    they change and remove; each change carries the agent and the reason in the audit log, and
+    forgetting is a run a person undoes."""
+    from memlib.lifecycle import retention
+
+    store, p, _ = project_memory
+    box = tools.Toolbox(store, agent="coder")
+    wrong = tools.call(box, "save_insight", {"project_id": p.id, "content": "The cache TTL is 300 s"})
+    stale = tools.call(box, "save_insight", {"project_id": p.id, "content": "Deploys go out on Fridays"})
+    out = tools.call(box, "update_memory", {"memory_id": wrong["id"], "content": "The cache TTL is 60 s",
+                                            "reason": "checked config/cache.yaml", "confidence": 90})
+    assert out["text"] == "The cache TTL is 60 s" and store.get(wrong["id"]).confidence == 90
+    (event,) = store.audit.events(f"action = 'revise' AND subject_id = '{wrong['id']}'")
+    assert event["actor"] == "coder" and event["details"]["reason"] == "checked config/cache.yaml"
+    assert event["details"]["before"]["content"] == "The cache TTL is 300 s"
+    assert store.search("cache TTL", k=1, mode="fts")[0].memory.content == "The cache TTL is 60 s"
+    gone = tools.call(box, "forget_memory", {"memory_ids": [stale["id"]], "reason": "we deploy daily now"})
+    assert gone["forgotten"] == 1 and not store.lookup([stale["id"]], ["id"])
+    (event,) = store.audit.events("action = 'forget'")
+    assert (event["subject_id"], event["actor"], event["run_id"]) == (stale["id"], "coder", gone["run_id"])
+    assert retention.undo(store, gone["run_id"]) == 1 and store.get(stale["id"]).content == "Deploys go out on Fridays"
+    described = {t["name"]: t["description"] for t in tools.describe()}
+    assert described["update_memory"].startswith("CHANGES") and described["forget_memory"].startswith("REMOVES")
+    for name, args, message in [
+        ("update_memory", {"memory_id": wrong["id"], "reason": "x"}, "give at least one field"),
+        ("update_memory", {"memory_id": wrong["id"], "content": "y"}, "reason: Field required"),
+        ("update_memory", {"memory_id": wrong["id"], "reason": "x", "kind": "issue"}, "kind: is not an argument"),
+        ("forget_memory", {"memory_ids": ["nope"], "reason": "x"}, "no memory with id 'nope'"),
+        ("forget_memory", {"memory_ids": [p.id], "reason": "x"}, "memories hang off these"),
+    ]:
+        with pytest.raises(MemlibError, match=message):
+            tools.call(box, name, args)

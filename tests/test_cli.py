@@ -243,3 +243,24 @@ def test_version_and_a_chinese_history_read_as_written(cli_store):
     MemoryStore.open(str(cli_store["store"])).update(memory, content="前端框架用 Vue")
     out = run("history", memory, store=cli_store["store"]).stdout
     assert "前端框架用 Vue" in out and "\\u" not in out
+
+
+def test_update_and_forget_from_the_shell(cli_store):
+    store = cli_store["store"]
+    memory = run("add", "--kind", "insight", "--project-id", cli_store["project"], "--content", "TTL is 300 s",
+                 store=store).stdout.strip()
+    changed = json.loads(run("update", memory, "--content", "TTL is 60 s", "--tag", "cache", "--reason",
+                             "checked the config", "--actor", "ana", store=store).stdout)
+    assert changed["id"] == memory and changed["content"] == "TTL is 60 s" and changed["tags"] == ["cache"]
+    assert "checked the config" in run("history", memory, store=store).stdout
+    out = run("forget", memory, "--reason", "not true any more", store=store).stdout
+    run_id = out.split("(run ")[1].split(")")[0]
+    assert out.startswith("forgot 1 memories") and f"memlib retention undo {run_id}" in out
+    assert "no memory" in fails("get", memory, store=store)
+    run("retention", "undo", run_id, store=store)
+    assert json.loads(run("get", memory, store=store).stdout)["content"] == "TTL is 60 s"
+    for args, message in [(("update", memory, "--content", "x"), "Missing option '--reason'"),
+                          (("update", memory, "--reason", "why"), "give at least one field"),
+                          (("forget", "nope", "--reason", "x"), "no memory with id 'nope'"),
+                          (("forget", cli_store["project"], "--reason", "x"), "hang off these")]:
+        assert message in fails(*args, store=store)

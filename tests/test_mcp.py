@@ -108,7 +108,8 @@ def test_every_tool_over_mcp(served):
     assert sorted(out["tools"]) == sorted([
         "query_memory", "save_insight", "save_issue", "save_learning", "promote_to_decision",
         "promote_to_pattern", "load_document_summary", "load_base_knowledge", "save_knowledge_snapshot",
-        "list_files_workspace", "enqueue_task", "claim_task", "heartbeat_task", "ack_task", "nack_task"])
+        "list_files_workspace", "update_memory", "forget_memory", "enqueue_task", "claim_task", "heartbeat_task",
+        "ack_task", "nack_task"])
     schema = out["tools"]["save_insight"]
     assert schema["required"] == ["project_id", "content"] and schema["additionalProperties"] is False
     assert schema["properties"]["importance"]["enum"] == ["critical", "important", "normal"]
@@ -178,6 +179,27 @@ def test_a_tool_that_fails_inside_names_the_failure_in_one_line(store, caplog):
     assert str(raised.value) == "Error executing tool save_insight: internal error (OSError: No space left on device)"
     assert "tool save_insight failed: OSError: No space left on device" in caplog.text
     assert "Traceback" not in caplog.text
+
+
+def test_an_agent_host_updates_and_forgets_over_mcp(served):
+    store, project, workspace = served
+
+    async def script(session):
+        saved = answer(await session.call_tool("save_insight", {"project_id": project.id,
+                                                                "content": "Settlement runs at 02:00"}))
+        changed = answer(await session.call_tool("update_memory", {
+            "memory_id": saved["id"], "content": "Settlement runs at 03:00", "reason": "moved after the DST change"}))
+        refused = refusal(await session.call_tool("update_memory", {"memory_id": saved["id"], "content": "x"}))
+        gone = answer(await session.call_tool("forget_memory", {"memory_ids": [saved["id"]], "reason": "obsolete"}))
+        return saved, changed, refused, gone
+
+    saved, changed, refused, gone = drive(store.uri, workspace, script)
+    assert changed == {"id": saved["id"], "kind": "insight", "text": "Settlement runs at 03:00"}
+    assert "reason" in refused and gone["forgotten"] == 1
+    store.refresh()
+    assert not store.lookup([saved["id"]], ["id"])
+    actions = {(e["action"], e["actor"]) for e in store.audit.events(f"subject_id = '{saved['id']}'")}
+    assert {("revise", "host-agent"), ("forget", "host-agent")} <= actions
 
 
 def test_a_save_over_mcp_goes_to_the_markdown_workspace_it_serves(tmp_path, store_uri):

@@ -1,4 +1,5 @@
-"""The ten agent tools (seed 004, section 7) as plain Python functions: each takes a
+"""The agent tools (seed 004, section 7's ten, two that correct what is stored, and the
+queue's five) as plain Python functions: each takes a
 `Toolbox` (the store, the agent's name, the workspace root) and its input as a pydantic
 model (or plain data, validated into it) and returns plain JSON-able data. A user's mistake
 is a `MemlibError` with one line; `memlib.agents.mcp_server` serves the same functions over
@@ -221,6 +222,37 @@ def list_files_workspace(box: Toolbox, args: ListFilesInput) -> dict:
     return {"files": files, "truncated": False}
 
 
+class UpdateMemoryInput(_Input):
+    memory_id: str
+    reason: str = Field(min_length=1, max_length=2_000, description="Why it changes: kept in the audit log.")
+    content: str | None = Field(default=None, max_length=MAX_TEXT)
+    title: str | None = Field(default=None, max_length=MAX_TEXT)
+    tags: list[str] | None = None
+    confidence: int | None = Field(default=None, ge=0, le=100)
+    importance: Literal["critical", "important", "normal"] | None = None
+
+
+class ForgetMemoryInput(_Input):
+    memory_ids: list[str] = Field(min_length=1, max_length=1_000)
+    reason: str = Field(min_length=1, max_length=2_000, description="Why: kept in the audit log.")
+
+
+def update_memory(box: Toolbox, args: UpdateMemoryInput) -> dict:
+    """CHANGES a stored memory in place, when you know it is wrong or out of date: its words,
+    title, tags, confidence or importance (the same id; re-embedded if its text changes). Say
+    why; the old values stay in the memory's history."""
+    changes = args.model_dump(exclude={"memory_id", "reason"}, exclude_none=True)
+    memory = curation.revise(box.store, args.memory_id, args.reason, actor=box.agent, **changes)
+    return {"id": memory.id, "kind": memory.kind.value, "text": memory.own_text}
+
+
+def forget_memory(box: Toolbox, args: ForgetMemoryInput) -> dict:
+    """REMOVES memories you know are wrong or must not be recalled again. Say why. They are
+    archived as one run a person can undo (memlib retention undo RUN) until it is purged."""
+    out = curation.forget(box.store, args.memory_ids, args.reason, actor=box.agent)
+    return {"forgotten": out.removed, "run_id": out.run_id}
+
+
 class EnqueueTaskInput(_Input):
     kind: str = Field(description="What sort of work (a worker claims any kind).")
     payload: Any = Field(default=None, description="The task's instructions, any JSON value.")
@@ -307,6 +339,8 @@ TOOLS: dict[str, tuple[type[BaseModel], Callable[[Toolbox, Any], dict]]] = {
         (PromoteToPatternInput, promote_to_pattern), (LoadDocumentSummaryInput, load_document_summary),
         (LoadBaseKnowledgeInput, load_base_knowledge), (SaveKnowledgeSnapshotInput, save_knowledge_snapshot),
         (ListFilesInput, list_files_workspace),
+        # correcting what is stored (who and why in the audit log)
+        (UpdateMemoryInput, update_memory), (ForgetMemoryInput, forget_memory),
         # the control plane (memlib.control): an agent host enqueues and claims work
         (EnqueueTaskInput, enqueue_task), (ClaimTaskInput, claim_task), (HeartbeatTaskInput, heartbeat_task),
         (AckTaskInput, ack_task), (NackTaskInput, nack_task)]

@@ -40,6 +40,14 @@ def _field_options(func):
     return func
 
 
+def _revisable_options(func):
+    from memlib.lifecycle.curation import REVISABLE
+
+    for name in reversed([n for n in REVISABLE if n not in ("tags", "usage_examples", "confidence", "ttl_days")]):
+        func = click.option(f"--{name.replace('_', '-')}", name, default=None)(func)
+    return func
+
+
 @cli.command()
 @click.option("--kind", default=None, help="Kind of the one memory given by flags.")
 @_field_options
@@ -161,6 +169,44 @@ def delete(ctx, memory_ids, cascade):
     click.echo(f"deleted {open_store(ctx).delete(list(memory_ids), cascade=cascade)} memories")
 
 
+@cli.command()
+@click.argument("memory_id")
+@click.option("--reason", required=True, help="Why it changes (kept in the audit log).")
+@click.option("--tag", "tags", multiple=True, help="The tags it has from now on (repeatable).")
+@click.option("--usage-example", "usage_examples", multiple=True)
+@click.option("--confidence", type=int, default=None)
+@click.option("--ttl-days", type=int, default=None)
+@click.option("--actor", default=None, help="Who changes it (default $MEMLIB_ACTOR or the user).")
+@_revisable_options
+@click.pass_context
+def update(ctx, memory_id, reason, tags, usage_examples, confidence, ttl_days, actor, **fields):
+    """Change what a memory says, in place (same id; re-embedded if its text changed)."""
+    from memlib.lifecycle import curation
+
+    changes = {k: v for k, v in fields.items() if v is not None}
+    for key, value in (("tags", list(tags)), ("usage_examples", list(usage_examples))):
+        if value:
+            changes[key] = value
+    for key, value in (("confidence", confidence), ("ttl_days", ttl_days)):
+        if value is not None:
+            changes[key] = value
+    memory = curation.revise(open_store(ctx), memory_id, reason, actor=actor, **changes)
+    echo_json(memory.model_dump(mode="json", exclude={"embedding"}))
+
+
+@cli.command()
+@click.argument("memory_ids", nargs=-1, required=True)
+@click.option("--reason", required=True, help="Why they are forgotten (kept in the audit log).")
+@click.option("--actor", default=None, help="Who forgets them (default $MEMLIB_ACTOR or the user).")
+@click.pass_context
+def forget(ctx, memory_ids, reason, actor):
+    """Remove memories as a reversible run (memlib retention undo RUN until it is purged)."""
+    from memlib.lifecycle import curation
+
+    out = curation.forget(open_store(ctx), list(memory_ids), reason, actor=actor)
+    click.echo(f"forgot {out.removed} memories (run {out.run_id}); undo: memlib retention undo {out.run_id}")
+
+
 @cli.command("import")
 @click.argument("path")
 @click.pass_context
@@ -264,7 +310,9 @@ def history(ctx, memory_id, as_of, export_path, as_json):
         click.echo(f"memory {memory_id}" + (f" as of version {store.version}" if as_of else "")
                    + (": not in the store" if state is None else f": {state['kind']}"))
         for e in life["events"]:
-            details = json.dumps(e["details"], default=str, ensure_ascii=False) if e["details"] else ""
+            shown = e["details"] if not isinstance(e["details"], dict) else (  # why first: it is cut at 100
+                {k: e["details"][k] for k in ("reason",) if k in e["details"]} | e["details"])
+            details = json.dumps(shown, default=str, ensure_ascii=False) if e["details"] else ""
             click.echo(f"  {e['at']:%Y-%m-%d %H:%M:%S}  {e['action']:<16} {e['status']:<9} "
                        f"{e['actor'] or '':<12} {details[:100]}")
         return

@@ -1,11 +1,12 @@
 """Curation of memories by people and agents: promotion (an insight becomes a decision, a
-learning a pattern), closing an iteration, flags and confidence. Each change is audited."""
+learning a pattern), closing an iteration, flags and confidence, changing a memory's words and
+forgetting memories. Each change is audited, with who and why."""
 
 from __future__ import annotations
 
-from memlib.errors import InvalidInput
+from memlib.errors import InvalidInput, NotFound
 from memlib.models import Kind, parse_memory, title_key
-from memlib.scope import sql_literal
+from memlib.scope import sql_in, sql_literal
 
 PROMOTIONS = {Kind.INSIGHT: Kind.DECISION, Kind.LEARNING: Kind.PATTERN}
 
@@ -97,6 +98,54 @@ def adjust_confidence(store, memory_id: str, delta: int, reason: str, actor: str
         raise InvalidInput("a confidence change must not be zero")
     return store.modify(memory_id, lambda memory: {"confidence": max(0, min(100, memory.confidence + delta))},
                         action="confidence", actor=actor, reason=reason)
+
+
+# The fields a person or an agent may change in place (`revise`): what a memory says and how
+# much it is trusted; its kind, its place in the tree and its history stay.
+REVISABLE = ("name", "description", "objective", "details", "title", "context", "decision", "consequences",
+             "content", "code_example", "usage_examples", "importance", "tags", "confidence", "ttl_days")
+
+
+def revise(store, memory_id: str, reason: str, actor: str | None = None, **changes):
+    """Change what a memory says in place (re-embedded if its text changed; the same id), with
+    the reason in the audit event beside the fields' old and new values. Only REVISABLE
+    fields; the reason is required (an agent says why it changes a memory)."""
+    if not isinstance(reason, str) or not reason.strip():
+        raise InvalidInput("say why the memory changes (a reason)")
+    if not changes:
+        raise InvalidInput(f"give at least one field to change ({', '.join(REVISABLE)})")
+    wrong = sorted(set(changes) - set(REVISABLE))
+    if wrong:
+        raise InvalidInput(f"{wrong[0]} cannot be revised; revisable: {', '.join(REVISABLE)}")
+    return store.update(memory_id, action="revise", actor=actor, reason=reason.strip(), **changes)
+
+
+def forget(store, memory_ids: list[str], reason: str, actor: str | None = None):
+    """Remove memories as one retention run: archived first, so `memlib retention undo RUN`
+    brings them back unchanged until `memlib retention purge RUN`; each gets a `forget`
+    event with the reason. Returns the run's outcome."""
+    from memlib.lifecycle import retention
+
+    if not isinstance(reason, str) or not reason.strip():
+        raise InvalidInput("say why the memories are forgotten (a reason)")
+    ids = list(dict.fromkeys(memory_ids))
+    if not ids:
+        raise InvalidInput("give at least one memory id to forget")
+    store.check_writable()
+    with store.lock.held():
+        store.refresh()
+        found = store.lookup(ids, ["id"])
+        missing = [i for i in ids if i not in found]
+        if missing:
+            raise NotFound(f"no memory with id {missing[0]!r}")
+        children = store.table.count_rows(f"({sql_in('root_task_id', ids)} OR {sql_in('project_id', ids)}) "
+                                          f"AND NOT {sql_in('id', ids)}")
+        if children:
+            raise InvalidInput(f"{children} memories hang off these; forget them too, or delete with cascade")
+        outcome = retention.remove(store, ids, {"policy": "forget", "reason": reason.strip(),
+                                                "candidates": len(ids)}, actor)
+        store.audit.record("forget", ids, actor=actor, run_id=outcome.run_id, details={"reason": reason.strip()})
+    return outcome
 
 
 def _a(noun: str) -> str:
