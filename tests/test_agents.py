@@ -306,7 +306,7 @@ def test_tools_as_plain_functions(project_memory, tmp_path):
         with pytest.raises(MemlibError, match=message) as info:
             tools.call(box, name, args)
         assert "\n" not in str(info.value)
-    assert len(tools.describe()) == 17  # the ten of seed 004, update and forget, the five queue tools
+    assert len(tools.describe()) == 18  # the ten of seed 004, update, correct and forget, the five queue tools
     promoted = store.audit.events("action = 'promoted'")
     assert len(promoted) == 2  # the two refused promotions wrote nothing
 
@@ -414,6 +414,47 @@ def test_an_agent_updates_and_forgets_memories_it_knows_are_wrong_and_a_person_u
         ("update_memory", {"memory_id": wrong["id"], "reason": "x", "kind": "issue"}, "kind: is not an argument"),
         ("forget_memory", {"memory_ids": ["nope"], "reason": "x"}, "no memory with id 'nope'"),
         ("forget_memory", {"memory_ids": [p.id], "reason": "x"}, "memories hang off these"),
+    ]:
+        with pytest.raises(MemlibError, match=message):
+            tools.call(box, name, args)
+
+
+def test_a_correction_supersedes_a_memory_keeps_it_in_history_and_is_undone_exactly(project_memory):
+    """The old memory leaves recall and context and stays in its history, linked both ways; a
+    correction of a correction works; undo puts the old one back byte for byte."""
+    from memlib.lifecycle import curation
+    from memlib.store import history as histories
+
+    store, p, _ = project_memory
+    box = tools.Toolbox(store, agent="reviewer")
+    first = tools.call(box, "save_insight", {"project_id": p.id, "content": "Refunds settle in 5 days",
+                                             "tags": ["refunds"], "importance": "important"})
+    before = store.lookup([first["id"]], store.table.schema.names)[first["id"]]
+    fixed = tools.call(box, "correct_memory", {"memory_id": first["id"], "content": "Refunds settle in 3 days",
+                                               "reason": "the PSP changed its terms"})
+    assert fixed["corrects"] == first["id"] and fixed["id"] != first["id"]
+    new = store.get(fixed["id"])
+    assert new.metadata["corrects"] == first["id"] and new.tags == ["refunds"] and new.importance.value == "important"
+    assert not store.lookup([first["id"]], ["id"])  # left out of recall: not in the memories
+    hits = store.search("refunds settle days", k=5)
+    assert [h.id for h in hits if "Refunds" in h.memory.own_text] == [fixed["id"]]
+    life = histories.memory_history(store, first["id"])
+    correct = [e for e in life["events"] if e["action"] == "correct"]
+    assert correct and correct[0]["details"]["to"] == fixed["id"] and correct[0]["actor"] == "reviewer"
+    again, run2 = curation.correct(store, fixed["id"], "it is 2 business days", actor="ana",
+                                   content="Refunds settle in 2 business days")
+    assert again.metadata["corrects"] == fixed["id"]
+    with pytest.raises(MemlibError, match="was corrected again: undo that correction first"):
+        curation.uncorrect(store, fixed["run_id"])
+    assert curation.uncorrect(store, run2) == fixed["id"] and store.get(fixed["id"]).content == "Refunds settle in 3 days"
+    assert curation.uncorrect(store, fixed["run_id"]) == first["id"]
+    assert not store.lookup([fixed["id"], again.id], ["id"])
+    assert store.lookup([first["id"]], store.table.schema.names)[first["id"]] == before  # exactly as it was
+    for name, args, message in [
+        ("correct_memory", {"memory_id": first["id"], "content": "Refunds settle in 5 days", "reason": "x"},
+         "says that already"),
+        ("correct_memory", {"memory_id": p.id, "title": "x", "reason": "x"}, "hang off"),
+        ("correct_memory", {"memory_id": "nope", "content": "x", "reason": "x"}, "no memory with id 'nope'"),
     ]:
         with pytest.raises(MemlibError, match=message):
             tools.call(box, name, args)

@@ -259,7 +259,14 @@ def test_update_and_forget_from_the_shell(cli_store):
     assert "no memory" in fails("get", memory, store=store)
     run("retention", "undo", run_id, store=store)
     assert json.loads(run("get", memory, store=store).stdout)["content"] == "TTL is 60 s"
-    for args, message in [(("update", memory, "--content", "x"), "Missing option '--reason'"),
+    out = run("correct", memory, "--content", "TTL is 90 s", "--reason", "the config changed", store=store).stdout
+    new, run_id = out.split()[0], out.rsplit(" ", 1)[1].rstrip(")\n")
+    assert json.loads(run("get", new, store=store).stdout)["metadata"]["corrects"] == memory
+    assert "no memory" in fails("get", memory, store=store)
+    assert f"memory {memory} is back" in run("correct", "--undo", run_id, store=store).stdout
+    assert json.loads(run("get", memory, store=store).stdout)["content"] == "TTL is 60 s"
+    for args, message in [(("correct", memory, "--content", "x"), "give the memory id and --reason"),
+                          (("update", memory, "--content", "x"), "Missing option '--reason'"),
                           (("update", memory, "--reason", "why"), "give at least one field"),
                           (("forget", "nope", "--reason", "x"), "no memory with id 'nope'"),
                           (("forget", cli_store["project"], "--reason", "x"), "hang off these")]:

@@ -108,7 +108,7 @@ def test_every_tool_over_mcp(served):
     assert sorted(out["tools"]) == sorted([
         "query_memory", "save_insight", "save_issue", "save_learning", "promote_to_decision",
         "promote_to_pattern", "load_document_summary", "load_base_knowledge", "save_knowledge_snapshot",
-        "list_files_workspace", "update_memory", "forget_memory", "enqueue_task", "claim_task", "heartbeat_task",
+        "list_files_workspace", "update_memory", "correct_memory", "forget_memory", "enqueue_task", "claim_task", "heartbeat_task",
         "ack_task", "nack_task"])
     schema = out["tools"]["save_insight"]
     assert schema["required"] == ["project_id", "content"] and schema["additionalProperties"] is False

@@ -1,4 +1,4 @@
-"""The agent tools (seed 004, section 7's ten, two that correct what is stored, and the
+"""The agent tools (seed 004, section 7's ten, three that correct what is stored, and the
 queue's five) as plain Python functions: each takes a
 `Toolbox` (the store, the agent's name, the workspace root) and its input as a pydantic
 model (or plain data, validated into it) and returns plain JSON-able data. A user's mistake
@@ -232,6 +232,10 @@ class UpdateMemoryInput(_Input):
     importance: Literal["critical", "important", "normal"] | None = None
 
 
+class CorrectMemoryInput(UpdateMemoryInput):
+    reason: str = Field(min_length=1, max_length=2_000, description="What was wrong: kept in the audit log.")
+
+
 class ForgetMemoryInput(_Input):
     memory_ids: list[str] = Field(min_length=1, max_length=1_000)
     reason: str = Field(min_length=1, max_length=2_000, description="Why: kept in the audit log.")
@@ -244,6 +248,16 @@ def update_memory(box: Toolbox, args: UpdateMemoryInput) -> dict:
     changes = args.model_dump(exclude={"memory_id", "reason"}, exclude_none=True)
     memory = curation.revise(box.store, args.memory_id, args.reason, actor=box.agent, **changes)
     return {"id": memory.id, "kind": memory.kind.value, "text": memory.own_text}
+
+
+def correct_memory(box: Toolbox, args: CorrectMemoryInput) -> dict:
+    """SUPERSEDES a stored memory that was wrong with a corrected one (a new id): the old one
+    is no longer recalled and stays in its history, linked to the correction. Say what was
+    wrong."""
+    changes = args.model_dump(exclude={"memory_id", "reason"}, exclude_none=True)
+    memory, run_id = curation.correct(box.store, args.memory_id, args.reason, actor=box.agent, **changes)
+    return {"id": memory.id, "corrects": args.memory_id, "kind": memory.kind.value, "text": memory.own_text,
+            "run_id": run_id}
 
 
 def forget_memory(box: Toolbox, args: ForgetMemoryInput) -> dict:
@@ -340,7 +354,7 @@ TOOLS: dict[str, tuple[type[BaseModel], Callable[[Toolbox, Any], dict]]] = {
         (LoadBaseKnowledgeInput, load_base_knowledge), (SaveKnowledgeSnapshotInput, save_knowledge_snapshot),
         (ListFilesInput, list_files_workspace),
         # correcting what is stored (who and why in the audit log)
-        (UpdateMemoryInput, update_memory), (ForgetMemoryInput, forget_memory),
+        (UpdateMemoryInput, update_memory), (CorrectMemoryInput, correct_memory), (ForgetMemoryInput, forget_memory),
         # the control plane (memlib.control): an agent host enqueues and claims work
         (EnqueueTaskInput, enqueue_task), (ClaimTaskInput, claim_task), (HeartbeatTaskInput, heartbeat_task),
         (AckTaskInput, ack_task), (NackTaskInput, nack_task)]

@@ -169,6 +169,11 @@ def delete(ctx, memory_ids, cascade):
     click.echo(f"deleted {open_store(ctx).delete(list(memory_ids), cascade=cascade)} memories")
 
 
+def _changes(fields: dict, **more) -> dict:
+    """The fields a command was given (an option left out is no change)."""
+    return {k: v for k, v in {**fields, **more}.items() if v is not None and v != []}
+
+
 @cli.command()
 @click.argument("memory_id")
 @click.option("--reason", required=True, help="Why it changes (kept in the audit log).")
@@ -183,15 +188,40 @@ def update(ctx, memory_id, reason, tags, usage_examples, confidence, ttl_days, a
     """Change what a memory says, in place (same id; re-embedded if its text changed)."""
     from memlib.lifecycle import curation
 
-    changes = {k: v for k, v in fields.items() if v is not None}
-    for key, value in (("tags", list(tags)), ("usage_examples", list(usage_examples))):
-        if value:
-            changes[key] = value
-    for key, value in (("confidence", confidence), ("ttl_days", ttl_days)):
-        if value is not None:
-            changes[key] = value
+    changes = _changes(fields, tags=list(tags), usage_examples=list(usage_examples), confidence=confidence,
+                       ttl_days=ttl_days)
     memory = curation.revise(open_store(ctx), memory_id, reason, actor=actor, **changes)
     echo_json(memory.model_dump(mode="json", exclude={"embedding"}))
+
+
+@cli.command()
+@click.argument("memory_id", required=False)
+@click.option("--reason", default=None, help="Why it is corrected (kept in the audit log).")
+@click.option("--tag", "tags", multiple=True, help="The tags the correction has (repeatable).")
+@click.option("--usage-example", "usage_examples", multiple=True)
+@click.option("--confidence", type=int, default=None)
+@click.option("--ttl-days", type=int, default=None)
+@click.option("--actor", default=None, help="Who corrects it (default $MEMLIB_ACTOR or the user).")
+@click.option("--undo", "undo_run", default=None, metavar="RUN", help="Undo a correction: the old memory back.")
+@_revisable_options
+@click.pass_context
+def correct(ctx, memory_id, reason, tags, usage_examples, confidence, ttl_days, actor, undo_run, **fields):
+    """Replace a memory with a corrected one (a new id); the old one leaves recall and stays in
+    its history (memlib history OLD), until memlib correct --undo RUN."""
+    from memlib.lifecycle import curation
+
+    store = open_store(ctx)
+    if undo_run:
+        if memory_id:
+            raise InvalidInput("give a memory id to correct, or --undo RUN, not both")
+        click.echo(f"memory {curation.uncorrect(store, undo_run, actor=actor)} is back; its correction is gone")
+        return
+    if not memory_id or reason is None:
+        raise InvalidInput("give the memory id and --reason (or --undo RUN)")
+    changes = _changes(fields, tags=list(tags), usage_examples=list(usage_examples), confidence=confidence,
+                       ttl_days=ttl_days)
+    new, run_id = curation.correct(store, memory_id, reason, actor=actor, **changes)
+    click.echo(f"{new.id} corrects {memory_id} (undo: memlib correct --undo {run_id})")
 
 
 @cli.command()

@@ -1,6 +1,6 @@
 """Curation of memories by people and agents: promotion (an insight becomes a decision, a
-learning a pattern), closing an iteration, flags and confidence, changing a memory's words and
-forgetting memories. Each change is audited, with who and why."""
+learning a pattern), closing an iteration, flags and confidence, changing a memory in place,
+correcting it with a new one, and forgetting memories. Each change is audited, with who and why."""
 
 from __future__ import annotations
 
@@ -110,14 +110,19 @@ def revise(store, memory_id: str, reason: str, actor: str | None = None, **chang
     """Change what a memory says in place (re-embedded if its text changed; the same id), with
     the reason in the audit event beside the fields' old and new values. Only REVISABLE
     fields; the reason is required (an agent says why it changes a memory)."""
+    _check_change(reason, changes)
+    return store.update(memory_id, action="revise", actor=actor, reason=reason.strip(), **changes)
+
+
+def _check_change(reason: str, changes: dict) -> None:
+    """A change of what a memory says names its reason and only REVISABLE fields."""
     if not isinstance(reason, str) or not reason.strip():
         raise InvalidInput("say why the memory changes (a reason)")
     if not changes:
         raise InvalidInput(f"give at least one field to change ({', '.join(REVISABLE)})")
     wrong = sorted(set(changes) - set(REVISABLE))
     if wrong:
-        raise InvalidInput(f"{wrong[0]} cannot be revised; revisable: {', '.join(REVISABLE)}")
-    return store.update(memory_id, action="revise", actor=actor, reason=reason.strip(), **changes)
+        raise InvalidInput(f"{wrong[0]} cannot be changed; these can: {', '.join(REVISABLE)}")
 
 
 def forget(store, memory_ids: list[str], reason: str, actor: str | None = None):
@@ -146,6 +151,65 @@ def forget(store, memory_ids: list[str], reason: str, actor: str | None = None):
                                                 "candidates": len(ids)}, actor)
         store.audit.record("forget", ids, actor=actor, run_id=outcome.run_id, details={"reason": reason.strip()})
     return outcome
+
+
+def correct(store, memory_id: str, reason: str, actor: str | None = None, **changes):
+    """Replace a memory with a corrected one: a new memory (a new id; `metadata.corrects`
+    names the old) says what the old said with `changes`, and the old one leaves recall and
+    context as a retention run (archived whole: its history, `memlib history OLD`, ends in a
+    `correct` event naming the new one, and `uncorrect` puts it back). Both get a `correct`
+    event with the reason. A correction of a correction works the same. Returns the new memory
+    and the run's id."""
+    from memlib.lifecycle import retention
+    from memlib.models import from_row
+
+    _check_change(reason, changes)
+    store.check_writable()
+    with store.lock.held():
+        store.refresh()
+        row = store.lookup([memory_id], [n for n in store.table.schema.names if n != "embedding"]).get(memory_id)
+        if row is None:
+            raise NotFound(f"no memory with id {memory_id!r}")
+        old = from_row(row)
+        children = store.table.count_rows(f"({sql_in('root_task_id', [memory_id])} OR "
+                                          f"{sql_in('project_id', [memory_id])}) AND NOT {sql_in('id', [memory_id])}")
+        if children:
+            raise InvalidInput(f"{children} memories hang off {memory_id}: revise it in place (memlib update)")
+        data = old.model_dump(exclude={"id", "embedding", "created_at", "updated_at", "usage_count",
+                                       "last_accessed_at", "recalls_folded_until"})
+        data.update(changes)
+        data["metadata"] = {**(data.get("metadata") or {}), "corrects": memory_id}
+        new = parse_memory(data, record=f"correction of {memory_id}")
+        if all(getattr(new, k) == getattr(old, k) for k in changes):
+            raise InvalidInput(f"memory {memory_id} says that already: nothing to correct")
+        run = retention.remove(store, [memory_id], {"policy": "correct", "reason": reason.strip(),
+                                                    "corrected_by": new.id, "candidates": 1}, actor)
+        (new_id,) = store.add([new], actor=actor)
+        store.audit.record("correct", [memory_id, new_id], actor=actor, run_id=run.run_id,
+                           details={"from": memory_id, "to": new_id, "reason": reason.strip()})
+    return store.get(new_id), run.run_id
+
+
+def uncorrect(store, run_id: str, actor: str | None = None) -> str:
+    """Undo a correction: the corrected memory comes back unchanged and the correction goes
+    (refused while the correction has a correction of its own: undo that one first). Returns
+    the id of the memory back."""
+    from memlib.lifecycle import retention
+
+    events = store.audit.events(f"action = 'correct' AND run_id = {sql_literal(run_id)}")
+    if not events:
+        raise NotFound(f"no correction {run_id!r} (a correction's run id, as memlib correct printed it)")
+    old, new = events[0]["details"]["from"], events[0]["details"]["to"]
+    later = {e["run_id"] for e in store.audit.events(f"action = 'correct' AND subject_id = {sql_literal(new)}")
+             if e["details"]["from"] == new}  # corrections of the correction ...
+    later -= {e["run_id"] for e in store.audit.events(f"action = 'uncorrect' AND subject_id = {sql_literal(new)}")}
+    if later:  # ... that were not undone
+        raise InvalidInput(f"the correction {new} was corrected again: undo that correction first")
+    retention.undo(store, run_id, actor=actor)
+    if store.lookup([new], ["id"]):
+        store.delete([new], actor=actor)
+    store.audit.record("uncorrect", [old, new], actor=actor, run_id=run_id, details={"from": old, "to": new})
+    return old
 
 
 def _a(noun: str) -> str:
