@@ -135,7 +135,7 @@ class SentenceTransformerEmbedder:
         if len(sessions) == 1:
             work(0)
         else:
-            list(self._pool(len(sessions)).map(work, range(len(sessions))))
+            list(self._pool().map(work, range(len(sessions))))
         return out
 
     def _int8_sessions(self, model, n: int) -> list:
@@ -147,11 +147,12 @@ class SentenceTransformerEmbedder:
             self._int8[len(self._int8)] = session
         return [self._int8[k] for k in range(n)]
 
-    def _pool(self, n: int):
-        from concurrent.futures import ThreadPoolExecutor
+    def _pool(self):
+        """One thread per core (a batch never runs on more sessions than that)."""
+        if self._workers is None:
+            from concurrent.futures import ThreadPoolExecutor
 
-        if self._workers is None or self._workers._max_workers < n:
-            self._workers = ThreadPoolExecutor(max_workers=n, thread_name_prefix="memlib-int8")
+            self._workers = ThreadPoolExecutor(max_workers=_cores(), thread_name_prefix="memlib-int8")
         return self._workers
 
     def _small(self):

@@ -61,6 +61,17 @@ class Importance(str, Enum):
     NORMAL = "normal"
 
 
+def uuid4_text(value: str) -> str:
+    """A memory id: a UUIDv4 string in canonical form (lower case accepted)."""
+    try:
+        parsed = uuid.UUID(value)
+    except (ValueError, AttributeError, TypeError):
+        raise ValueError("must be a UUIDv4 string") from None
+    if parsed.version != 4 or str(parsed) != value.lower():
+        raise ValueError("must be a UUIDv4 string in canonical form")
+    return str(parsed)
+
+
 def _check_text(value: str) -> str:
     if not value.strip():
         raise ValueError("must not be empty")
@@ -101,16 +112,7 @@ class Memory(BaseModel):
     tags: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
-    @field_validator("id")
-    @classmethod
-    def _uuid4(cls, value: str) -> str:
-        try:
-            parsed = uuid.UUID(value)
-        except (ValueError, AttributeError, TypeError):
-            raise ValueError("must be a UUIDv4 string") from None
-        if parsed.version != 4 or str(parsed) != value.lower():
-            raise ValueError("must be a UUIDv4 string in canonical form")
-        return str(parsed)
+    _uuid4 = field_validator("id")(classmethod(lambda cls, value: uuid4_text(value)))
 
     @field_validator("created_at", "updated_at", "last_accessed_at", "recalls_folded_until")
     @classmethod

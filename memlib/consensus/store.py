@@ -46,6 +46,13 @@ def input_pointer(text: str | bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
+def _fragment(row: dict) -> Fragment:
+    """A fragment from its row of the fragments table (its metadata decoded, what clustering
+    read of it left out)."""
+    return Fragment(**{k: v for k, v in row.items() if k not in ("words", "value_keys")}
+                    | {"metadata": json.loads(row["metadata"] or "{}")})
+
+
 class Consensus:
     """The consolidation of one store's fragments."""
 
@@ -197,13 +204,9 @@ class Consensus:
         orphans = self._clusterer[2]
         if orphans:
             table = self._table(FRAGMENTS)
-            data = table.to_lance().to_table(filter=sql_in("fragment_id", orphans)).to_pylist()
-            for row in data:
-                row["metadata"] = json.loads(row["metadata"] or "{}")
-            rows = sorted(data, key=clustering.order_key)
-            found = [Fragment(**{k: v for k, v in r.items() if k not in ("words", "value_keys", "embedding")})
-                     for r in rows]
-            vectors = np.asarray([r["embedding"] for r in rows], dtype=np.float32).reshape(-1, self.store.dims)
+            found = sorted(map(_fragment, table.to_lance().to_table(filter=sql_in("fragment_id", orphans)).to_pylist()),
+                           key=clustering.order_key)
+            vectors = np.asarray([f.embedding for f in found], dtype=np.float32).reshape(-1, self.store.dims)
             self._place(clusterer, found, vectors, table, actor, stored=True)
         return clusterer
 
@@ -447,12 +450,7 @@ class Consensus:
         table = self._table(FRAGMENTS, create=False)
         if table is None:
             return []
-        rows = table.to_lance().to_table().to_pylist()
-        out = []
-        for r in rows:
-            r["metadata"] = json.loads(r["metadata"] or "{}")
-            out.append(Fragment(**{k: v for k, v in r.items() if k not in ("words", "value_keys")}))
-        return sorted(out, key=clustering.order_key)
+        return sorted(map(_fragment, table.to_lance().to_table().to_pylist()), key=clustering.order_key)
 
     def rebuild(self, actor: str | None = None) -> int:
         """Cluster every stored fragment again from scratch (deterministic: the clusters an

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from memlib.errors import InvalidInput, NotFound
 from memlib.models import Kind, parse_memory, title_key
-from memlib.scope import sql_in, sql_literal
+from memlib.scope import sql_literal
 
 PROMOTIONS = {Kind.INSIGHT: Kind.DECISION, Kind.LEARNING: Kind.PATTERN}
 
@@ -114,10 +114,16 @@ def revise(store, memory_id: str, reason: str, actor: str | None = None, **chang
     return store.update(memory_id, action="revise", actor=actor, reason=reason.strip(), **changes)
 
 
+def _reason(reason: str, what: str) -> str:
+    """The reason a change is made, required (the audit log keeps it)."""
+    if not isinstance(reason, str) or not reason.strip():
+        raise InvalidInput(f"say why {what} (a reason)")
+    return reason.strip()
+
+
 def _check_change(reason: str, changes: dict) -> None:
     """A change of what a memory says names its reason and only REVISABLE fields."""
-    if not isinstance(reason, str) or not reason.strip():
-        raise InvalidInput("say why the memory changes (a reason)")
+    _reason(reason, "the memory changes")
     if not changes:
         raise InvalidInput(f"give at least one field to change ({', '.join(REVISABLE)})")
     wrong = sorted(set(changes) - set(REVISABLE))
@@ -131,8 +137,7 @@ def forget(store, memory_ids: list[str], reason: str, actor: str | None = None):
     event with the reason. Returns the run's outcome."""
     from memlib.lifecycle import retention
 
-    if not isinstance(reason, str) or not reason.strip():
-        raise InvalidInput("say why the memories are forgotten (a reason)")
+    reason = _reason(reason, "the memories are forgotten")
     ids = list(dict.fromkeys(memory_ids))
     if not ids:
         raise InvalidInput("give at least one memory id to forget")
@@ -143,13 +148,11 @@ def forget(store, memory_ids: list[str], reason: str, actor: str | None = None):
         missing = [i for i in ids if i not in found]
         if missing:
             raise NotFound(f"no memory with id {missing[0]!r}")
-        children = store.table.count_rows(f"({sql_in('root_task_id', ids)} OR {sql_in('project_id', ids)}) "
-                                          f"AND NOT {sql_in('id', ids)}")
+        children = store.children(ids)
         if children:
             raise InvalidInput(f"{children} memories hang off these; forget them too, or delete with cascade")
-        outcome = retention.remove(store, ids, {"policy": "forget", "reason": reason.strip(),
-                                                "candidates": len(ids)}, actor)
-        store.audit.record("forget", ids, actor=actor, run_id=outcome.run_id, details={"reason": reason.strip()})
+        outcome = retention.remove(store, ids, {"policy": "forget", "reason": reason, "candidates": len(ids)}, actor)
+        store.audit.record("forget", ids, actor=actor, run_id=outcome.run_id, details={"reason": reason})
     return outcome
 
 
@@ -171,8 +174,7 @@ def correct(store, memory_id: str, reason: str, actor: str | None = None, **chan
         if row is None:
             raise NotFound(f"no memory with id {memory_id!r}")
         old = from_row(row)
-        children = store.table.count_rows(f"({sql_in('root_task_id', [memory_id])} OR "
-                                          f"{sql_in('project_id', [memory_id])}) AND NOT {sql_in('id', [memory_id])}")
+        children = store.children([memory_id])
         if children:
             raise InvalidInput(f"{children} memories hang off {memory_id}: revise it in place (memlib update)")
         data = old.model_dump(exclude={"id", "embedding", "created_at", "updated_at", "usage_count",

@@ -83,11 +83,12 @@ def vector_index_due(rows: int, dims: int) -> bool:
     return vector_bytes(rows, dims) > DEFAULT_LIMIT_MB * 2**20
 
 
-def ensure_vector_index(store, force: bool = False) -> bool:
+def ensure_vector_index(store, force: bool = False, again: bool = False) -> bool:
     """Build the ANN index when it is due (or `force`d, at any size but an empty table);
-    later rows join it on optimize."""
+    later rows join it on optimize. `again`: train it anew even if there is one (the vectors
+    changed under it: memlib reembed)."""
     rows = store.table.count_rows()
-    if rows == 0 or store.has_vector_index() or not (force or vector_index_due(rows, store.dims)):
+    if rows == 0 or (store.has_vector_index() and not again) or not (force or vector_index_due(rows, store.dims)):
         return False
     store.create_vector_index(IvfHnswSq(distance_type="cosine",
                                         num_partitions=max(1, rows // ROWS_PER_PARTITION)))

@@ -106,16 +106,29 @@ def _start(store, embedder, actor: str | None) -> dict[str, Any]:
     return run
 
 
-def _todo(store, run: dict[str, Any]) -> list[str]:
-    """The ids the store held before the run, after the last one done, in id order."""
-    old = store.table.to_lance().checkout_version(run["version_before"])
-    ids = sorted(old.to_table(columns=["id"]).column("id").to_pylist())
-    through = run.get("through")
-    return ids if through is None else ids[np.searchsorted(np.asarray(ids, dtype=object), through, side="right"):]
+def _held(store, version: int) -> list[str]:
+    """The ids the store held at `version`, in id order."""
+    return sorted(store.table.to_lance().checkout_version(version).to_table(columns=["id"]).column("id").to_pylist())
+
+
+def _written_since(store, held: list[str]) -> list[str]:
+    """The ids the store holds now that it did not hold then (`held`)."""
+    store.refresh()
+    return sorted(set(store.dataset().to_table(columns=["id"]).column("id").to_pylist()) - set(held))
+
+
+def _redo(store, embedder, ids: list[str], run_id: str, actor: str | None) -> None:
+    """Embed these again until none is left that another process changed meanwhile."""
+    for _ in range(10):
+        if not ids:
+            return
+        ids = _chunk(store, embedder, ids, run_id, actor)
 
 
 def _embed_all(store, embedder, run: dict[str, Any], progress: bool, actor: str | None, on_step: Step) -> int:
-    ids = _todo(store, run)
+    held = _held(store, run["version_before"])
+    through = run.get("through")
+    ids = held if through is None else held[np.searchsorted(np.asarray(held, dtype=object), through, side="right"):]
     bar = None
     if progress:
         from tqdm import tqdm
@@ -133,13 +146,7 @@ def _embed_all(store, embedder, run: dict[str, Any], progress: bool, actor: str 
             bar.update(len(chunk))
     # rows written during the run by a handle that had not yet seen the new model (it looks
     # within max_staleness): embedded again, as are the rows changed while their chunk was written
-    store.refresh()
-    before = set(ids) | set(_todo(store, {**run, "through": None}))
-    again += sorted(set(store.dataset().to_table(columns=["id"]).column("id").to_pylist()) - before)
-    for _ in range(10):
-        if not again:
-            break
-        again = _chunk(store, embedder, again, run["run_id"], actor)
+    _redo(store, embedder, again + _written_since(store, held), run["run_id"], actor)
     if bar is not None:
         bar.close()
     return done
@@ -175,8 +182,7 @@ def _rebuild_vector_index(store) -> None:
     if store.has_vector_index():
         from memlib.lifecycle.maintenance import ensure_vector_index
 
-        store._vector_index = False
-        ensure_vector_index(store, force=True)
+        ensure_vector_index(store, force=True, again=True)
 
 
 def undo(store, run_id: str, progress: bool = False, actor: str | None = None) -> Outcome:
@@ -197,7 +203,6 @@ def undo(store, run_id: str, progress: bool = False, actor: str | None = None) -
     old_embedder = embedder_for(run["from"], store.dims)
     with store.lock.held():
         store.record_model(old_embedder)
-        store.embedder = old_embedder
     old = store.table.to_lance().checkout_version(run["version_before"])
     before = old.to_table(columns=["id", "text", "embedding"])
     ids = before.column("id").to_pylist()
@@ -213,21 +218,18 @@ def undo(store, run_id: str, progress: bool = False, actor: str | None = None) -
         store.refresh()
         now = store.lookup(chunk, ["text", "revision"])
         same = [k for k, i in enumerate(chunk) if i in now and now[i]["text"] == part.column("text")[k].as_py()]
+        kept = set(same)
         if same:
             vectors = np.asarray(part.column("embedding").combine_chunks().flatten().to_numpy(
                 zero_copy_only=False), np.float32).reshape(-1, store.dims)[same]
             again += _write_vectors(store, [chunk[k] for k in same], vectors,
                                     [now[chunk[k]]["revision"] or 0 for k in same], run_id, actor)
-        changed = [i for k, i in enumerate(chunk) if i in now and k not in set(same)]
+        changed = [i for k, i in enumerate(chunk) if i in now and k not in kept]
         again += _chunk(store, old_embedder, changed, run_id, actor) if changed else []
         if bar is not None:
             bar.update(len(chunk))
-    store.refresh()  # and the memories written since the run began: embedded with the old model
-    again += sorted(set(store.dataset().to_table(columns=["id"]).column("id").to_pylist()) - set(ids))
-    for _ in range(10):
-        if not again:
-            break
-        again = _chunk(store, old_embedder, again, run_id, actor)
+    # and the memories written since the run began: embedded with the old model
+    _redo(store, old_embedder, again + _written_since(store, ids), run_id, actor)
     if bar is not None:
         bar.close()
     _rebuild_vector_index(store)
@@ -250,13 +252,4 @@ def forget(store, run_id: str, actor: str | None = None) -> None:
     store.audit.record(ACTION, [run_id], status="forgotten", actor=actor, run_id=run_id,
                        details={"tag": run["tag"]})
 
-
-def pending(store) -> str | None:
-    """A one-line note when a reembed run did not finish (searches meanwhile mix two models)."""
-    unfinished = [r for r in runs(store) if r["status"] == "started"]
-    if not unfinished:
-        return None
-    run = unfinished[-1]
-    return (f"reembed run {run['run_id']} to {run['to']} did not finish; 'memlib reembed --embedder ...' "
-            f"resumes it")
 

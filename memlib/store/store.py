@@ -414,9 +414,7 @@ class Store:
             missing = [i for i in ids if i not in found]
             if missing:
                 raise NotFound(f"no memory with id {missing[0]!r}")
-            children = (f"({sql_in('root_task_id', ids)} OR {sql_in('project_id', ids)}) "
-                        f"AND NOT {sql_in('id', ids)}")
-            n_children = self._table.count_rows(children)
+            n_children = self.children(ids)
             if n_children and not cascade:
                 raise InvalidInput(f"{n_children} memories hang off these; delete with cascade "
                                    f"(--cascade) to remove them too")
@@ -427,6 +425,11 @@ class Store:
             version = self.delete_where(where)
             self.audit.record("delete", removed, actor=actor, details={"cascade": cascade}, version=version)
         return len(removed)
+
+    def children(self, ids: Sequence[str]) -> int:
+        """How many memories hang off these (their root task or project) and are not among them."""
+        return self._table.count_rows(f"({sql_in('root_task_id', ids)} OR {sql_in('project_id', ids)}) "
+                                      f"AND NOT {sql_in('id', ids)}")
 
     def delete_where(self, where: str) -> int:
         """Delete the rows a filter selects in one commit; the caller audits. Returns the version."""

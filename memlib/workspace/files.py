@@ -87,15 +87,12 @@ class Root:
             return None
         except OSError as exc:
             raise InvalidInput(f"{relative}: cannot be read ({exc.strerror or exc})") from None
-        if not stat.S_ISREG(mode):
-            raise InvalidInput(f"{relative}: not a regular file ({_what(mode)}); workspace files are text files")
+        _regular(relative, mode)
         return path
 
     def read(self, relative: str) -> str | None:
-        """A file's text, None if it is missing. Opened without blocking and checked again
-        once open, so a FIFO put in a file's place never stalls a sync holding the lock."""
-        if self.regular(relative) is None:
-            return None
+        """A file's text, None if it is missing. Opened without blocking and checked once
+        open, so a FIFO put in a file's place never stalls a sync holding the lock."""
         try:
             fd = os.open(self.path(relative), os.O_RDONLY | os.O_NONBLOCK)
         except FileNotFoundError:
@@ -103,9 +100,7 @@ class Root:
         except OSError as exc:
             raise InvalidInput(f"{relative}: cannot be read ({exc.strerror or exc})") from None
         with os.fdopen(fd, "rb") as fh:
-            mode = os.fstat(fd).st_mode
-            if not stat.S_ISREG(mode):
-                raise InvalidInput(f"{relative}: not a regular file ({_what(mode)}); workspace files are text files")
+            _regular(relative, os.fstat(fd).st_mode)
             data = fh.read()
         try:
             return data.decode("utf-8")
@@ -143,10 +138,14 @@ class Root:
                     stale.unlink(missing_ok=True)
 
 
-def _what(mode: int) -> str:
+def _regular(relative: str, mode: int) -> None:
+    """Refuse in one line what is not a regular file (a directory, a FIFO, a socket, a device)."""
+    if stat.S_ISREG(mode):
+        return
     kinds = [(stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
              (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device")]
-    return next((name for test, name in kinds if test(mode)), "not a file")
+    what = next((name for test, name in kinds if test(mode)), "not a file")
+    raise InvalidInput(f"{relative}: not a regular file ({what}); workspace files are text files")
 
 
 def atomic_write(path: Path, text: str) -> None:

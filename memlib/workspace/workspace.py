@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated, Literal
@@ -26,7 +25,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 from memlib.errors import InvalidInput, invalid
-from memlib.models import Project
+from memlib.models import Project, uuid4_text
 from memlib.workspace import convert, markdown, records, sync
 from memlib.workspace.files import MEMORY, OWNER, SPIRIT, STATE_DIR, TOOLS, Root, daily_path, day_of
 from memlib.workspace.markdown import ENTRY_KINDS
@@ -66,12 +65,9 @@ def _zone(name: str) -> str:
 
 def _project(value: str) -> str:
     try:
-        parsed = uuid.UUID(value)
-    except (ValueError, AttributeError, TypeError):
-        parsed = None
-    if parsed is None or str(parsed) != value.lower():
-        raise ValueError(f"{value!r} is not a project id (a UUID)")
-    return str(parsed)
+        return uuid4_text(value)  # a project is a memory: its id is one
+    except ValueError:
+        raise ValueError(f"{value!r} is not a project id (a UUID)") from None
 
 
 class Config(BaseModel):
