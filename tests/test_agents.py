@@ -24,6 +24,7 @@ from memlib.agents import (
 from memlib.agents import tools
 from memlib.agents.knowledge import load_document_summary
 from memlib.agents.sessions import PENDING_LOOPS, SESSIONS, SHORT_TERM
+from memlib.clock import Clock
 from memlib.embeddings import HashEmbedder
 from memlib.errors import InvalidInput, MemlibError, NotFound
 from memlib.lifecycle import curation, retention
@@ -458,3 +459,27 @@ def test_a_correction_supersedes_a_memory_keeps_it_in_history_and_is_undone_exac
     ]:
         with pytest.raises(MemlibError, match=message):
             tools.call(box, name, args)
+
+
+def test_the_latest_iteration_is_the_one_that_began_last(tmp_path):
+    """Insights in iteration A, then B; finalizing A promotes its critical insight (a row of
+    A written after B's); cleanup keeping one iteration keeps B, and the smart scope reads B."""
+    store = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder())
+    p = Project(name="payments", created_at=T0)
+    a = [Insight(project_id=p.id, iteration_id="A", content="Retries duplicate ledger rows", importance="critical",
+                 created_at=T0 + timedelta(days=1)),
+         Learning(project_id=p.id, iteration_id="A", content="Batch inserts are faster", created_at=T0 + timedelta(days=1))]
+    b = [Insight(project_id=p.id, iteration_id="B", content="Settlement runs twice at midnight",
+                 created_at=T0 + timedelta(days=5))]
+    store.add([p, *a, *b])
+    store.clock = Clock(T0 + timedelta(days=9))  # A is finalized after B began
+    (made,) = curation.finalize_iteration(store, p.id, "A")
+    assert made.iteration_id == "A" and made.created_at > b[0].created_at
+    from memlib.agents.query import latest_iterations
+    assert latest_iterations(store, p.id, 2) == ["B", "A"]
+    smart = query_memory(store, {"project_id": p.id, "scope": "smart", "types": ["insights"]})
+    assert smart.iterations == ["B"]
+    out = cleanup_old_knowledge(store, p.id, keep_count=1)
+    assert out["iterations_cleaned"] == ["A"]
+    left = store.rows("kind IN ('insight', 'learning')", 100, columns=["iteration_id"])
+    assert {row["iteration_id"] for row in left} == {"B"}

@@ -147,19 +147,21 @@ def render_memory(m: Memory) -> str:
 
 
 def latest_iterations(store, project_id: str, n: int) -> list[str]:
-    """The project's latest `n` iterations, by their newest knowledge (from the rows held in
-    memory when the store has them)."""
+    """The project's latest `n` iterations, newest first: the ones that began last, an
+    iteration beginning with its first row (from the rows held in memory when the store has
+    them). A row added to an older iteration later (a late learning, a promotion when it is
+    finalized) leaves the order as it was."""
     cache = store.cached()
     if cache is not None:
-        newest = cache.newest(Scope(project_id=project_id, include_expired=True), "iteration_id")
+        began = cache.first(Scope(project_id=project_id, include_expired=True), "iteration_id")
     else:
         grouped = store.dataset().to_table(
             columns=["iteration_id", "created_at"],
             filter=f"project_id = {sql_literal(project_id)} AND iteration_id IS NOT NULL",
-        ).group_by("iteration_id").aggregate([("created_at", "max")])
-        newest = dict(zip(grouped.column("iteration_id").to_pylist(),
-                          grouped.column("created_at_max").to_pylist()))
-    return [i for i, _ in sorted(newest.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)[:n]]
+        ).group_by("iteration_id").aggregate([("created_at", "min")])
+        began = dict(zip(grouped.column("iteration_id").to_pylist(),
+                         grouped.column("created_at_min").to_pylist()))
+    return [i for i, _ in sorted(began.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)[:n]]
 
 
 def query_memory(store, query: MemoryQuery | dict, agent: str | None = None,

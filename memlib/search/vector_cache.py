@@ -540,10 +540,10 @@ class Cached:
                 found.append(segment.addr if rows is None else segment.addr[rows])
         return None if not found else np.sort(np.concatenate(found))
 
-    def newest(self, scope: Scope, column: str, now: datetime | None = None) -> dict[str, int]:
-        """For each value of `column` among the rows in scope, its newest `created_at` (in
+    def first(self, scope: Scope, column: str, now: datetime | None = None) -> dict[str, int]:
+        """For each value of `column` among the rows in scope, its oldest `created_at` (in
         microseconds since 1970)."""
-        newest: dict[str, int] = {}
+        first: dict[str, int] = {}
         for segment in self.segments:
             rows = segment.select(scope, now)
             codes = segment.coded[column].codes if rows is None else segment.coded[column].codes[rows]
@@ -552,12 +552,12 @@ class Cached:
             if not held.any():
                 continue
             unique, inverse = np.unique(codes[held], return_inverse=True)
-            best = np.full(len(unique), np.iinfo(np.int64).min)
-            np.maximum.at(best, inverse, created[held])
+            best = np.full(len(unique), np.iinfo(np.int64).max)
+            np.minimum.at(best, inverse, created[held])
             for code, micros in zip(unique, best):
                 value = segment.coded[column].values[code]
-                newest[value] = max(newest.get(value, micros), int(micros))
-        return newest
+                first[value] = min(first.get(value, micros), int(micros))
+        return first
 
 
 def _signature(fragment) -> tuple[tuple, tuple | None]:
