@@ -29,6 +29,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from memlib import Conversation, MemoryStore, Project, Scope
+from memlib.search.search import SearchConfig
 
 KS = (5, 10, 25, 50)
 MODES = ("vector", "fts", "hybrid")
@@ -168,7 +169,11 @@ def main() -> None:
                         help="every turn sent as several messages (its sentences, then its photo), as in real chats")
     parser.add_argument("--model", help="an embedder's name (memlib.embeddings.NAMED: minilm, minilm-int8) or "
                                         "a sentence-transformers model directory (default: a new store's default)")
+    parser.add_argument("--search", action="append", default=[], metavar="KEY=VALUE",
+                        help="a search setting the store is created with (SearchConfig), as in 'memlib init "
+                             "--search'; e.g. tokenizer=simple")
     args = parser.parse_args()
+    search = SearchConfig.model_validate(dict(s.split("=", 1) for s in args.search)) if args.search else None
     data = json.loads(Path(args.data).read_text())
     embedder = None
     if args.model:
@@ -177,7 +182,7 @@ def main() -> None:
         embedder = named(args.model)
     convs = [*TUNING, *CHECK] if args.check else list(TUNING)
     with tempfile.TemporaryDirectory() as tmp:
-        store = MemoryStore.open(tmp, embedder=embedder)
+        store = MemoryStore.open(tmp, embedder=embedder, search=search)
         projects, dia_of = {}, {}
         started = time.perf_counter()
         for i in convs:
@@ -188,7 +193,8 @@ def main() -> None:
             data[i]["_questions"] = questions
         store.maintain()  # as a user's store would be: compacted, every row in the full-text index
         print(f"ingested {len(dia_of):,} turns of {len(convs)} conversations in "
-              f"{time.perf_counter() - started:.0f} s, maintain included ({store.model_name})\n")
+              f"{time.perf_counter() - started:.0f} s, maintain included ({store.model_name}, "
+              f"{store.tokenizer} words)\n")
         print(f"seen during tuning: conversations {TUNING[0]}-{TUNING[-1]} (every choice of the search "
               f"was decided on them, fold by fold); conversations {CHECK[0]}-{CHECK[-1]} were not "
               f"looked at while tuning" + ("" if args.check else " and are not measured without --check") + "\n")

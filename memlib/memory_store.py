@@ -25,6 +25,8 @@ from memlib.store.audit import event_ids
 
 log = logging.getLogger("memlib")
 META_SEARCH = "memlib.search"  # the search settings a store records (SearchConfig as JSON)
+# the settings of stores made before memlib recorded them, where today's default differs
+BEFORE_RECORDED = {"tokenizer": "simple"}
 
 
 class MemoryStore(Store):
@@ -69,10 +71,12 @@ class MemoryStore(Store):
             store.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
             store.workspace.config  # noqa: B018 (refused here, in one line, if it is not one)
         text = store.meta().get(META_SEARCH)
-        if text is None:  # a store from before memlib recorded its search: the defaults
-            store.search_config = search or SearchConfig()
+        if text is None:  # a store from before memlib recorded its search: the defaults then
+            store.search_config = search or SearchConfig(**BEFORE_RECORDED)
+            store.tokenizer = store.search_config.tokenizer
             return store
-        store.search_config = SearchConfig.from_json(text, f"store {store.uri!r}")
+        store.search_config = SearchConfig.from_json(text, f"store {store.uri!r}", missing=BEFORE_RECORDED)
+        store.tokenizer = store.search_config.tokenizer
         if search is not None and search != store.search_config:
             mine, given = store.search_config.model_dump(), search.model_dump()
             differ = ", ".join(f"{k} {mine[k]!r} (not {given[k]!r})" for k in mine if mine[k] != given[k])

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memlib import Conversation, Decision, Insight, MemoryStore
+from memlib import Conversation, Decision, Insight, MemoryStore, Scope
 from memlib.agents.context import build_context
 from memlib.agents.sessions import Sessions
 from memlib.embeddings import HashEmbedder
@@ -181,6 +181,16 @@ def test_first_sync_makes_memories_and_a_second_changes_nothing(setup):
     again = ws.sync(store)
     assert (again.added, again.updated, again.deleted, again.written, again.parsed) == (0, 0, 0, 0, 0)
     assert again.unchanged == 6 and _read(ws, STATE) == state and store.refresh() == version
+
+
+def test_a_chinese_workspace_is_searched_by_its_words(setup):
+    """Design document 003's workspace: its entries found by a word inside a sentence."""
+    store, ws, _ = setup
+    ws.sync(store)
+    scope = Scope(project_id=ws.project_id, include_expired=True)  # the entries are from February
+    (hit,) = store.search("前端框架", k=1, mode="fts", scope=scope)
+    assert hit.text.startswith("用户决定使用 React 作为前端框架")
+    assert "讨论了数据库选型，最终选择 SQLite" in " ".join(h.text for h in store.search("数据库", mode="fts", scope=scope))
 
 
 def test_an_edited_entry_is_updated_and_only_it_is_embedded_again(setup):

@@ -269,7 +269,8 @@ def stats(ctx, as_json):
     if as_json:
         echo_json(data)
         return
-    click.echo(f"store {data['store']} ({data['model']}, {data['dims']} dims, version {data['version']})")
+    click.echo(f"store {data['store']} ({data['model']}, {data['dims']} dims, {data['tokenizer']} words, "
+               f"version {data['version']})")
     click.echo(f"memories: {data['memories']:,}   recall events: {data['recall_events']:,}"
                f"   pending recall segments: {data['recall_segments_pending']}")
     for title, key in (("by level", "by_level"), ("by kind", "by_kind"), ("by project", "by_project")):

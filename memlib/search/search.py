@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -49,15 +50,26 @@ class SearchConfig(BaseModel):
     answer: float = Field(0.15, ge=0, le=1)
     # hybrid: share of the best score a conversation turn gains when its speaker is the one the query names
     speaker: float = Field(0.15, ge=0, le=1)
+    # how the full-text index cuts text into words: 'icu' finds words in Chinese and Japanese
+    # (which have no spaces) as well as in English; 'simple' splits at what is not a letter or
+    # digit, so a run of Chinese is one word (the tokenizer of stores made before 'icu')
+    tokenizer: Literal["icu", "simple"] = "icu"
 
     def to_json(self) -> str:
         return self.model_dump_json()
 
     @classmethod
-    def from_json(cls, text: str, where: str) -> "SearchConfig":
-        """The config recorded as `text`; a one-line error naming `where` if it is not valid."""
+    def from_json(cls, text: str, where: str, missing: dict[str, Any] | None = None) -> "SearchConfig":
+        """The config recorded as `text`; a one-line error naming `where` if it is not valid.
+        `missing`: the values of settings `text` does not name (a store's record from before
+        a setting existed holds the value the store was made with, not today's default)."""
         try:
-            return cls.model_validate_json(text)
+            data = json.loads(text)
+            if isinstance(data, dict):
+                data = {**(missing or {}), **data}
+            return cls.model_validate(data)
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(f"{where}: search settings are not JSON ({exc.msg})") from None
         except ValidationError as exc:
             error = exc.errors()[0]
             field = ".".join(str(p) for p in error["loc"]) or "the record"

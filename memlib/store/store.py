@@ -63,6 +63,8 @@ def recorded_meta(table) -> dict[str, str]:
 class Store:
     """The write half of memlib over any LanceDB URI."""
 
+    tokenizer = "simple"  # the full-text index's (MemoryStore sets the one its store records)
+
     def __init__(self, uri: str, db, table, embedder: Embedder, clock: Clock | None = None,
                  max_staleness: float | None = None):
         """`max_staleness`: seconds this handle may go on reading a version after another
@@ -529,7 +531,7 @@ class Store:
 
         by_project = {f"{names.get(k, '?')} ({k})": v for k, v in counts("project_id").items()}
         return {
-            "store": self.uri, "model": self.model_name, "dims": self.dims,
+            "store": self.uri, "model": self.model_name, "dims": self.dims, "tokenizer": self.tokenizer,
             "memories": data.num_rows, "by_level": counts("level") if data.num_rows else {},
             "by_kind": counts("kind") if data.num_rows else {},
             "by_project": by_project if data.num_rows else {},
@@ -572,7 +574,7 @@ class Store:
         if self._indexed:
             return []
         created = []
-        wanted = {**SCALAR_INDEXES, "text": FTS(with_position=False)}
+        wanted = {**SCALAR_INDEXES, "text": FTS(with_position=False, base_tokenizer=self.tokenizer)}
 
         def indexed() -> set[str]:
             self._table.checkout_latest()  # another process may have built some meanwhile
