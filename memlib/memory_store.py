@@ -7,6 +7,7 @@ lifecycle package. Everything that writes still goes through the store underneat
 
 from __future__ import annotations
 
+import collections
 import logging
 import uuid
 from typing import Any
@@ -14,11 +15,13 @@ from typing import Any
 import numpy as np
 
 from memlib.clock import Clock
+from memlib.consensus import conflicts, duplicates
 from memlib.embeddings import Embedder
-from memlib.errors import StoreError
+from memlib.errors import InvalidInput, NotFound, StoreError
 from memlib.models import Memory, parse_memory, record_label
-from memlib.scope import Scope
+from memlib.scope import Scope, sql_in
 from memlib.search import Hit, SearchConfig, search
+from memlib.search.search import vector_candidates
 from memlib.search.vector_cache import CacheSlot
 from memlib.store import Store
 from memlib.store.audit import event_ids
@@ -27,6 +30,7 @@ log = logging.getLogger("memlib")
 META_SEARCH = "memlib.search"  # the search settings a store records (SearchConfig as JSON)
 # the settings of stores made before memlib recorded them, where today's default differs
 BEFORE_RECORDED = {"tokenizer": "simple"}
+OPTION = ("text", "kind", "created_at", "iteration_id")  # what the write screen reads of a candidate
 
 
 class MemoryStore(Store):
@@ -43,17 +47,136 @@ class MemoryStore(Store):
         self.workspace = None  # a memlib.workspace.Workspace the memories saved here go to
 
     def add(self, memories, vectors=None, progress: bool = False, labels=None,
-            actor: str | None = None) -> list[str]:
+            actor: str | None = None, duplicates: str = "merge") -> list[str]:
         """See `Store.add`. With a workspace configured, what was saved is also appended to
         its markdown files (memlib.workspace.Workspace.saved)."""
         if self.workspace is None:
-            return super().add(memories, vectors, progress, labels, actor)
+            return super().add(memories, vectors, progress, labels, actor, duplicates)
         items = list(memories)
         labels = list(labels) if labels is not None else [record_label(i, m) for i, m in enumerate(items)]
         items = [m if isinstance(m, Memory) else parse_memory(m, label) for m, label in zip(items, labels)]
-        ids = super().add(items, vectors, progress, labels, actor)
+        ids = super().add(items, vectors, progress, labels, actor, duplicates)
         self.workspace.saved(self, items, actor=actor)
         return ids
+
+    def screen(self, batch: list[Memory], vectors: np.ndarray, positions: list[int], policy: str) -> list:
+        """See Store.screen. Each new memory of a kind that states something
+        (consensus.duplicates.KINDS) is compared with the nearest stored memories of those
+        kinds in its project (from the in-memory vectors when this process holds them, else
+        Lance) and with those before it in the batch: one of its own kind it repeats is a
+        duplicates.Match (duplicates.judge), one it disagrees with a duplicates.Clash
+        (conflicts.between). A batch with many new memories of one project reads the
+        project's stored rows once instead, and compares its memories with one another by
+        their normalised text only (near repeats and disagreements inside one large batch are
+        not looked for)."""
+        groups: dict[str, list[int]] = {}
+        for i in positions:
+            memory = batch[i]
+            if memory.kind.value in duplicates.KINDS and getattr(memory, "project_id", None):
+                groups.setdefault(memory.project_id, []).append(i)
+        found: list = []
+        for project_id, members in groups.items():
+            scope = Scope(project_id=project_id, kinds=duplicates.KINDS)
+            if len(members) <= duplicates.SMALL:
+                found += self._screen_few(batch, vectors, members, scope)
+            else:
+                found += self._screen_many(batch, vectors, members, scope)
+        return found
+
+    def _screen_few(self, batch, vectors, members, scope) -> list:
+        cache, found, matched = self.cached(), [], {}
+        unit = duplicates.unit_rows(vectors[members])
+        for n, i in enumerate(members):
+            near = vector_candidates(self, vectors[i], duplicates.CANDIDATES, scope, self.search_config,
+                                     now=self.clock.now(), cache=cache)
+            rows = self.lookup([memory_id for memory_id, _ in near], list(OPTION)) if near else {}
+            options = [(memory_id, score, *(rows[memory_id][c] for c in OPTION))
+                       for memory_id, score in near if memory_id in rows]
+            options += [(batch[j].id, float(unit[n] @ unit[m]), batch[j].text, batch[j].kind.value,
+                         batch[j].created_at, getattr(batch[j], "iteration_id", None))
+                        for m, j in enumerate(members[:n])]
+            found += self._judge(batch, i, options, matched)
+        return found
+
+    @staticmethod
+    def _judge(batch, i, options, matched) -> list:
+        """What batch[i] is to its (id, cosine, *OPTION) options of its own iteration (an
+        iteration's knowledge is its own: a later iteration may find again, or find otherwise,
+        what an earlier one did): the one of its kind it repeats, else every one it
+        disagrees with."""
+        memory = batch[i]
+        options = [o for o in options if o[5] == getattr(memory, "iteration_id", None)]
+        match = duplicates.best(memory.text, [(o[0], o[1], o[2], o[4]) for o in options if o[3] == memory.kind.value])
+        if match is not None:
+            of, kind, score = match
+            matched[memory.id] = of = matched.get(of, of)  # a batch-mate that repeats one: that one
+            return [duplicates.Match(i, of, kind, score)]
+        return [duplicates.Clash(i, memory_id, kind, score) for memory_id, score, text, *_ in options
+                if (kind := conflicts.between(text, memory.text, score))]
+
+    def _screen_many(self, batch, vectors, members, scope) -> list:
+        rows = self.dataset().to_table(columns=["id", *OPTION, "embedding"], filter=scope.where(self.clock.now()))
+        found, first, matched = [], {}, {}
+        if rows.num_rows:
+            stored = duplicates.unit_rows(
+                rows.column("embedding").combine_chunks().flatten().to_numpy().reshape(-1, self.dims))
+            ids, columns = rows.column("id").to_pylist(), [rows.column(c).to_pylist() for c in OPTION]
+            scores = duplicates.unit_rows(vectors[members]) @ stored.T
+            for n, i in enumerate(members):
+                top = np.argsort(-scores[n])[:duplicates.CANDIDATES]
+                found += self._judge(batch, i, [(ids[t], float(scores[n, t]), *(c[t] for c in columns))
+                                                for t in top], matched)
+        of = {f.position: f.of for f in found if isinstance(f, duplicates.Match)}
+        for i in members:
+            key = (batch[i].kind.value, duplicates.normalised(batch[i].text))
+            if key in first and i not in of:
+                j = first[key]
+                of[i] = of.get(j, batch[j].id)  # a batch-mate that repeats one: that one
+                found.append(duplicates.Match(i, of[i], "exact", 1.0))
+            first.setdefault(key, i)
+        return found
+
+    def disagreements(self, ids: list[str] | None = None) -> list[dict[str, Any]]:
+        """The open contradictions the write screen flagged (`screen`), of `ids` (all when
+        None): one dict per pair, with both ids, the kind, which of the two is newer and how
+        well each is supported (1 + the writers who repeated it: 'corroborate' events). A
+        pair is closed once either side is gone from the store (corrected, forgotten) or it
+        was resolved (`resolve_disagreement`)."""
+        where = "action IN ('contradiction', 'resolve')"
+        if ids is not None:
+            if not ids:
+                return []
+            where += " AND " + sql_in("subject_id", sorted(set(ids)))
+        pairs: dict[frozenset, dict] = {}
+        for event in self.audit.events(where):  # oldest first: a resolve closes what came before it
+            pair = frozenset({event["subject_id"], event["details"]["with"]})
+            if event["action"] == "resolve":
+                pairs.pop(pair, None)
+            else:
+                pairs[pair] = {"ids": sorted(pair), "kind": event["details"]["kind"],
+                               "newer": event["details"]["newer"]}
+        if not pairs:
+            return []
+        both = sorted({i for pair in pairs for i in pair})
+        live = self.lookup(both, ["id"])
+        support = collections.Counter(e["subject_id"] for e in self.audit.events(
+            "action = 'corroborate' AND " + sql_in("subject_id", both)))
+        out = []
+        for pair, found in pairs.items():
+            if all(i in live for i in pair):
+                out.append({**found, "support": {i: 1 + support[i] for i in found["ids"]}})
+        return sorted(out, key=lambda d: d["ids"])
+
+    def resolve_disagreement(self, memory_id: str, other_id: str, reason: str, actor: str | None = None) -> None:
+        """Close a flagged pair, both kept ("both hold": different times, different things).
+        To keep one instead, correct or forget the other (memlib.lifecycle.curation)."""
+        self.check_writable()
+        if not reason or not reason.strip():
+            raise InvalidInput("resolving a contradiction needs a reason (--reason)")
+        if not any(set(d["ids"]) == {memory_id, other_id} for d in self.disagreements([memory_id])):
+            raise NotFound(f"no open contradiction between {memory_id} and {other_id}")
+        self.audit.record("resolve", [memory_id, other_id], actor=actor,
+                          details=[{"with": other_id, "reason": reason}, {"with": memory_id, "reason": reason}])
 
     @classmethod
     def open(cls, uri: str | None = None, embedder: Embedder | None = None, create: bool = True,

@@ -87,6 +87,22 @@ Text = Annotated[str, Field(max_length=MAX_TEXT)]
 TTL = Annotated[int, Field(ge=-1, le=MAX_DAYS)]
 
 
+# Trust. A memory's `source` says where it came from: a person ("manual", "workspace",
+# "person"), an agent ("agent"), an import ("import"), a tool's output ("tool") or a web page
+# ("web"). What came from a tool or a page nobody vouches for, nor any memory tagged
+# UNTRUSTED: such a memory is untrusted (search down-weights it, `build_context` shows it
+# after the trusted ones and labelled, a scope can leave it out). A memory found harmful is
+# quarantined: taken out of the store as a reversible run (memlib.lifecycle.curation.forget),
+# so it is never returned.
+UNTRUSTED_SOURCES = ("tool", "web")
+UNTRUSTED = "untrusted"
+
+
+def trusted(source: str | None, tags) -> bool:
+    """The one rule of trust (above)."""
+    return source not in UNTRUSTED_SOURCES and UNTRUSTED not in (tags or ())
+
+
 class Memory(BaseModel):
     """Fields every memory carries."""
 
@@ -113,6 +129,10 @@ class Memory(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     _uuid4 = field_validator("id")(classmethod(lambda cls, value: uuid4_text(value)))
+
+    @property
+    def trusted(self) -> bool:
+        return trusted(self.source, self.tags)
 
     @field_validator("created_at", "updated_at", "last_accessed_at", "recalls_folded_until")
     @classmethod

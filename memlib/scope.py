@@ -8,7 +8,7 @@ from typing import Iterable
 
 from memlib.clock import parse_time
 from memlib.errors import InvalidInput
-from memlib.models import Kind, Level
+from memlib.models import UNTRUSTED, UNTRUSTED_SOURCES, Kind, Level
 
 
 def sql_literal(value: object) -> str:
@@ -46,8 +46,8 @@ def sql_in(column: str, values: Iterable[object]) -> str:
 class Predicate:
     """One condition of a scope: `column` `op` `value`. The one description of a scope that
     both Lance's `where` (Scope.where) and the vector cache's masks (search/vector_cache.py)
-    are derived from. Ops: eq, in (value a tuple), has_any (a list column holding any of the
-    values), has_all (every one of them), ge, lt, unexpired_at (expires_at null or after the value),
+    are derived from. Ops: eq, in (value a tuple), not_in, has_any (a list column holding any
+    of the values), has_all (every one of them), has_none (none of them), ge, lt, unexpired_at (expires_at null or after the value),
     any (value a tuple of predicate tuples: at least one tuple holds in full; no column)."""
 
     column: str
@@ -64,6 +64,10 @@ def _sql(p: Predicate) -> str:
         return f"array_has_any({p.column}, {sql_list(p.value)})"
     if p.op == "has_all":
         return f"array_has_all({p.column}, {sql_list(p.value)})"
+    if p.op == "not_in":
+        return f"({p.column} IS NULL OR NOT {sql_in(p.column, p.value)})"
+    if p.op == "has_none":
+        return f"NOT array_has_any({p.column}, {sql_list(p.value)})"
     if p.op == "ge":
         return f"{p.column} >= {sql_literal(p.value)}"
     if p.op == "lt":
@@ -115,6 +119,7 @@ class Scope:
     created_before: datetime | None = None
     min_confidence: int | None = None
     include_expired: bool = False
+    trusted_only: bool = False  # leave out untrusted memories (models.trusted)
     as_of: datetime | None = None
     any_of: tuple["Scope", ...] = field(default_factory=tuple)
 
@@ -123,8 +128,9 @@ class Scope:
             _check(getattr(self, name), (str,), name.replace("_", " "))
         _check(self.level, (int,), "level")
         _check(self.min_confidence, (int,), "min confidence")
-        if not isinstance(self.include_expired, bool):
-            raise InvalidInput(f"scope include expired must be true or false, not {self.include_expired!r}")
+        for name in ("include_expired", "trusted_only"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidInput(f"scope {name.replace('_', ' ')} must be true or false, not {getattr(self, name)!r}")
         kinds = _strings(self.kinds, "kinds")
         bad = [k for k in kinds if k not in {x.value for x in Kind}]
         if bad:
@@ -165,6 +171,8 @@ class Scope:
             out.append(Predicate("created_at", "lt", self.created_before))
         if self.min_confidence is not None:
             out.append(Predicate("confidence", "ge", int(self.min_confidence)))
+        if self.trusted_only:
+            out += [Predicate("source", "not_in", UNTRUSTED_SOURCES), Predicate("tags", "has_none", (UNTRUSTED,))]
         if self.any_of:
             out.append(Predicate("", "any", tuple(
                 tuple(p for p in option.predicates(now) if p.op != "unexpired_at") for option in self.any_of)))

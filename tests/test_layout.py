@@ -22,7 +22,8 @@ ALLOWED = {
     "workspace": {"store", "lifecycle"},
     "consensus": {"store"},
     "control": {"store"},
-    "memory_store": {"store", "search", "lifecycle", "workspace"},
+    # its write screen judges duplicates with the consensus detectors (consensus.duplicates)
+    "memory_store": {"store", "search", "lifecycle", "workspace", "consensus"},
     "agents": {"store", "search", "lifecycle", "memory_store", "control"},
 }
 

@@ -108,8 +108,8 @@ def test_every_tool_over_mcp(served):
     assert sorted(out["tools"]) == sorted([
         "query_memory", "save_insight", "save_issue", "save_learning", "promote_to_decision",
         "promote_to_pattern", "load_document_summary", "load_base_knowledge", "save_knowledge_snapshot",
-        "list_files_workspace", "update_memory", "correct_memory", "forget_memory", "enqueue_task", "claim_task", "heartbeat_task",
-        "ack_task", "nack_task"])
+        "list_files_workspace", "update_memory", "correct_memory", "forget_memory", "list_reviews", "decide_review",
+        "enqueue_task", "claim_task", "heartbeat_task", "ack_task", "nack_task"])
     schema = out["tools"]["save_insight"]
     assert schema["required"] == ["project_id", "content"] and schema["additionalProperties"] is False
     assert schema["properties"]["importance"]["enum"] == ["critical", "important", "normal"]
@@ -256,3 +256,32 @@ def test_an_agent_host_enqueues_and_claims_work_over_mcp(served):
         assert done.output == {"lgtm": True} and done.worker == "host-agent"
         assert [e.kind for e in plane.events.list(session_id="host-session")] == [
             "enqueued", "enqueued", "claimed", "acked", "claimed", "nacked"]
+
+
+def test_a_person_reviews_held_memories_over_mcp(served):
+    from memlib.agents.lifecycle_policy import ConservativePolicy, WriteInput, write_back
+
+    store, project, workspace = served
+    policy = ConservativePolicy(automatic_write_back=True, review="all")
+    for goal in ("Rotate the API keys", "Shorten the settlement window"):
+        assert write_back(store, policy, WriteInput(goal, f"{goal}: done", "coder", project.id)) == []
+
+    async def script(session):
+        listed = answer(await session.call_tool("list_reviews", {}))
+        first, second = (r["approval_id"] for r in listed["reviews"])
+        saved = answer(await session.call_tool("decide_review", {"approval_id": first, "accept": True}))
+        refused = refusal(await session.call_tool("decide_review", {"approval_id": second, "accept": False}))
+        rejected = answer(await session.call_tool("decide_review", {"approval_id": second, "accept": False,
+                                                                    "reason": "not knowledge"}))
+        left = answer(await session.call_tool("list_reviews", {}))
+        return listed, saved, refused, rejected, left
+
+    listed, saved, refused, rejected, left = drive(store.uri, workspace, script)
+    assert [r["memory"]["content"].split("\n")[0] for r in listed["reviews"]] == [
+        "Task: Rotate the API keys", "Task: Shorten the settlement window"]
+    assert "reason" in refused and left["reviews"] == []
+    store.refresh()
+    assert store.get(saved["saved"]).content.startswith("Task: Rotate the API keys")
+    assert not store.lookup([rejected["rejected"]], ["id"])
+    (event,) = store.audit.events("action = 'review_rejected'")
+    assert event["details"]["reason"] == "not knowledge" and "settlement window" in event["details"]["content"]

@@ -85,14 +85,19 @@ def report(name: str, clustered: dict, within_clusters: score.Tally, within_topi
     return "\n".join(lines)
 
 
-def main() -> None:
+def chosen() -> tuple[str, list]:
+    """The split named by --split (dev, check or all) and its topics."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--split", choices=["dev", "check", "all"], default="dev")
-    args = parser.parse_args()
-    topics = [t for t in TOPICS if args.split == "all" or t.split == args.split]
+    split = parser.parse_args().split
+    return split, [t for t in TOPICS if split == "all" or t.split == split]
+
+
+def main() -> None:
+    split, topics = chosen()
     with tempfile.TemporaryDirectory() as tmp:
         store = MemoryStore.open(str(Path(tmp) / "store"))
-        print(report(f"hand-written fragments, {args.split} topics", *run(topics, store)))
+        print(report(f"hand-written fragments, {split} topics", *run(topics, store)))
 
 
 if __name__ == "__main__":

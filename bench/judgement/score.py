@@ -61,20 +61,34 @@ class Tally:
         return out
 
 
+@dataclass
+class Truth:
+    """What the topics say of their pairs of fragments, each pair a frozenset of two
+    (topic, fragment): contradictions with their kind, updates, hard negatives with theirs."""
+    planted: collections.Counter
+    contradictions: dict[frozenset, str]
+    updates: set[frozenset]
+    negatives: dict[frozenset, str]
+
+
+def truth(topics) -> Truth:
+    out = Truth(collections.Counter(), {}, set(), {})
+    for t, topic in enumerate(topics):
+        for i, j, kind in topic.contradictions:
+            out.planted[kind] += 1
+            out.contradictions[frozenset({(t, i), (t, j)})] = kind
+        out.updates |= {frozenset({(t, i), (t, j)}) for i, j in topic.updates}
+        for i, j, why in topic.negatives:
+            out.negatives[frozenset({(t, i), (t, j)})] = negative_kinds(why)
+    return out
+
+
 def contradictions(topics, groups: list[list[tuple[int, int]]], detect) -> Tally:
     """`groups`: the fragments compared together (clusters, or the true topics), each a list
     of (topic, fragment); `detect(texts) -> [(kind, side_a, side_b)]` with sides as indexes."""
-    planted = collections.Counter()
-    truth: dict[frozenset, str] = {}
-    updates, negatives, negative_kind = set(), set(), {}
-    for t, topic in enumerate(topics):
-        for i, j, kind in topic.contradictions:
-            planted[kind] += 1
-            truth[frozenset({(t, i), (t, j)})] = kind
-        updates |= {frozenset({(t, i), (t, j)}) for i, j in topic.updates}
-        negatives |= {frozenset({(t, i), (t, j)}) for i, j, _ in topic.negatives}
-        for i, j, why in topic.negatives:
-            negative_kind[frozenset({(t, i), (t, j)})] = negative_kinds(why)
+    known = truth(topics)
+    planted, truth_of, updates = known.planted, known.contradictions, known.updates
+    negatives, negative_kind = set(known.negatives), known.negatives
     found_pairs: set[frozenset] = set()
     reported, right, alarms = collections.Counter(), collections.Counter(), collections.Counter()
     for group in groups:
@@ -82,8 +96,8 @@ def contradictions(topics, groups: list[list[tuple[int, int]]], detect) -> Tally
         for kind, a, b in detect(texts):
             kind = KIND_OF[kind]
             pairs = {frozenset({group[x], group[y]}) for x, y in itertools.product(a, b)}
-            hits = {p for p in pairs if truth.get(p) == kind}
-            any_truth = {p for p in pairs if p in truth}
+            hits = {p for p in pairs if truth_of.get(p) == kind}
+            any_truth = {p for p in pairs if p in truth_of}
             found_pairs |= any_truth
             reported[kind] += 1
             if hits:
@@ -93,5 +107,5 @@ def contradictions(topics, groups: list[list[tuple[int, int]]], detect) -> Tally
                 why = ("update" if pairs & updates else f"hard negative ({negative_kind[hard[0]]})" if hard
                        else "other kind" if any_truth else "other")
                 alarms[(kind, why)] += 1
-    found = collections.Counter(truth[p] for p in found_pairs)
+    found = collections.Counter(truth_of[p] for p in found_pairs)
     return Tally(planted, found, reported, right, alarms)

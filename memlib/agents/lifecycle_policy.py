@@ -19,10 +19,12 @@ import tomllib
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from memlib.agents import review
+from memlib.agents.review import REVIEWS
 from memlib.errors import InvalidInput, invalid
 from memlib.models import Memory, Summary
 
@@ -54,6 +56,7 @@ class WriteInput:
     session_id: str | None = None
     succeeded: bool = True
     pending_loop_active: bool = False
+    source: str = "write_back"  # where the outcome came from ("tool", "web": untrusted)
 
 
 class MemoryLifecyclePolicy(Protocol):
@@ -71,6 +74,7 @@ class _Recall(BaseModel):
 class _WriteBack(BaseModel):
     model_config = ConfigDict(extra="forbid")
     automatic: bool = False
+    review: Literal["none", "untrusted", "all"] = "none"  # hold for a person's review (agents/review.py)
 
 
 class PolicyConfig(BaseModel):
@@ -85,6 +89,8 @@ class PolicyConfig(BaseModel):
 class DisabledPolicy:
     """Memory switched off: never recalls, never writes back."""
 
+    review = "none"
+
     def build_recall_query(self, request: RecallInput) -> RecallQuery | None:
         return None
 
@@ -93,10 +99,14 @@ class DisabledPolicy:
 
 
 class ConservativePolicy:
-    def __init__(self, recall_limit: int = 3, automatic_write_back: bool = False, recall: bool = True):
+    def __init__(self, recall_limit: int = 3, automatic_write_back: bool = False, recall: bool = True,
+                 review: str = "none"):
+        if review not in REVIEWS:
+            raise InvalidInput(f"review must be one of {', '.join(REVIEWS)}, not {review!r}")
         self.recall_limit = recall_limit
         self.automatic_write_back = automatic_write_back
         self.recall = recall
+        self.review = review  # what write-back holds for a person's review
 
     def build_recall_query(self, request: RecallInput) -> RecallQuery | None:
         text = request.goal.strip()
@@ -114,17 +124,29 @@ class ConservativePolicy:
         content = f"Task: {goal}\nOutcome: {request.response.strip()}"[:MAX_SUMMARY]
         digest = content_hash(request.project_id, content)
         return [Summary(id=hash_id(digest), project_id=request.project_id, title=goal[:120],
-                        content=content, source="write_back", agent=request.agent,
+                        content=content, source=request.source, agent=request.agent,
                         metadata={"session_id": request.session_id, "agent": request.agent,
                                   "content_hash": digest})]
 
 
-def write_back(store, policy: MemoryLifecyclePolicy, request: WriteInput) -> list[str]:
+def write_back(store, policy: MemoryLifecyclePolicy, request: WriteInput, plane=None) -> list[str]:
     """Write what the policy asks for, leaving out what the store already holds (the same
-    content has the same id). Returns the ids written."""
+    content has the same id); what its review setting holds back (agents/review.py) waits in
+    the store's control plane (`plane`, opened when not given) instead. Returns the ids
+    written."""
     memories = policy.build_write_request(request) or []
-    held = store.lookup([m.id for m in memories], ["id"])
-    new = [m for m in memories if m.id not in held]
+    stored = store.lookup([m.id for m in memories], ["id"])
+    new = [m for m in memories if m.id not in stored]
+    kept = [m for m in new if review.held(getattr(policy, "review", "none"), m)]
+    if kept:
+        if plane is None:
+            from memlib.control import ControlPlane
+
+            plane = ControlPlane.open(store.uri)
+        waiting = {t["memory"]["id"] for t in review.pending(plane)}
+        review.submit(plane, [m for m in kept if m.id not in waiting], agent=request.agent,
+                      session_id=request.session_id)
+    new = [m for m in new if m not in kept]
     return store.add(new, actor=request.agent) if new else []
 
 
@@ -153,4 +175,5 @@ def load_lifecycle_policy(path: str | Path | None = None) -> MemoryLifecyclePoli
         raise invalid(f"lifecycle policy {path}", exc) from None
     if config.policy == "disabled":
         return DisabledPolicy()
-    return ConservativePolicy(config.recall.top_k, config.write_back.automatic, config.recall.enabled)
+    return ConservativePolicy(config.recall.top_k, config.write_back.automatic, config.recall.enabled,
+                              config.write_back.review)

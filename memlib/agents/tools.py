@@ -17,7 +17,7 @@ from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from memlib.agents import knowledge
+from memlib.agents import knowledge, review
 from memlib.agents.query import MemoryQuery, query_memory as run_query
 from memlib.errors import InvalidInput, NotFound, invalid
 from memlib.lifecycle import curation
@@ -62,6 +62,9 @@ class _Save(_Input):
     iteration_id: str | None = None
     root_task_id: str | None = None
     tags: list[str] = Field(default_factory=list)
+    source: Literal["agent", "tool", "web"] = Field(
+        default="agent", description="Where the content came from: 'tool' for a tool's output, 'web' for a web "
+                                     "page (recalled as untrusted: after trusted memories, labelled), else 'agent'.")
 
 
 class SaveInsightInput(_Save):
@@ -136,10 +139,13 @@ def _save(box: Toolbox, model, args: _Save, **extra) -> dict:
     try:
         memory = model(project_id=args.project_id, content=args.content, title=args.title,
                        iteration_id=args.iteration_id, root_task_id=args.root_task_id, tags=args.tags,
-                       agent=box.agent, source="agent", **extra)
+                       agent=box.agent, source=args.source, **extra)
     except ValidationError as exc:
         raise invalid(f"the new {model.__name__.lower()}", exc) from None
     (memory_id,) = box.store.add([memory], actor=box.agent, labels=[f"the new {memory.kind.value}"])
+    if memory_id != memory.id:  # an exact repeat: merged into the memory it repeats
+        return {"id": memory_id, "kind": memory.kind.value,
+                "note": "already stored in this project: nothing written, counted as corroborating it"}
     return {"id": memory_id, "kind": memory.kind.value}
 
 
@@ -267,6 +273,30 @@ def forget_memory(box: Toolbox, args: ForgetMemoryInput) -> dict:
     return {"forgotten": out.removed, "run_id": out.run_id}
 
 
+class ListReviewsInput(_Input):
+    pass
+
+
+class DecideReviewInput(_Input):
+    approval_id: str = Field(description="The approval list_reviews gave for the held memory.")
+    accept: bool = Field(description="true saves the memory; false turns it down for good.")
+    reason: str | None = Field(default=None, max_length=MAX_TEXT, description="Why (required to reject).")
+
+
+def list_reviews(box: Toolbox, args: ListReviewsInput) -> dict:
+    """The memories held for review before they are saved (a lifecycle policy's write-back
+    with review on): none of them is recalled until accepted."""
+    return {"reviews": [{**w, "requested_at": w["requested_at"].isoformat()} for w in review.pending(box.plane)]}
+
+
+def decide_review(box: Toolbox, args: DecideReviewInput) -> dict:
+    """SAVES (accept) or REJECTS for good a memory held for review. Rejections are kept in the
+    audit log with the reason."""
+    if args.accept:
+        return {"saved": review.accept(box.store, box.plane, args.approval_id, box.agent, args.reason)}
+    return {"rejected": review.reject(box.store, box.plane, args.approval_id, box.agent, args.reason or "")}
+
+
 class EnqueueTaskInput(_Input):
     kind: str = Field(description="What sort of work (a worker claims any kind).")
     payload: Any = Field(default=None, description="The task's instructions, any JSON value.")
@@ -355,6 +385,8 @@ TOOLS: dict[str, tuple[type[BaseModel], Callable[[Toolbox, Any], dict]]] = {
         (ListFilesInput, list_files_workspace),
         # correcting what is stored (who and why in the audit log)
         (UpdateMemoryInput, update_memory), (CorrectMemoryInput, correct_memory), (ForgetMemoryInput, forget_memory),
+        # memories held for review before they are saved (agents/review.py)
+        (ListReviewsInput, list_reviews), (DecideReviewInput, decide_review),
         # the control plane (memlib.control): an agent host enqueues and claims work
         (EnqueueTaskInput, enqueue_task), (ClaimTaskInput, claim_task), (HeartbeatTaskInput, heartbeat_task),
         (AckTaskInput, ack_task), (NackTaskInput, nack_task)]

@@ -42,7 +42,7 @@ from memlib.clock import Clock, parse_time
 from memlib.errors import InvalidInput, StoreError
 from memlib import policy as policy_module
 from memlib.policy import Policy, rule_key
-from memlib.models import arrow_schema
+from memlib.models import UNTRUSTED, UNTRUSTED_SOURCES, arrow_schema
 from memlib.scope import sql_literal
 from memlib.store import Store
 from memlib.store.audit import SCHEMA as AUDIT_SCHEMA
@@ -390,6 +390,9 @@ def bind_params(con, params: Params, store: Store) -> None:
     con.execute("insert into memlib_params values (?, ?, ?, ?, ?, ?, ?, ?)",
                 [params.as_of, params.window_days, params.project_id, params.low_confidence,
                  store.dims, params.decay_policy.name, store.version, store.version_time()])
+    # the rule of trust (models.trusted), for the views that count untrusted memories
+    con.execute("create or replace table memlib_trust (untrusted_sources varchar[], untrusted_tag varchar)")
+    con.execute("insert into memlib_trust values (?, ?)", [list(UNTRUSTED_SOURCES), UNTRUSTED])
     con.execute("create or replace table memlib_source_weight (source varchar, weight double)")
     for source, weight in params.source_weights.items():
         con.execute("insert into memlib_source_weight values (?, ?)",

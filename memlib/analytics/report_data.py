@@ -329,5 +329,72 @@ def control_plane(con, top: int = 20) -> Report:
     )
 
 
+QUALITY_ACTIONS = {  # audit action -> what the quality report calls it
+    "corroborate": "duplicates merged", "duplicate": "duplicates linked", "contradiction": "contradictions flagged",
+    "update": "updates recognised", "resolve": "contradictions resolved", "correct": "corrections",
+    "forget": "forgotten", "quarantine": "quarantined", "review_accepted": "reviews accepted",
+    "review_rejected": "reviews rejected"}
+
+
+def quality(con, top: int = 20) -> Report:
+    """Keeping memory right (issue 42): in the window, duplicates merged and linked,
+    contradictions flagged and resolved, corrections, forgotten and quarantined memories and
+    reviews decided, per agent and per project; as of the report's date, the open
+    contradictions with both sides, the untrusted memories and the memories waiting for
+    review."""
+    events = _frame(con, "select * from mart_quality_events")
+    named = events.with_columns(pl.col("action").replace_strict(QUALITY_ACTIONS).alias("what"))
+
+    def per(column: str) -> pl.DataFrame:
+        if not named.height:
+            return pl.DataFrame({column: [], "what": [], "n_events": []},
+                                schema={column: pl.Utf8, "what": pl.Utf8, "n_events": pl.UInt32})
+        return named.group_by(pl.col(column).fill_null("(unknown)"), "what").agg(pl.len().alias("n_events")).sort(
+            [column, "n_events", "what"], descending=[False, True, False])
+
+    def count(action: str) -> int:
+        return int((events["action"] == action).sum())
+
+    open_pairs = _frame(con, "select * from mart_open_contradictions order by flagged_at, newer_id")
+    untrusted = _frame(con, "select * from mart_untrusted_memories order by created_at, id")
+    waiting = _frame(con, """
+        select w.approval_id as id, w.requested_by, w.requested_at, w.request
+        from mart_approval_waits w join stg_tasks t using (task_id)
+        where t.kind = 'memory_review' and w.status = 'pending' order by w.requested_at, id""")
+    daily = named.with_columns(pl.col("at").dt.date().alias("day")).group_by("day", "what").agg(
+        pl.len().alias("n_events")).sort("day", "what")
+    sources = _frame(con, "select * from mart_memory_trust order by n_memories desc, source, trusted")
+    by_source = sources.with_columns(pl.when(pl.col("trusted")).then(pl.col("source")).otherwise(
+        pl.col("source") + " (untrusted)").alias("source"))
+    headline = {
+        "duplicates_merged": count("corroborate"),
+        "open_contradictions": open_pairs.height,
+        "untrusted_memories": untrusted.height,
+        "duplicates_linked": count("duplicate"),
+        "contradictions_flagged": count("contradiction"),
+        "updates_recognised": count("update"),
+        "corrected": count("correct"),
+        "forgotten": count("forget"),
+        "quarantined": count("quarantine"),
+        "waiting_for_review": waiting.height,
+        "reviews_rejected": count("review_rejected"),
+    }
+    return Report(
+        "Quality", headline,
+        tables={
+            "Open contradictions": open_pairs.head(top),
+            "By agent": per("actor"),
+            "By project": per("project_id"),
+            "Untrusted memories": untrusted.head(top),
+            "Memories by source": sources,
+            "Waiting for review": waiting.head(top),
+        },
+        charts={"Memories by source": charts.bar_by(by_source, "source", "n_memories", "Memories by source"),
+                # a window with no such event has nothing to draw
+                **({"What kept memory right, per day": charts.per_day(
+                    daily, "day", "n_events", "what", "What kept memory right, per day")} if daily.height else {})},
+    )
+
+
 REPORTS = {"usage": usage, "ttl_decay": ttl_decay, "confidence": confidence, "retention": retention,
-           "consensus": consensus, "control_plane": control_plane}
+           "consensus": consensus, "control_plane": control_plane, "quality": quality}

@@ -33,9 +33,9 @@ from memlib.analytics.format import HEADLINE_MIME, cards_html
 from memlib.errors import InvalidInput, MemlibError, StoreError
 from memlib.scope import sql_literal
 
-REPORTS = ("usage", "ttl_decay", "confidence", "retention", "consensus", "control_plane")
+REPORTS = ("usage", "ttl_decay", "confidence", "retention", "consensus", "control_plane", "quality")
 TITLES = {"usage": "Usage", "ttl_decay": "TTL and decay", "confidence": "Confidence", "retention": "Retention",
-          "consensus": "Consensus", "control_plane": "Control plane"}
+          "consensus": "Consensus", "control_plane": "Control plane", "quality": "Quality"}
 EXPLORE = "explore.ipynb"  # the analyst's starting point (memlib lab), not a scheduled report
 CARDS = 4  # headline numbers per report on the index page
 log = logging.getLogger("memlib")

@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from memlib.cli.app import cli, echo_json
+from memlib.cli.app import cli, echo_json, open_store
 from memlib.errors import InvalidInput
 
 
@@ -263,3 +263,57 @@ def queue_config(ctx, max_in_flight, max_queued):
     """Show or set the backpressure limits (every process on the store uses them)."""
     settings = _plane(ctx, create=True).queue.configure(max_in_flight=max_in_flight, max_queued=max_queued)
     click.echo("  ".join(f"{k.replace('_', ' ')} {v}" for k, v in settings.items()))
+
+
+# -- memories held for review (memlib.agents.review) --------------------------------------------
+
+
+@cli.group()
+def review():
+    """Memories a lifecycle policy held for review: list, accept, reject."""
+
+
+@review.command("list")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def review_list(ctx, as_json):
+    """The memories waiting for review, oldest first."""
+    from memlib.agents import review as reviews
+
+    waiting = reviews.pending(_plane(ctx))
+    if as_json:
+        echo_json([{**w, "requested_at": w["requested_at"].isoformat()} for w in waiting])
+        return
+    if not waiting:
+        click.echo("nothing waits for review")
+    for w in waiting:
+        memory = w["memory"]
+        text = " ".join(str(memory.get("content") or memory.get("title") or "").split())
+        click.echo(f"{w['approval_id']}  {memory['kind']:<9} from {memory['source']:<10} "
+                   f"by {w['requested_by'] or '-':<12} {text[:80]}")
+
+
+@review.command("accept")
+@click.argument("approval_id")
+@click.option("--by", required=True, help="Who accepts it.")
+@click.option("--reason", default=None)
+@click.pass_context
+def review_accept(ctx, approval_id, by, reason):
+    """Save the held memory."""
+    from memlib.agents import review as reviews
+
+    memory_id = reviews.accept(open_store(ctx), _plane(ctx), approval_id, by, reason)
+    click.echo(f"accepted: saved as memory {memory_id}")
+
+
+@review.command("reject")
+@click.argument("approval_id")
+@click.option("--by", required=True, help="Who rejects it.")
+@click.option("--reason", required=True, help="Why (kept in the audit log).")
+@click.pass_context
+def review_reject(ctx, approval_id, by, reason):
+    """Turn the held memory down: never saved; the rejection is kept in the audit log."""
+    from memlib.agents import review as reviews
+
+    reviews.reject(open_store(ctx), _plane(ctx), approval_id, by, reason)
+    click.echo(f"rejected: {approval_id}")

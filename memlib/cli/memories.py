@@ -57,8 +57,12 @@ def _revisable_options(func):
 @click.option("--metadata", default=None, help="A JSON object.")
 @click.option("--usage-example", "usage_examples", multiple=True)
 @click.option("--file", "path", default=None, help="A JSONL file of memories ('-' for stdin).")
+@click.option("--duplicates", type=click.Choice(["merge", "link", "keep"]), default="merge", show_default=True,
+              help="A memory that repeats one of the same kind and project: merge an exact repeat (nothing "
+                   "written, the one it repeats is corroborated; a near one is linked), link every one, or keep "
+                   "all unlooked-at.")
 @click.pass_context
-def add(ctx, kind, confidence, ttl_days, tags, metadata, usage_examples, path, **fields):
+def add(ctx, kind, confidence, ttl_days, tags, metadata, usage_examples, path, duplicates, **fields):
     """Add one memory from flags, or many from a JSONL file (one commit)."""
     from memlib.store.transfer import load_memories
 
@@ -84,8 +88,14 @@ def add(ctx, kind, confidence, ttl_days, tags, metadata, usage_examples, path, *
                 raise InvalidInput(f"--metadata is not valid JSON ({exc.msg})") from None
         memories, labels = [record], ["memory"]
     store = open_store(ctx, create=True)
-    ids = store.add(memories, labels=labels, progress=True)
-    click.echo(ids[0] if len(ids) == 1 else f"added {len(ids)} memories")
+    ids = store.add(memories, labels=labels, progress=True, duplicates=duplicates)
+    merged = len(store.last_merged)
+    if len(ids) == 1:
+        click.echo(ids[0])
+        if merged:
+            click.echo(f"a repeat of memory {ids[0]}: nothing written, counted as corroborating it", err=True)
+    else:
+        click.echo(f"added {len(ids) - merged} memories" + (f" ({merged} repeats merged)" if merged else ""))
 
 
 def _scope_options(func):
@@ -116,16 +126,23 @@ def _scope(kw) -> Scope:
                  min_confidence=kw["min_confidence"], include_expired=kw["include_expired"])
 
 
-def _print_hits(hits, as_json: bool) -> None:
+def _print_hits(hits, as_json: bool, store) -> None:
+    """The hits, each followed by the memories an open contradiction links it to."""
     if as_json:
         echo_json([h.to_dict() for h in hits])
         return
     if not hits:
         click.echo("no matching memories")
+    pairs = store.disagreements([h.id for h in hits]) if hits else []
     for hit in hits:
         text = hit.memory.own_text.replace("\n", " | ")
         click.echo(f"{hit.rank:>3}  {hit.score:8.4f}  {hit.memory.kind.value:<12} {hit.memory.id}  "
                    f"{text[:90]}")
+        for pair in (p for p in pairs if hit.id in p["ids"]):
+            other = next(i for i in pair["ids"] if i != hit.id)
+            click.echo(f"{'':15}contradicts ({pair['kind']}) {other}: "
+                       f"{store.get(other).own_text.replace(chr(10), ' | ')[:70]}"
+                       f" ({'newer' if pair['newer'] == other else 'older'})")
 
 
 @cli.command()
@@ -134,8 +151,8 @@ def _print_hits(hits, as_json: bool) -> None:
 @click.pass_context
 def search(ctx, query, k, mode, as_json, **kw):
     """Search memories (hybrid by default) within a scope."""
-    hits = open_store(ctx).search(query, k=k, mode=mode, scope=_scope(kw))
-    _print_hits(hits, as_json)
+    store = open_store(ctx)
+    _print_hits(store.search(query, k=k, mode=mode, scope=_scope(kw)), as_json, store)
 
 
 @cli.command()
@@ -146,8 +163,9 @@ def search(ctx, query, k, mode, as_json, **kw):
 @click.pass_context
 def recall(ctx, query, k, mode, as_json, agent, session_id, **kw):
     """Search on an agent's behalf and log one recall event per hit."""
-    hits = open_store(ctx).recall(query, k=k, mode=mode, scope=_scope(kw), agent=agent, session_id=session_id)
-    _print_hits(hits, as_json)
+    store = open_store(ctx)
+    _print_hits(store.recall(query, k=k, mode=mode, scope=_scope(kw), agent=agent, session_id=session_id),
+                as_json, store)
 
 
 @cli.command()
@@ -235,6 +253,53 @@ def forget(ctx, memory_ids, reason, actor):
 
     out = curation.forget(open_store(ctx), list(memory_ids), reason, actor=actor)
     click.echo(f"forgot {out.removed} memories (run {out.run_id}); undo: memlib retention undo {out.run_id}")
+
+
+@cli.command()
+@click.argument("memory_ids", nargs=-1, required=True)
+@click.option("--reason", required=True, help="Why they are harmful (kept in the audit log).")
+@click.option("--actor", default=None, help="Who quarantines them (default $MEMLIB_ACTOR or the user).")
+@click.pass_context
+def quarantine(ctx, memory_ids, reason, actor):
+    """Take harmful memories out of recall and context as a reversible run (a poisoned page)."""
+    from memlib.lifecycle import curation
+
+    out = curation.forget(open_store(ctx), list(memory_ids), reason, actor=actor, action="quarantine")
+    click.echo(f"quarantined {out.removed} memories (run {out.run_id}); release: memlib retention undo {out.run_id}")
+
+
+@cli.group(invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def contradictions(ctx, as_json):
+    """Open contradictions the write screen flagged: pairs of memories that disagree."""
+    if ctx.invoked_subcommand is not None:
+        return
+    store = open_store(ctx)
+    pairs = store.disagreements()
+    if as_json:
+        echo_json(pairs)
+        return
+    if not pairs:
+        click.echo("no open contradictions")
+    for pair in pairs:
+        first, second = pair["ids"]
+        click.echo(f"{pair['kind']}: {first} / {second}   newer {pair['newer']}   "
+                   f"support {pair['support'][first]} / {pair['support'][second]}")
+        for memory_id in pair["ids"]:
+            click.echo(f"    {memory_id}  {store.get(memory_id).own_text.replace(chr(10), ' | ')[:100]}")
+
+
+@contradictions.command("resolve")
+@click.argument("memory_id")
+@click.argument("other_id")
+@click.option("--reason", required=True, help="Why both hold (kept in the audit log).")
+@click.option("--actor", default=None, help="Who resolves it (default $MEMLIB_ACTOR or the user).")
+@click.pass_context
+def contradictions_resolve(ctx, memory_id, other_id, reason, actor):
+    """Keep both memories of a flagged pair and close it. To keep one, correct or forget the other."""
+    open_store(ctx).resolve_disagreement(memory_id, other_id, reason, actor=actor)
+    click.echo(f"resolved: {memory_id} and {other_id} both kept")
 
 
 @cli.command("import")

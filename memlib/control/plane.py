@@ -203,9 +203,12 @@ class ApprovalRepository(_Repository):
             _request(con, now, approval_id, row, request, by)
         return self.get(approval_id)
 
-    def decide(self, approval_id: str, approve: bool, by: str, reason: str | None = None) -> Approval:
+    def decide(self, approval_id: str, approve: bool, by: str, reason: str | None = None,
+               settles: bool = False) -> Approval:
         """Approve (the task is queued again once nothing else is pending) or reject (the
-        task is rejected)."""
+        task is rejected). `settles`: the decision is the task's whole work (a memory held
+        for review: memlib.agents.review), so an approved task is done at once, never queued
+        for a worker to claim."""
         if not isinstance(by, str) or not by.strip():
             raise InvalidInput("say who decides the approval")
         now = self.plane.now_us()
@@ -226,6 +229,8 @@ class ApprovalRepository(_Repository):
             if row["status"] == "blocked":
                 if not approve:
                     con.execute("update tasks set status = 'rejected', updated_us = ? where task_id = ?", (now, task_id))
+                elif settles:
+                    con.execute("update tasks set status = 'done', updated_us = ? where task_id = ?", (now, task_id))
                 elif con.execute("select 1 from approvals where task_id = ? and status = 'pending'",
                                  (task_id,)).fetchone() is None:
                     con.execute("update tasks set status = 'queued', available_us = ?, updated_us = ? "

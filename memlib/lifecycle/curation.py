@@ -61,7 +61,7 @@ def promote(store, memory_id: str, title: str | None = None, actor: str | None =
         data = ({"kind": "decision", "title": name, "decision": source.content} if source.kind is Kind.INSIGHT
                 else {"kind": "pattern", "name": name, "description": source.content})
         new = parse_memory({**common, **data, **extra}, record=f"promotion of {memory_id}")
-        (new_id,) = store.add([new], actor=actor)
+        (new_id,) = store.add([new], actor=actor, duplicates="link")  # its own link says where it came from
         store.audit.record("promote", [memory_id], actor=actor,
                            details={"to": new_id, "kind": new.kind.value, "reason": reason})
         store.audit.record("promoted", [new_id], actor=actor, details={"from": memory_id, "reason": reason})
@@ -131,28 +131,32 @@ def _check_change(reason: str, changes: dict) -> None:
         raise InvalidInput(f"{wrong[0]} cannot be changed; these can: {', '.join(REVISABLE)}")
 
 
-def forget(store, memory_ids: list[str], reason: str, actor: str | None = None):
+def forget(store, memory_ids: list[str], reason: str, actor: str | None = None, action: str = "forget"):
     """Remove memories as one retention run: archived first, so `memlib retention undo RUN`
     brings them back unchanged until `memlib retention purge RUN`; each gets a `forget`
-    event with the reason. Returns the run's outcome."""
+    event with the reason. `action` "quarantine": a memory found harmful (a poisoned page, a
+    tool's output telling the agent to do something else) is taken out the same way, its
+    event saying so; it is never returned until released with the undo. Returns the run's
+    outcome."""
     from memlib.lifecycle import retention
 
-    reason = _reason(reason, "the memories are forgotten")
+    reason = _reason(reason, "the memories are forgotten" if action == "forget" else "they are quarantined")
     ids = list(dict.fromkeys(memory_ids))
     if not ids:
         raise InvalidInput("give at least one memory id to forget")
     store.check_writable()
     with store.lock.held():
         store.refresh()
-        found = store.lookup(ids, ["id"])
+        found = store.lookup(ids, ["project_id"])
         missing = [i for i in ids if i not in found]
         if missing:
             raise NotFound(f"no memory with id {missing[0]!r}")
         children = store.children(ids)
         if children:
             raise InvalidInput(f"{children} memories hang off these; forget them too, or delete with cascade")
-        outcome = retention.remove(store, ids, {"policy": "forget", "reason": reason, "candidates": len(ids)}, actor)
-        store.audit.record("forget", ids, actor=actor, run_id=outcome.run_id, details={"reason": reason})
+        outcome = retention.remove(store, ids, {"policy": action, "reason": reason, "candidates": len(ids)}, actor)
+        store.audit.record(action, ids, actor=actor, run_id=outcome.run_id,
+                           details=[{"reason": reason, "project_id": found[i]["project_id"]} for i in ids])
     return outcome
 
 
@@ -186,7 +190,7 @@ def correct(store, memory_id: str, reason: str, actor: str | None = None, **chan
             raise InvalidInput(f"memory {memory_id} says that already: nothing to correct")
         run = retention.remove(store, [memory_id], {"policy": "correct", "reason": reason.strip(),
                                                     "corrected_by": new.id, "candidates": 1}, actor)
-        (new_id,) = store.add([new], actor=actor)
+        (new_id,) = store.add([new], actor=actor, duplicates="link")  # its own link says where it came from
         store.audit.record("correct", [memory_id, new_id], actor=actor, run_id=run.run_id,
                            details={"from": memory_id, "to": new_id, "reason": reason.strip()})
     return store.get(new_id), run.run_id

@@ -322,7 +322,10 @@ def build_sample(store, size: int = DEFAULT_SIZE, seed: int = 7, anchor: datetim
                 folded = _fold_old_recalls(store, events, fold_at)
                 fold_at = None
             store.clock.set(when)
-            store.add([generated[i][0] for i in rows], vectors=None if given is None else given[rows])
+            # a generated history is written as generated: its templates repeat a text now and
+            # then, and the generated memories name one another by id
+            store.add([generated[i][0] for i in rows], vectors=None if given is None else given[rows],
+                      duplicates="keep")
             if bar is not None:
                 bar.update(len(rows))
         if fold_at is not None:

@@ -89,3 +89,19 @@ def with_boost(ranked: list[tuple[str, float, dict]], inside: set[str], weight: 
     out = [(memory_id, s + weight * best, {**sources, source: weight * best}) if memory_id in inside
            else (memory_id, s, sources) for memory_id, s, sources in ranked]
     return sorted(out, key=lambda e: (-e[1], e[0]))
+
+
+UNTRUSTED_WEIGHT = 0.5  # the share of its score an untrusted memory keeps (models.trusted)
+
+
+def with_weight(ranked: list[tuple[str, float, dict]], weighed: set[str], factor: float,
+                source: str) -> list[tuple[str, float, dict]]:
+    """Candidates in `weighed` keep `factor` of their score (recorded as `source`), then all
+    are ranked again. `trust`: untrusted memories keep UNTRUSTED_WEIGHT, so one outranks a
+    trusted memory only when it matches twice as well (not measured on recall: no benchmark
+    holds untrusted memories; it is a safety margin, not a tuned number)."""
+    if not weighed or not ranked:
+        return ranked
+    out = [(memory_id, s * factor, {**sources, source: factor}) if memory_id in weighed
+           else (memory_id, s, sources) for memory_id, s, sources in ranked]
+    return sorted(out, key=lambda e: (-e[1], e[0]))

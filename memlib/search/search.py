@@ -15,11 +15,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memlib.clock import utc
 from memlib.errors import InvalidInput
-from memlib.models import Memory, from_row
+from memlib.models import Memory, from_row, trusted
 from memlib.scope import Scope, sql_in
 from memlib.search.answers import asked_for, holds
 from memlib.search.dates import Period, named_period
-from memlib.search.fusion import convex, rrf, with_boost, with_neighbours
+from memlib.search.fusion import UNTRUSTED_WEIGHT, convex, rrf, with_boost, with_neighbours, with_weight
 from memlib.search.speakers import named_speaker
 
 MODES = ("vector", "fts", "hybrid")
@@ -223,6 +223,13 @@ def column_of(store, ids: list[str], column: str, cache=None) -> dict[str, objec
     return {i: row[column] for i, row in store.lookup(ids, [column]).items()}
 
 
+def untrusted(store, ids: list[str], cache=None) -> set[str]:
+    """Those of `ids` nobody vouches for (models.trusted)."""
+    columns = ["id", "source", "tags"]
+    rows = cache.take(ids, columns) if cache is not None else store.lookup(ids, columns[1:]).values()
+    return {row["id"] for row in rows if not trusted(row["source"], row["tags"])}
+
+
 def written_in(store, ids: list[str], period: Period, cache=None) -> set[str]:
     """Those of `ids` created within the period."""
     return {i for i, created in column_of(store, ids, "created_at", cache).items()
@@ -328,6 +335,8 @@ def search(store, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | N
             ranked = with_boost(ranked, by_named_speaker(store, text, [i for i, _, _ in ranked], cache),
                                 config.speaker, "speaker")
         ranked = ranked[:k]
+    if ranked:
+        ranked = with_weight(ranked, untrusted(store, [i for i, _, _ in ranked], cache), UNTRUSTED_WEIGHT, "trust")
     ids = [memory_id for memory_id, _, _ in ranked]
     if cache is not None:  # every hit is a row of the cached version: read them when asked
         rows = _Rows(ids, cache)

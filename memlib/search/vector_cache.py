@@ -274,8 +274,11 @@ class VectorCache:
                 coded = self.coded[p.column]
                 if p.op == "eq":
                     parts.append(at(coded.codes) == coded.lookup.get(p.value, -2))  # -2: no row holds it
-                else:  # in
-                    parts.append(np.isin(at(coded.codes), [coded.lookup[v] for v in p.value if v in coded.lookup]))
+                else:  # in, not_in
+                    inside = np.isin(at(coded.codes), [coded.lookup[v] for v in p.value if v in coded.lookup])
+                    parts.append(~inside if p.op == "not_in" else inside)
+            elif p.column == "tags" and p.op == "has_none":
+                parts.append(~at(self._any_tag(p.value)))
             elif p.column == "tags" and p.op == "has_all":
                 parts.extend(at(self._any_tag([tag])) for tag in p.value)
             elif p.column == "tags":

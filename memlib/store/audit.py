@@ -6,7 +6,9 @@ sequence of events with the same run_id (started, then done or abandoned).
     subject_id  the memory, or the run (a retention run, a purge) the event is about
     action      write, upsert, update, delete, usage (recalls folded in by maintain),
                 promote, promoted, flag, confidence, finalize, retention_apply,
-                retention_remove, retention_undo, restore, purge
+                retention_remove, retention_undo, restore, purge, duplicate (a new memory
+                that repeats another, details.of), corroborate (a repeat not written: the
+                memory it repeats, details.duplicate)
     status      done, started, abandoned, nothing
     version     the `memories` table version the event's change committed (null for events
                 that changed no memory): the ledger time travel reads (store/versions.py)

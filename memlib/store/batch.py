@@ -56,6 +56,9 @@ class Prepared:
     read: dict[str, int | None]
     version: int  # of the table it was checked against
     embedded: dict[str, np.ndarray] = field(default_factory=dict)  # what this batch embedded
+    duplicates: list = field(default_factory=list)  # what the store's screen found (Store.screen)
+    merged: dict[str, str] = field(default_factory=dict)  # a new id not written -> the memory it duplicates
+    projects: list[str | None] = field(default_factory=list)  # of every memory of the batch (the screen's events name it)
 
 
 @contextlib.contextmanager
@@ -77,15 +80,23 @@ def _collector_paused(pause: bool):
 
 def prepare(store, memories: Iterable[Memory | dict], upsert: bool, progress: bool,
             vectors: np.ndarray | None = None, labels: Sequence[str] | None = None,
-            embedded: dict[str, np.ndarray] | None = None, history: bool = False) -> Prepared:
+            embedded: dict[str, np.ndarray] | None = None, history: bool = False,
+            duplicates: str = "keep") -> Prepared:
     """`embedded`: vectors already computed for some texts (a retried batch embeds once).
     `history`: a reference to a memory neither stored nor in the batch is kept as a
-    reference to history (check_parents), as an import of an export must."""
+    reference to history (check_parents), as an import of an export must. `duplicates`: what
+    the store's screen does with a new memory that says what one stored already says
+    (Store.screen: 'merge', 'link' or 'keep')."""
     with _collector_paused(pause=vectors is not None):
-        return _prepare(store, memories, upsert, progress, vectors, labels, embedded, history)
+        return _prepare(store, memories, upsert, progress, vectors, labels, embedded, history, duplicates)
 
 
-def _prepare(store, memories, upsert, progress, vectors, labels, embedded, history) -> Prepared:
+def _chose_id(item: Memory | dict) -> bool:
+    """Whether the caller named the memory's id (it must then exist once written)."""
+    return "id" in (item if isinstance(item, dict) else item.model_fields_set)
+
+
+def _prepare(store, memories, upsert, progress, vectors, labels, embedded, history, duplicates) -> Prepared:
     items = list(memories)
     labels = list(labels) if labels is not None else [record_label(i, m) for i, m in enumerate(items)]
     batch = [_own(m) if isinstance(m, Memory) else parse_memory(m, label)
@@ -116,12 +127,18 @@ def _prepare(store, memories, upsert, progress, vectors, labels, embedded, histo
     if early is not None:
         embedded.update(early.result())
     matrix = embed(store, batch, labels, existing, progress, embedded, vectors, relinked)
+    new = [i for i, memory in enumerate(batch) if memory.id not in existing]
+    found = store.screen(batch, matrix, new, duplicates) if duplicates != "keep" and new else []
+    referenced = {r for memory in batch for r in _references(memory)}
+    merged = {batch[m.position].id: m.of for m in found if duplicates == "merge" and m.kind == "exact"
+              and not _chose_id(items[m.position]) and batch[m.position].id not in referenced}
 
     columns = to_columns(batch)
     read = {i: (None if i not in existing else existing[i].get("revision") or 0) for i in ids}
     columns["revision"] = [0 if read[i] is None else read[i] + 1 for i in ids]
-    keep = [i for i, memory_id in enumerate(ids) if memory_id not in existing
-            or not same_row(existing[memory_id], {n: v[i] for n, v in columns.items()}, matrix[i])]
+    keep = [i for i, memory_id in enumerate(ids) if memory_id not in merged and (
+            memory_id not in existing
+            or not same_row(existing[memory_id], {n: v[i] for n, v in columns.items()}, matrix[i]))]
     if len(keep) < len(ids):
         columns = {name: [values[i] for i in keep] for name, values in columns.items()}
         matrix = matrix[keep]
@@ -129,7 +146,8 @@ def _prepare(store, memories, upsert, progress, vectors, labels, embedded, histo
     columns["embedding"] = pa.FixedSizeListArray.from_arrays(
         pa.array(matrix.reshape(-1), type=pa.float32()), store.dims)
     table = pa.Table.from_pydict(columns, schema=schema)
-    return Prepared(table, ids, read, version, embedded)
+    return Prepared(table, ids, read, version, embedded, found, merged,
+                    [getattr(m, "project_id", None) for m in batch] if found else [])
 
 
 def _check(store, batch: list[Memory], labels: list[str], seen: set[str], upsert: bool, history: bool):

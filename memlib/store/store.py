@@ -35,6 +35,7 @@ from memlib.store.tables import (COMPACT_ROWS, MEMORIES, TIDY_EVERY, TIDY_FRAGME
 
 DEFAULT_URI = os.path.join("data", "store")
 
+DUPLICATES = ("merge", "link", "keep")  # what Store.add does with a new memory that repeats one
 META_MODEL, META_DIMS, META_SCHEMA = "memlib.embedding_model", "memlib.embedding_dims", "memlib.schema_version"
 SCALAR_INDEXES = {
     "id": BTree(), "source": Bitmap(), "created_at": BTree(), "level": Bitmap(), "kind": Bitmap(),
@@ -98,6 +99,7 @@ class Store:
         self._dataset = None
         self._dims: int | None = None
         self._migrated = False
+        self.last_merged: dict[str, str] = {}  # of the latest write: a repeat's id -> the memory it repeats
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -268,11 +270,19 @@ class Store:
 
     def add(self, memories: Iterable[Memory | dict], vectors: np.ndarray | None = None,
             progress: bool = False, labels: Sequence[str] | None = None,
-            actor: str | None = None) -> list[str]:
+            actor: str | None = None, duplicates: str = "merge") -> list[str]:
         """Insert new memories in one commit; the whole batch is refused if one is invalid.
 
-        `vectors` (n, dims) may carry precomputed embeddings, one row per memory."""
-        return self._write(memories, vectors, progress, labels, actor, upsert=False, action="write")
+        `vectors` (n, dims) may carry precomputed embeddings, one row per memory.
+        `duplicates`: what becomes of a new memory that says what a stored one (or one before
+        it in the batch) already says (`screen`): 'merge' (the default) writes an exact
+        duplicate whose id the caller did not choose not at all, returns the id of the memory
+        it repeats and records the writer as corroborating it; a near duplicate, or one with a
+        chosen id, is written and linked to it. 'link' links every one; 'keep' looks for none."""
+        if duplicates not in DUPLICATES:
+            raise InvalidInput(f"duplicates must be one of {', '.join(DUPLICATES)}, not {duplicates!r}")
+        return self._write(memories, vectors, progress, labels, actor, upsert=False, action="write",
+                           duplicates=duplicates)
 
     def upsert(self, memories: Iterable[Memory | dict], vectors: np.ndarray | None = None,
                progress: bool = False, labels: Sequence[str] | None = None,
@@ -283,18 +293,25 @@ class Store:
         memory may name one that is nowhere (an export's reference to a removed memory,
         batch.check_parents)."""
         return self._write(memories, vectors, progress, labels, actor, upsert=True, action=action,
-                           details=details, history=history)
+                           details=details, history=history, duplicates="link")
+
+    def screen(self, batch: list[Memory], vectors: np.ndarray, positions: list[int], policy: str) -> list:
+        """The new memories of `batch` (at `positions`) that repeat a stored memory or one
+        before them in the batch: a list of consensus.duplicates.Match. The store alone
+        finds none; MemoryStore judges them."""
+        return []
 
     def _write(self, memories, vectors, progress, labels, actor, upsert: bool, action: str,
-               details: dict | None = None, history: bool = False) -> list[str]:
+               details: dict | None = None, history: bool = False, duplicates: str = "keep") -> list[str]:
         self.check_writable()
         self.migrate()
         items, embedded = list(memories), {}
         for attempt in range(ATTEMPTS):
             batch = batches.prepare(self, items, upsert=upsert, progress=progress and attempt == 0,
-                                    vectors=vectors, labels=labels, embedded=embedded, history=history)
+                                    vectors=vectors, labels=labels, embedded=embedded, history=history,
+                                    duplicates=duplicates)
             if batch.rows.num_rows == 0:
-                return batch.ids
+                return self._written(batch, actor)
             with self.lock.held():
                 # unchanged since it was checked: no commit since, or none to these ids
                 if self.refresh() == batch.version or self.revisions(batch.ids) == batch.read:
@@ -305,9 +322,46 @@ class Store:
             if applied:
                 self.index_quietly()
             if len(applied) == batch.rows.num_rows:
-                return batch.ids
+                return self._written(batch, actor)
             pause(attempt)
         raise Contended(f"{action} of {len(items)} memories lost to other writers {ATTEMPTS} times")
+
+    def _written(self, batch, actor: str | None) -> list[str]:
+        """The ids a write returns: a merged repeat's is the id of the memory it repeats
+        (`last_merged` maps the one to the other, for the caller who asks)."""
+        self._record_duplicates(batch, actor)
+        self.last_merged = dict(batch.merged)
+        return [batch.merged.get(i, i) for i in batch.ids]
+
+    def _record_duplicates(self, batch, actor: str | None) -> None:
+        """What the screen found, in the audit log, one commit per action: a merged repeat as
+        a 'corroborate' event of the memory it repeats (who wrote it again, the id it would
+        have had); a linked one as a 'duplicate' event of the new memory naming the one it
+        repeats; a disagreement as a 'contradiction' event on each of the two memories
+        (details.with: the other, details.newer: the new one), or an 'update' event of the
+        new memory when it reports the change (details.of: what it supersedes)."""
+        events: dict[str, tuple[list, list]] = {a: ([], []) for a in ("corroborate", "duplicate", "contradiction", "update")}
+
+        def add(action: str, subject: str, details: dict) -> None:
+            events[action][0].append(subject)
+            events[action][1].append(details)
+
+        projects = dict(zip(batch.ids, batch.projects))
+        for found in batch.duplicates:
+            new_id = batch.ids[found.position]
+            details = {"kind": found.kind, "cosine": round(found.cosine, 4), "project_id": projects[new_id]}
+            if found.kind in ("exact", "near"):
+                if new_id in batch.merged:
+                    add("corroborate", found.of, {**details, "duplicate": new_id})
+                else:
+                    add("duplicate", new_id, {**details, "of": found.of})
+            elif found.kind == "update":
+                add("update", new_id, {**details, "of": found.of})
+            else:
+                add("contradiction", new_id, {**details, "with": found.of, "newer": new_id})
+                add("contradiction", found.of, {**details, "with": new_id, "newer": new_id})
+        for action, (subjects, details) in events.items():
+            self.audit.record(action, subjects, actor=actor, details=details)
 
     def revisions(self, ids: Sequence[str]) -> dict[str, int | None]:
         """The stored revision of each id (None: not stored), read from this handle's version."""

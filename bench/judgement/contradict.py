@@ -1,0 +1,75 @@
+"""Contradictions among ordinary memories, flagged on write: every hand-written fragment
+(fragments.py) is written as an insight of one project, one at a time in the interleaved
+order of run.py (several agents at once), through memlib's public API with the store's real
+model; the store's screen records a 'contradiction' event for each pair it finds (and an
+'update' when the newer reports the change). Compared with the truth, pair by pair:
+
+- recall per kind (number, negation, choice): planted pairs flagged as a contradiction;
+- precision: flagged pairs that are planted contradictions (of any kind), with the false
+  alarms by what they were: an update, a hard negative (by its kind), another pair of one
+  topic, or two topics (every memory of the project is a candidate, not only its topic's);
+- updates: planted updates recorded as updates, and flagged as contradictions.
+
+    .venv/bin/python bench/judgement/contradict.py [--split dev|check|all]
+
+The detector (consensus.conflicts.contradiction) was built on the dev topics for issue 39;
+the gate that makes it work without clusters (conflicts.CLOSE, and whether to require shared
+subject words as well) was chosen on the dev topics by this bench, six settings tried. The
+check topics are read only to report.
+"""
+
+from __future__ import annotations
+
+import collections
+import sys
+import tempfile
+from datetime import timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import score  # noqa: E402
+from run import T0, chosen, order  # noqa: E402
+
+from memlib import Insight, MemoryStore, Project  # noqa: E402
+from memlib.clock import Clock  # noqa: E402
+
+
+def main() -> None:
+    split, topics = chosen()
+    with tempfile.TemporaryDirectory() as tmp:
+        store = MemoryStore.open(str(Path(tmp) / "store"), clock=Clock(T0))
+        project = Project(name="hand-written")
+        store.add([project])
+        where: dict[str, tuple[int, int]] = {}
+        for n, (t, i) in enumerate(order(topics)):
+            store.clock.set(T0 + timedelta(minutes=7 * n))
+            memory = Insight(project_id=project.id, content=topics[t].fragments[i][1], agent=topics[t].fragments[i][0])
+            (memory_id,) = store.add([memory], duplicates="link")
+            where[memory_id] = (t, i)
+        flagged, updated = set(), set()
+        for event in store.audit.events("action IN ('contradiction', 'update')"):
+            other = event["details"].get("with") or event["details"].get("of")
+            pair = frozenset({where[event["subject_id"]], where[other]})
+            (flagged if event["action"] == "contradiction" else updated).add(pair)
+    known = score.truth(topics)
+    planted, truth, updates, negatives = known.planted, known.contradictions, known.updates, known.negatives
+    found = collections.Counter(truth[p] for p in flagged if p in truth)
+    alarms = collections.Counter()
+    for pair in flagged - set(truth):
+        (t1, _), (t2, _) = sorted(pair) if len(pair) == 2 else (next(iter(pair)),) * 2
+        alarms["an update" if pair in updates else f"a hard negative ({negatives[pair]})" if pair in negatives
+               else "another pair of one topic" if t1 == t2 else "two topics"] += 1
+    print(f"### contradictions on write, {split} topics: {len(where)} memories, {len(topics)} topics\n")
+    print("| kind | planted | flagged | recall |\n|---|---|---|---|")
+    for kind in score.KINDS:
+        print(f"| {kind} | {planted[kind]} | {found[kind]} | {found[kind] / planted[kind]:.2f} |"
+              if planted[kind] else f"| {kind} | 0 | 0 | - |")
+    right = sum(found.values())
+    print(f"\nflagged {len(flagged)} pairs, {right} planted: precision {right / max(1, len(flagged)):.2f}")
+    print("false alarms: " + (", ".join(f"{why}: {n}" for why, n in alarms.most_common()) or "none"))
+    print(f"updates: {len(updates)} planted, {len(updates & updated)} recorded as updates, "
+          f"{len(updates & flagged)} flagged as contradictions")
+
+
+if __name__ == "__main__":
+    main()

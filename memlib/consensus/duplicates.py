@@ -1,0 +1,134 @@
+"""Duplicates caught on write (issue 42): a new memory that says what a memory of the same
+project already says.
+
+Only what a memory states can be said twice: decisions, patterns, insights, issues,
+learnings and a person's notes (`KINDS`). Conversation turns, summaries and the task tree are
+events and structure: "Thanks!" said twice is two turns.
+
+Two memories of one project are
+
+- **exact** duplicates when their normalised texts are equal (Unicode NFKC, case folded,
+  every run of what is not a letter or digit one space: "Use Postgres 16." and "use
+  postgres 16" are one);
+- **near** duplicates when they mean the same: the cosine of their embeddings is at least
+  `NEAR_COSINE`, and nothing a reader could tell apart is stated differently (`same_claims`):
+  no contradiction of any kind between them (another number or date, a negation, another
+  named choice: the consensus detector, `consensus.conflicts.contradiction`), the same scopes
+  (staging, production), the same numbers, no name on one side the other never says, and not
+  one word swapped for another in otherwise equal words ("rejects"/"accepts",
+  "per hour"/"per day": embeddings put such pairs closest of all).
+
+The cosine test alone cannot tell a paraphrase from a statement with one word changed; the
+lexical checks are what stop it, as the consensus lexicon stops clustering on phrasing alone.
+Measured on hand-written pairs: `bench/judgement/dedupe.py`, figures in bench/README.md.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from memlib.consensus import conflicts, statements
+from memlib.consensus.statements import WORD_NUMBERS
+
+KINDS = ("decision", "pattern", "insight", "issue", "learning", "manual")
+NEAR_COSINE = 0.9  # chosen on the dev pairs (bench/judgement/duplicates.py); see the README
+CANDIDATES = 10  # nearest memories of the project each new one is compared with
+SMALL = 16  # a batch with more new memories of one kind and project reads that group's rows once
+_NOT_WORD = re.compile(r"[\W_]+")
+_CONTRACTIONS = re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|ca|wo|should|could|would)n[’']t\b", re.I)
+_NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+PREFIX = 5  # words compared by their first letters ("deploying" and "deploy" are one)
+
+
+@dataclass(frozen=True)
+class Match:
+    """The new memory (its position in the batch) duplicates `of` (a stored memory's id)."""
+
+    position: int
+    of: str
+    kind: Literal["exact", "near"]
+    cosine: float
+
+
+@dataclass(frozen=True)
+class Clash:
+    """The new memory (its position in the batch) disagrees with `of`, an older memory:
+    `kind` is "value", "choice" or "negation" (a contradiction, flagged), or "update" (the
+    new one reports the change: it supersedes). consensus.conflicts.between judges."""
+
+    position: int
+    of: str
+    kind: str
+    cosine: float
+
+
+def normalised(text: str) -> str:
+    """What two texts must share to be exact duplicates."""
+    return _NOT_WORD.sub(" ", _expanded(unicodedata.normalize("NFKC", text)).casefold()).strip()
+
+
+def _expanded(text: str) -> str:
+    """"don't" as "do not", "can't" as "can not": one negation however it is written."""
+    return _CONTRACTIONS.sub(lambda m: {"ca": "can", "wo": "will"}.get(m.group(1).lower(), m.group(1)) + " not",
+                             text)
+
+
+def _stems(words) -> set[str]:
+    return {w[:PREFIX] for w in words}
+
+
+def same_claims(old: str, new: str) -> bool:
+    """Nothing `old` and `new` state is told apart by their words (see the module docstring)."""
+    a, b = statements.read(_expanded(old)), statements.read(_expanded(new))
+    if conflicts.contradiction(a, b, ignore_change=True) or conflicts.contradiction(b, a, ignore_change=True):
+        return False
+    if a.scopes != b.scopes or a.negated != b.negated:
+        return False
+    if sorted(_numbers(old)) != sorted(_numbers(new)):
+        return False
+    lowered_a, lowered_b = normalised(old), normalised(new)
+    if any(n not in lowered_b for n in a.mentioned) and any(n not in lowered_a for n in b.mentioned):
+        return False  # each names something the other never says
+    only_a, only_b = _stems(a.words) - _stems(b.words), _stems(b.words) - _stems(a.words)
+    shared = _stems(a.words) & _stems(b.words)
+    if len(only_a) == 1 and len(only_b) == 1 and len(shared) >= 2:
+        return False  # one word swapped for another in otherwise equal words
+    return True
+
+
+def _numbers(text: str) -> list[float]:
+    """The numbers `text` states, in digits or in words ("three", "ten")."""
+    found = [float(n.replace(",", "")) for n in _NUMBER.findall(text)]
+    return found + [float(WORD_NUMBERS[w]) for w in normalised(text).split()
+                    if w in WORD_NUMBERS and w not in ("a", "an")]  # an article is no count
+
+
+def judge(old: str, new: str, cosine: float) -> Literal["exact", "near"] | None:
+    """Whether `new` duplicates `old`, given the cosine of their embeddings."""
+    if normalised(old) == normalised(new):
+        return "exact"
+    if cosine >= NEAR_COSINE and same_claims(old, new):
+        return "near"
+    return None
+
+
+def best(text: str, options: list[tuple[str, float, str, Any]]) -> tuple[str, str, float] | None:
+    """Of (id, cosine, text, created_at) options, the one `text` duplicates: an exact one
+    first, else the nearest near one, the oldest of equals (the one the others repeat), as
+    (id, kind, cosine)."""
+    found = [(kind == "exact", round(score, 4), created, memory_id, kind, score)
+             for memory_id, score, other, created in options if (kind := judge(other, text, score))]
+    if not found:
+        return None
+    chosen = min(found, key=lambda f: (not f[0], -f[1], f[2]))
+    return chosen[3], chosen[4], chosen[5]
+
+
+def unit_rows(matrix: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.where(norms == 0, 1.0, norms)

@@ -1,0 +1,30 @@
+-- What kept memory right in the report's window (issue 42), one row per audit event: the
+-- write screen's findings (a repeat merged: corroborate; linked: duplicate; a contradiction
+-- flagged, counted once per pair on its newer memory; an update), a pair resolved, a memory
+-- corrected, forgotten or quarantined, a held memory accepted or rejected in review. With who
+-- did it and the project of the memory it names: the one the event records, else the
+-- memory's as of the report's date (null when neither says).
+create or replace view mart_quality_events as
+with params as (
+    select * from memlib_params
+),
+events as (
+    select a.*, a.details->>'project_id' as recorded_project
+    from stg_audit_log a, params p
+    where a."at" <= p.as_of and a."at" > p.as_of - to_days(p.window_days)
+      and a.action in ('corroborate', 'duplicate', 'contradiction', 'update', 'resolve', 'correct', 'forget',
+                       'quarantine', 'review_accepted', 'review_rejected')
+      -- a contradiction is recorded on both memories: its newer one's event stands for the pair
+      and (a.action <> 'contradiction' or a.subject_id = (a.details->>'newer'))
+),
+memories as (
+    select id, project_id from stg_memories
+)
+select
+    e.event_id, e.action, e.actor, e."at", e.subject_id,
+    coalesce(e.recorded_project, m.project_id) as project_id,
+    e.details->>'kind' as finding
+from events e
+left join memories m on m.id = e.subject_id
+where (select project_id from params) is null
+   or coalesce(e.recorded_project, m.project_id) = (select project_id from params)

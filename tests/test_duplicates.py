@@ -1,0 +1,217 @@
+"""Duplicates caught on write (issue 42): an exact repeat is merged into the memory it repeats
+(the writer recorded as corroborating it), a near one is written and linked, by every path."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from memlib import Conversation, Decision, Insight, Learning, MemoryStore, Project
+from memlib.consensus import duplicates
+from memlib.embeddings import HashEmbedder
+from memlib.errors import InvalidInput
+
+
+def events(store, action):
+    return sorted(store.audit.events(f"action = '{action}'"), key=lambda e: e["event_id"])
+
+
+@pytest.fixture
+def hashed(tmp_path):
+    store = MemoryStore.open(str(tmp_path / "s"), embedder=HashEmbedder())
+    p = Project(name="payments")
+    first = Insight(project_id=p.id, content="The nightly export job times out after 30 minutes.")
+    store.add([p, first])
+    return store, p, first
+
+
+def test_the_rule_on_its_own():
+    assert duplicates.normalised("Don't mock the DB!") == duplicates.normalised("do not  mock the db")
+    assert duplicates.judge("Use Postgres 16.", "use postgres 16", 0.2) == "exact"  # text decides, not the cosine
+    assert duplicates.judge("Cache TTL is 300 s", "Cache TTL is 60 s", 0.99) is None  # another number
+    assert duplicates.judge("We deploy on Fridays", "We never deploy on Fridays", 0.99) is None  # negation
+    assert duplicates.judge("The CSV import rejects files with a BOM",
+                            "The CSV import accepts files with a BOM", 0.99) is None  # one word swapped
+    assert duplicates.judge("Staging database has 2 replicas", "Production database has 2 replicas", 0.99) is None
+    assert duplicates.judge("Pin the Node version in CI", "Pin the Python version in CI", 0.99) is None  # names
+    assert duplicates.judge("Password reset emails arrive 10 minutes late",
+                            "Password reset emails are delayed by about ten minutes", 0.93) == "near"
+    assert duplicates.judge("Password reset emails arrive 10 minutes late",
+                            "Password reset emails are delayed by about ten minutes", 0.85) is None  # below the cosine
+
+
+def test_an_exact_repeat_is_merged_and_corroborates(hashed):
+    store, p, first = hashed
+    before = store.count()
+    (again,) = store.add([{"kind": "insight", "project_id": p.id,
+                           "content": "the nightly export job times out after 30 minutes"}], actor="reviewer")
+    assert again == first.id and store.count() == before  # nothing written: the id of the one it repeats
+    (event,) = events(store, "corroborate")
+    assert event["subject_id"] == first.id and event["actor"] == "reviewer"
+    assert event["details"]["kind"] == "exact" and event["details"]["duplicate"] != first.id
+
+
+def test_a_chosen_id_is_written_and_linked(hashed):
+    store, p, first = hashed
+    mine = Insight(id=str(uuid.uuid4()), project_id=p.id, content="The nightly export job times out after 30 minutes")
+    assert store.add([mine]) == [mine.id] and store.get(mine.id).content.endswith("30 minutes")
+    (event,) = events(store, "duplicate")
+    assert event["subject_id"] == mine.id and event["details"] == {
+        "kind": "exact", "of": first.id, "cosine": event["details"]["cosine"], "project_id": p.id}
+
+
+def test_policies_other_kinds_and_other_projects(hashed):
+    store, p, first = hashed
+    text = "The nightly export job times out after 30 minutes"
+    other = Project(name="other")
+    store.add([other])
+    count = store.count()
+    ids = store.add([Learning(project_id=p.id, content=text),          # another kind: not a repeat
+                     Insight(project_id=other.id, content=text)])        # another project: not a repeat
+    assert store.count() == count + 2 and not events(store, "duplicate") and not events(store, "corroborate")
+    (linked,) = store.add([{"kind": "insight", "project_id": p.id, "content": text}], duplicates="link")
+    assert linked != first.id and events(store, "duplicate")[0]["details"]["of"] == first.id
+    (kept,) = store.add([{"kind": "insight", "project_id": p.id, "content": text}], duplicates="keep")
+    assert kept not in (first.id, linked) and len(events(store, "duplicate")) == 1
+    with pytest.raises(InvalidInput, match="duplicates must be one of merge, link, keep"):
+        store.add([{"kind": "insight", "project_id": p.id, "content": text}], duplicates="drop")
+    assert len(ids) == 2
+
+
+def test_turns_are_never_repeats(hashed):
+    store, p, _ = hashed
+    turns = [Conversation(project_id=p.id, speaker="ada", content="Thanks!") for _ in range(2)]
+    store.add(turns)
+    store.add([Conversation(project_id=p.id, speaker="ada", content="Thanks!")])
+    assert store.count() == 5 and not events(store, "corroborate") and not events(store, "duplicate")
+
+
+def test_repeats_inside_a_batch_small_and_large(hashed):
+    store, p, first = hashed
+    small = store.add([{"kind": "learning", "project_id": p.id, "content": "Batch inserts are faster"},
+                       {"kind": "learning", "project_id": p.id, "content": "batch inserts are faster."}])
+    assert small[0] == small[1]
+    texts = [f"Retry budget number {n} is spent" for n in range(20)]
+    batch = [{"kind": "insight", "project_id": p.id, "content": t} for t in texts + texts[:5]]
+    batch.append({"kind": "insight", "project_id": p.id, "content": first.content.upper()})
+    ids = store.add(batch)
+    assert ids[20:25] == ids[:5] and ids[25] == first.id and len(set(ids)) == 21
+    assert store.count() == 2 + 1 + 20
+
+
+def test_an_import_links_and_never_merges(hashed, tmp_path):
+    store, p, first = hashed
+    again = Insight(project_id=p.id, content=first.content.lower())
+    store.upsert([again])
+    assert store.get(again.id) and events(store, "duplicate")[0]["details"]["of"] == first.id
+
+
+def test_near_repeats_with_the_real_model(tmp_path):
+    store = MemoryStore.open(str(tmp_path / "s"))
+    p = Project(name="p")
+    old = Insight(project_id=p.id, content="Password reset emails arrive 10 minutes late")
+    ttl = Decision(project_id=p.id, title="Cache TTL", decision="Cache TTL is 300 s")
+    store.add([p, old, ttl])
+    (near,) = store.add([{"kind": "insight", "project_id": p.id,
+                          "content": "Password reset emails are delayed by about ten minutes"}])
+    assert near != old.id  # written: a near repeat is linked, never merged
+    (event,) = events(store, "duplicate")
+    assert event["subject_id"] == near and event["details"]["of"] == old.id and event["details"]["kind"] == "near"
+    store.add([{"kind": "decision", "project_id": p.id, "title": "Cache TTL now", "decision": "Cache TTL is 60 s"}])
+    assert len(events(store, "duplicate")) == 1  # another number is no repeat
+
+
+def test_the_shell_and_the_agent_tools_merge_a_repeat(tmp_path):
+    from memlib.agents.tools import Toolbox, save_insight, SaveInsightInput
+    from tests.test_cli import run
+
+    path = tmp_path / "s"
+    run("init", "--embedder", "hash", store=path)
+    project = run("add", "--kind", "project", "--name", "shop", store=path).stdout.strip()
+    first = run("add", "--kind", "insight", "--project-id", project, "--content", "Checkout is slow", store=path)
+    again = run("add", "--kind", "insight", "--project-id", project, "--content", "checkout is slow.", store=path)
+    assert again.stdout == first.stdout and "a repeat of memory" in again.stderr
+    linked = run("add", "--kind", "insight", "--project-id", project, "--content", "checkout is slow.",
+                 "--duplicates", "link", store=path)
+    assert linked.stdout != first.stdout
+    store = MemoryStore.open(str(path))
+    box = Toolbox(store, agent="coder")
+    out = save_insight(box, SaveInsightInput(project_id=project, content="Checkout is SLOW"))
+    assert out["id"] == first.stdout.strip() and "already stored" in out["note"]
+    assert [e["actor"] for e in events(store, "corroborate")][-1] == "coder"
+
+
+# -- contradictions among memories -----------------------------------------------------------
+
+
+@pytest.fixture
+def clashing(tmp_path):
+    from memlib.agents.sessions import Sessions
+
+    store = MemoryStore.open(str(tmp_path / "s"))
+    p = Project(name="shop")
+    old = Insight(project_id=p.id, content="Cache TTL is 300 s")
+    store.add([p, old])
+    (new,) = store.add([{"kind": "insight", "project_id": p.id, "content": "Cache TTL is 60 s"}], actor="ops")
+    session = Sessions(store).start("coder", project_id=p.id)
+    return store, p, old.id, new, session.session_id, tmp_path / "s"
+
+
+def test_a_contradiction_is_flagged_on_write_and_shown_as_a_pair(clashing):
+    from memlib.agents.context import build_context
+
+    store, p, old, new, session_id, _ = clashing
+    assert {e["subject_id"] for e in events(store, "contradiction")} == {old, new}
+    (pair,) = store.disagreements()
+    assert pair == {"ids": sorted([old, new]), "kind": "value", "newer": new, "support": {old: 1, new: 1}}
+    store.add([{"kind": "insight", "project_id": p.id, "content": "cache ttl is 300 s."}])  # a second voice
+    (pair,) = store.disagreements([new])
+    assert pair["support"] == {old: 2, new: 1}
+    context = build_context(store, session_id, "cache TTL", budget_tokens=2_000).text
+    first, second = sorted([context.index("Cache TTL is 300 s"), context.index("Cache TTL is 60 s")])
+    between = context[first:second]
+    assert "CONTRADICTS (value)" in between and between.count("\n- ") == 1  # together: nothing between
+    above_is_old = context.index("Cache TTL is 300 s") < context.index("Cache TTL is 60 s")
+    assert f"newer is the one {'below' if above_is_old else 'above'}" in between
+    assert f"better supported: the one {'above' if above_is_old else 'below'}" in between
+
+
+def test_updates_scopes_and_other_things_are_no_contradiction(tmp_path):
+    store = MemoryStore.open(str(tmp_path / "s"))
+    p = Project(name="ops")
+    store.add([p, Insight(project_id=p.id, content="Logs are kept for 30 days"),
+               Insight(project_id=p.id, content="Staging database has 2 replicas")])
+    (update,) = store.add([{"kind": "insight", "project_id": p.id, "content": "As of March, logs are kept for 90 days"}])
+    store.add([{"kind": "insight", "project_id": p.id, "content": "Production database has 5 replicas"}])
+    assert not events(store, "contradiction") and store.disagreements() == []
+    (event,) = events(store, "update")
+    assert event["subject_id"] == update
+
+
+def test_resolving_keeping_both_or_correcting_one_closes_the_pair(clashing):
+    from memlib.lifecycle import curation
+    from tests.test_cli import fails, run
+
+    store, p, old, new, _, path = clashing
+    listed = run("contradictions", store=path).stdout
+    assert "value:" in listed and "Cache TTL is 300 s" in listed and "Cache TTL is 60 s" in listed
+    searched = run("search", "cache TTL", store=path).stdout
+    assert f"contradicts (value) {new}" in searched or f"contradicts (value) {old}" in searched
+    assert "needs a reason" in fails("contradictions", "resolve", old, new, "--reason", " ", store=path)
+    run("contradictions", "resolve", old, new, "--reason", "different caches", store=path)
+    assert store.disagreements() == [] and "no open contradictions" in run("contradictions", store=path).stdout
+    assert "no open contradiction between" in fails("contradictions", "resolve", old, new, "--reason", "x", store=path)
+    (again,) = store.add([{"kind": "insight", "project_id": p.id, "content": "Cache TTL is 120 s"}])
+    assert {tuple(d["ids"]) for d in store.disagreements()} == {tuple(sorted([old, again])), tuple(sorted([new, again]))}
+    curation.correct(store, again, "it was a typo", content="Cache TTL is 60 s, measured")
+    assert all(again not in d["ids"] for d in store.disagreements())
+
+
+def test_each_iteration_keeps_its_own_knowledge(hashed):
+    store, p, _ = hashed
+    ids = store.add([{"kind": "insight", "project_id": p.id, "iteration_id": f"it{n}",
+                      "content": f"Ledger retries duplicate rows in iteration {n}"} for n in (1, 2)])
+    again = store.add([{"kind": "insight", "project_id": p.id, "iteration_id": "it2", "content": "Settlement is slow"},
+                       {"kind": "insight", "project_id": p.id, "iteration_id": "it3", "content": "Settlement is slow"}])
+    assert len(set(ids + again)) == 4 and not events(store, "contradiction") and not events(store, "corroborate")
