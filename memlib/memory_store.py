@@ -30,7 +30,7 @@ log = logging.getLogger("memlib")
 META_SEARCH = "memlib.search"  # the search settings a store records (SearchConfig as JSON)
 # the settings of stores made before memlib recorded them, where today's default differs
 BEFORE_RECORDED = {"tokenizer": "simple"}
-OPTION = ("text", "kind", "created_at", "iteration_id")  # what the write screen reads of a candidate
+OPTION = ("text", "kind", "created_at", "iteration_id", "user_id")  # what the write screen reads of a candidate
 
 
 class MemoryStore(Store):
@@ -93,19 +93,19 @@ class MemoryStore(Store):
             options = [(memory_id, score, *(rows[memory_id][c] for c in OPTION))
                        for memory_id, score in near if memory_id in rows]
             options += [(batch[j].id, float(unit[n] @ unit[m]), batch[j].text, batch[j].kind.value,
-                         batch[j].created_at, getattr(batch[j], "iteration_id", None))
+                         batch[j].created_at, getattr(batch[j], "iteration_id", None), batch[j].user_id)
                         for m, j in enumerate(members[:n])]
             found += self._judge(batch, i, options, matched)
         return found
 
     @staticmethod
     def _judge(batch, i, options, matched) -> list:
-        """What batch[i] is to its (id, cosine, *OPTION) options of its own iteration (an
-        iteration's knowledge is its own: a later iteration may find again, or find otherwise,
-        what an earlier one did): the one of its kind it repeats, else every one it
-        disagrees with."""
+        """What batch[i] is to its (id, cosine, *OPTION) options of its own iteration and
+        person (an iteration's knowledge is its own: a later iteration may find again, or find
+        otherwise, what an earlier one did; two people may each hold the same preference): the
+        one of its kind it repeats, else every one it disagrees with."""
         memory = batch[i]
-        options = [o for o in options if o[5] == getattr(memory, "iteration_id", None)]
+        options = [o for o in options if o[5] == getattr(memory, "iteration_id", None) and o[6] == memory.user_id]
         match = duplicates.best(memory.text, [(o[0], o[1], o[2], o[4]) for o in options if o[3] == memory.kind.value])
         if match is not None:
             of, kind, score = match
@@ -128,7 +128,8 @@ class MemoryStore(Store):
                                                 for t in top], matched)
         of = {f.position: f.of for f in found if isinstance(f, duplicates.Match)}
         for i in members:
-            key = (batch[i].kind.value, duplicates.normalised(batch[i].text))
+            key = (batch[i].kind.value, getattr(batch[i], "iteration_id", None), batch[i].user_id,
+                   duplicates.normalised(batch[i].text))
             if key in first and i not in of:
                 j = first[key]
                 of[i] = of.get(j, batch[j].id)  # a batch-mate that repeats one: that one

@@ -116,6 +116,9 @@ class Memory(BaseModel):
     embedding: list[float] | None = Field(default=None, repr=False)
     source: str = "manual"
     agent: str | None = None
+    # the person the memory belongs to, across projects (design document 003's owner; Mem0's
+    # user scope): Scope(user_id=...) and the reports' user_id parameter select them
+    user_id: str | None = Field(default=None, min_length=1, max_length=200)
     created_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
     updated_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
     usage_count: int = Field(default=0, ge=0)

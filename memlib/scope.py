@@ -113,6 +113,7 @@ class Scope:
     kinds: tuple[str, ...] = field(default_factory=tuple)
     tags: tuple[str, ...] = field(default_factory=tuple)
     source: str | None = None
+    user_id: str | None = None  # the person the memories belong to (Memory.user_id)
     all_tags: tuple[str, ...] = field(default_factory=tuple)
     iteration_ids: tuple[str, ...] = field(default_factory=tuple)
     created_after: datetime | None = None
@@ -124,7 +125,7 @@ class Scope:
     any_of: tuple["Scope", ...] = field(default_factory=tuple)
 
     def __post_init__(self):
-        for name in ("project_id", "root_task_id", "source"):
+        for name in ("project_id", "root_task_id", "source", "user_id"):
             _check(getattr(self, name), (str,), name.replace("_", " "))
         _check(self.level, (int,), "level")
         _check(self.min_confidence, (int,), "min confidence")
@@ -152,7 +153,7 @@ class Scope:
     def predicates(self, now: datetime | None = None) -> list[Predicate]:
         """This scope as conditions that must all hold."""
         out = []
-        for column in ("project_id", "root_task_id", "source"):
+        for column in ("project_id", "root_task_id", "source", "user_id"):
             if getattr(self, column) is not None:
                 out.append(Predicate(column, "eq", getattr(self, column)))
         if self.level is not None:

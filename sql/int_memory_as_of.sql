@@ -1,5 +1,5 @@
 -- materialize: table
--- Memories that existed at the as-of date, in the report's project scope, with their usage
+-- Memories that existed at the as-of date, in the report's project (and person's) scope, with their usage
 -- as of that date: recall events up to then, plus usage imported without events (the folded
 -- usage_count beyond the events it folded).
 create or replace view int_memory_as_of as
@@ -11,6 +11,7 @@ memories as (
     from v_memory m, params p
     where m.created_at <= p.as_of
       and (p.project_id is null or m.project_id = p.project_id)
+      and (p.user_id is null or m.user_id = p.user_id)
 ),
 event_usage as (
     select
@@ -25,7 +26,7 @@ event_usage as (
 )
 select
     m.id, m.kind, m.level, m.project_id, m.project_name, m.root_task_id, m.iteration_id,
-    m.source, m.agent, m.tags, m.metadata, m.text, m.importance,
+    m.source, m.agent, m.user_id, m.tags, m.metadata, m.text, m.importance,
     m.created_at, m.updated_at, m.expires_at, m.ttl_days, m.manual_promote_flag, m.confidence,
     m.usage_count, m.usage_count_folded, m.last_accessed_at,
     greatest(m.usage_count_folded - coalesce(u.n_folded, 0), 0)

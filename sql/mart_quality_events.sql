@@ -3,7 +3,8 @@
 -- flagged, counted once per pair on its newer memory; an update), a pair resolved, a memory
 -- corrected, forgotten or quarantined, a held memory accepted or rejected in review. With who
 -- did it and the project of the memory it names: the one the event records, else the
--- memory's as of the report's date (null when neither says).
+-- memory's as of the report's date (null when neither says). With a user_id, the events of that
+-- person's memories still in the store.
 create or replace view mart_quality_events as
 with params as (
     select * from memlib_params
@@ -18,7 +19,7 @@ events as (
       and (a.action <> 'contradiction' or a.subject_id = (a.details->>'newer'))
 ),
 memories as (
-    select id, project_id from stg_memories
+    select id, project_id, user_id from stg_memories
 )
 select
     e.event_id, e.action, e.actor, e."at", e.subject_id,
@@ -26,5 +27,7 @@ select
     e.details->>'kind' as finding
 from events e
 left join memories m on m.id = e.subject_id
-where (select project_id from params) is null
-   or coalesce(e.recorded_project, m.project_id) = (select project_id from params)
+where ((select project_id from params) is null
+       or coalesce(e.recorded_project, m.project_id) = (select project_id from params))
+  -- one person's: events of memories that are theirs (a removed memory's events name no person)
+  and ((select user_id from params) is null or m.user_id = (select user_id from params))

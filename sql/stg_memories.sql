@@ -5,7 +5,7 @@ with source as (
     select * from raw_memories
 )
 select
-    id, kind, level, text, source, agent, project_id, root_task_id, iteration_id,
+    id, kind, level, text, source, agent, user_id, project_id, root_task_id, iteration_id,
     name, description, objective, details, title, context, decision, consequences,
     content, importance, speaker, tags, metadata,
     created_at, updated_at, expires_at, ttl_days,

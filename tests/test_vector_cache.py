@@ -87,6 +87,7 @@ def synthetic_table(points: np.ndarray, projects: list, expired: np.ndarray, kin
         "kind": pa.array(kinds or ["x"] * n),
         **{c: pa.array(["x"] * n) for c in ("root_task_id", "source")},
         "previous_id": pa.nulls(n, pa.string()), "iteration_id": pa.nulls(n, pa.string()),
+        "user_id": pa.nulls(n, pa.string()),
     })
 
 
@@ -146,6 +147,7 @@ def test_partitioned_search_finds_the_exact_neighbours():
         **{c: pa.array(["p"] * len(points)) for c in ("project_id", "root_task_id", "kind", "source")},
         "previous_id": pa.nulls(len(points), pa.string()),
         "iteration_id": pa.nulls(len(points), pa.string()),
+        "user_id": pa.nulls(len(points), pa.string()),
     })
     flat = VectorCache(1, table, 32, ivf_above=10**9, approx_above=10**9)
     split = VectorCache(1, table, 32, ivf_above=1000)
@@ -219,6 +221,7 @@ def test_whole_table_queries_from_sign_codes_rank_exactly_and_never_leave_the_sc
         "project_id": pa.array([f"p{i % 3}" for i in range(n)]),
         **{c: pa.array(["x"] * n) for c in ("root_task_id", "kind", "source")},
         "previous_id": pa.nulls(n, pa.string()), "iteration_id": pa.nulls(n, pa.string()),
+        "user_id": pa.nulls(n, pa.string()),
     })
     exact = VectorCache(1, table, dims, approx_above=10**9)
     coded = VectorCache(1, table, dims)

@@ -62,6 +62,8 @@ class _Save(_Input):
     iteration_id: str | None = None
     root_task_id: str | None = None
     tags: list[str] = Field(default_factory=list)
+    user_id: str | None = Field(default=None, min_length=1, max_length=200,
+                                description="The person it is about or belongs to, across projects.")
     source: Literal["agent", "tool", "web"] = Field(
         default="agent", description="Where the content came from: 'tool' for a tool's output, 'web' for a web "
                                      "page (recalled as untrusted: after trusted memories, labelled), else 'agent'.")
@@ -139,7 +141,7 @@ def _save(box: Toolbox, model, args: _Save, **extra) -> dict:
     try:
         memory = model(project_id=args.project_id, content=args.content, title=args.title,
                        iteration_id=args.iteration_id, root_task_id=args.root_task_id, tags=args.tags,
-                       agent=box.agent, source=args.source, **extra)
+                       agent=box.agent, source=args.source, user_id=args.user_id, **extra)
     except ValidationError as exc:
         raise invalid(f"the new {model.__name__.lower()}", exc) from None
     (memory_id,) = box.store.add([memory], actor=box.agent, labels=[f"the new {memory.kind.value}"])

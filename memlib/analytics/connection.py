@@ -69,6 +69,7 @@ class Params:
     as_of: datetime
     window_days: int = 30
     project_id: str | None = None
+    user_id: str | None = None  # one person's memories (Memory.user_id), or everyone's
     low_confidence: int = 50
     policies: tuple[Policy, ...] = field(default_factory=lambda: policy_module.load_all(list(DEFAULT_POLICIES)))
     source_weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_SOURCE_WEIGHTS))
@@ -230,7 +231,8 @@ def _cached(con, sources: list, params: Params, name: str, sql: str, cache_dir: 
     state = [name, sources]
     if "memlib_params" in reads:  # the parameters whose columns it names
         given = {"as_of": params.as_of, "window_days": params.window_days, "project_id": params.project_id,
-                 "low_confidence": params.low_confidence, "decay_policy": params.decay_policy.name}
+                 "user_id": params.user_id, "low_confidence": params.low_confidence,
+                 "decay_policy": params.decay_policy.name}
         state += [(column, value) for column, value in given.items() if re.search(rf"\b{column}\b", reads)]
     if "memlib_policy" in reads:
         state.append(repr(params.policies))
@@ -386,10 +388,10 @@ def bind_params(con, params: Params, store: Store) -> None:
     parameters are fixed (materialized views depend on them): connect again for others."""
     con.execute("create or replace table memlib_params (as_of timestamptz, window_days integer, "
                 "project_id varchar, low_confidence integer, embedding_dims integer, "
-                "decay_policy varchar, store_version bigint, store_version_at timestamptz)")
-    con.execute("insert into memlib_params values (?, ?, ?, ?, ?, ?, ?, ?)",
+                "decay_policy varchar, store_version bigint, store_version_at timestamptz, user_id varchar)")
+    con.execute("insert into memlib_params values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [params.as_of, params.window_days, params.project_id, params.low_confidence,
-                 store.dims, params.decay_policy.name, store.version, store.version_time()])
+                 store.dims, params.decay_policy.name, store.version, store.version_time(), params.user_id])
     # the rule of trust (models.trusted), for the views that count untrusted memories
     con.execute("create or replace table memlib_trust (untrusted_sources varchar[], untrusted_tag varchar)")
     con.execute("insert into memlib_trust values (?, ?)", [list(UNTRUSTED_SOURCES), UNTRUSTED])

@@ -209,6 +209,11 @@ def run(names: list[str], as_of: date, store: str, overrides: dict[str, str] | N
         for project_id in sorted(projects):  # and a project the store does not hold
             if not opened.rows(f"id = {sql_literal(project_id)} AND kind = 'project'", limit=1, columns=["id"]):
                 raise InvalidInput(f"parameter project_id: no project {project_id!r} in the store")
+        users = {values["user_id"] for values in planned.values() if values.get("user_id")}
+        for user_id in sorted(users):  # and a person none of its memories belongs to
+            if "user_id" not in opened.dataset().schema.names or not opened.rows(
+                    f"user_id = {sql_literal(user_id)}", limit=1, columns=["id"]):
+                raise InvalidInput(f"parameter user_id: no memory of user {user_id!r} in the store")
         ordered_views()  # a missing or broken view file is named now, not in a kernel
         out_root = Path(out_root)
         runs = out_root / ".runs"

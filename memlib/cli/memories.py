@@ -31,7 +31,7 @@ def init(ctx, embedder, settings):
 
 FIELD_OPTIONS = ["id", "project_id", "root_task_id", "iteration_id", "name", "description",
                  "objective", "details", "title", "context", "decision", "consequences",
-                 "content", "code_example", "importance", "speaker", "source", "agent"]
+                 "content", "code_example", "importance", "speaker", "source", "agent", "user_id"]
 
 
 def _field_options(func):
@@ -106,6 +106,7 @@ def _scope_options(func):
         click.option("--kind", "kinds", multiple=True, help="Kind to include (repeatable)."),
         click.option("--tag", "tags", multiple=True, help="Match memories with any of these tags."),
         click.option("--source", default=None),
+        click.option("--user-id", default=None, help="One person's memories (across projects)."),
         click.option("--since", default=None, help="Created at or after this ISO date."),
         click.option("--until", default=None, help="Created before this ISO date."),
         click.option("--min-confidence", type=click.IntRange(0, 100), default=None),
@@ -121,7 +122,7 @@ def _scope_options(func):
 
 def _scope(kw) -> Scope:
     return Scope(project_id=kw["project_id"], root_task_id=kw["root_task_id"], level=kw["level"],
-                 kinds=kw["kinds"], tags=kw["tags"], source=kw["source"],
+                 kinds=kw["kinds"], tags=kw["tags"], source=kw["source"], user_id=kw["user_id"],
                  created_after=option_date(kw["since"], "--since"), created_before=option_date(kw["until"], "--until"),
                  min_confidence=kw["min_confidence"], include_expired=kw["include_expired"])
 

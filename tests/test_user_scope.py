@@ -1,0 +1,46 @@
+"""A person's scope (issue 42): memories belong to a user across projects; search, the write
+screen and the reports take it."""
+
+from __future__ import annotations
+
+import pytest
+
+from memlib import Insight, MemoryStore, Project, Scope, analytics
+from memlib.embeddings import HashEmbedder
+from tests.test_cli import fails, run
+
+
+@pytest.fixture
+def people(tmp_path):
+    store = MemoryStore.open(str(tmp_path / "s"), embedder=HashEmbedder())
+    shop, home = Project(name="shop"), Project(name="home")
+    memories = [Insight(project_id=shop.id, content="Prefers short status updates", user_id="ada"),
+                Insight(project_id=home.id, content="Drinks americano, no sugar", user_id="ada"),
+                Insight(project_id=shop.id, content="Prefers short status updates", user_id="bob"),  # another person's
+                Insight(project_id=shop.id, content="The checkout cache is warm by nine")]
+    store.add([shop, home, *memories])
+    return store, shop, home, memories, tmp_path / "s"
+
+
+def test_search_takes_a_person_across_projects_from_memory_and_from_lance(people):
+    store, shop, home, memories, _ = people
+    ada = {m.id for m in memories if m.user_id == "ada"}
+    cold = {h.id for h in store.search("status updates americano", k=10, scope=Scope(user_id="ada"))}
+    store.warm()
+    warm = {h.id for h in store.search("status updates americano", k=10, scope=Scope(user_id="ada"))}
+    assert cold == warm == ada
+    assert {h.id for h in store.search("status", k=10, scope=Scope(user_id="ada", project_id=shop.id))} == {memories[0].id}
+    assert not store.audit.events("action IN ('corroborate', 'duplicate')")  # two people, one sentence: two memories
+
+
+def test_the_shell_and_the_reports_take_a_person(people):
+    store, shop, home, memories, path = people
+    (made,) = run("add", "--kind", "insight", "--project-id", home.id, "--content", "Walks the dog at seven",
+                  "--user-id", "ada", store=path).stdout.split()
+    out = run("search", "dog americano status", "--user-id", "ada", "--json", store=path).stdout
+    assert made in out and memories[2].id not in out and memories[3].id not in out
+    con = analytics.connect(str(path), user_id="ada")
+    ids = {r[0] for r in con.execute("select id from int_memory_as_of").fetchall()}
+    store.refresh()
+    assert ids == {m.id for m in memories if m.user_id == "ada"} | {made}
+    assert "no memory of user 'nobody'" in fails("report", "run", "usage", "-p", "user_id=nobody", store=path)
