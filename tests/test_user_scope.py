@@ -44,3 +44,17 @@ def test_the_shell_and_the_reports_take_a_person(people):
     store.refresh()
     assert ids == {m.id for m in memories if m.user_id == "ada"} | {made}
     assert "no memory of user 'nobody'" in fails("report", "run", "usage", "-p", "user_id=nobody", store=path)
+
+
+def test_a_store_from_before_people_finds_nobody_without_an_error(tmp_path):
+    path = tmp_path / "old"
+    store = MemoryStore.open(str(path), embedder=HashEmbedder())
+    p = Project(name="x")
+    store.add([p, Insight(project_id=p.id, content="hello there")])
+    store.table.drop_columns(["user_id"])  # as a table written before the column was
+    old = MemoryStore.open(str(path))
+    assert "user_id" not in old.dataset().schema.names
+    for mode in ("hybrid", "fts", "vector"):
+        assert old.search("hello", mode=mode, scope=Scope(user_id="ada")) == []
+    assert "no matching memories" in run("search", "hello", "--user-id", "ada", store=path).stdout
+    assert len(old.search("hello", k=5)) >= 1

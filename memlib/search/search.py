@@ -297,6 +297,8 @@ def search(store, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | N
             raise InvalidInput(f"the query vector must have {store.dims} dimensions, not shape {vector.shape}")
     config = config or SearchConfig()
     scope = scope or Scope()
+    if scope.user_id is not None and "user_id" not in store.dataset().schema.names:
+        return []  # a table from before memories named their person (its next write adds the column)
     now = store.clock.now()
     cache = store.vectors.get(store)  # in memory for this version, or None (and maybe loading)
     where = None if mode == "vector" else scope.where(now)  # full text asks Lance with it
