@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import time
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import example, HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memlib.models import Kind
@@ -54,6 +54,9 @@ KINDS = st.sampled_from([Kind.CONVERSATION, Kind.DECISION, Kind.SUMMARY, Kind.MA
 @given(text=DOCS, mode=st.sampled_from(["daily", "memory"]), kind=KINDS, body=BODY,
        title=st.one_of(st.none(), WORDS.filter(lambda w: w.strip() and not set(w) & set(":：\r\n"))),
        at=st.times().map(lambda t: time(t.hour, t.minute)), language=st.sampled_from(["en", "zh"]))
+# found by CI on fba58f3: "```0" does not close a block, so escape must not take it for a closing fence
+@example(text="## 记录条目\n# \n### 0:00 - 决策", mode="daily", kind=Kind.CONVERSATION, body="```\n```0",
+         title=None, at=time(0, 0), language="en")
 def test_what_memlib_writes_parses_back_as_written(text, mode, kind, body, title, at, language):
     doc = markdown.parse(text + "\n", mode)
     written = markdown.entry_text(kind, body, title, language, "heading", at=at)

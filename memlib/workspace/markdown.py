@@ -156,14 +156,23 @@ def _trim(lines: list[str]) -> str:
 _ESCAPED = re.compile(r"^\\+(#{1,6}(?:[ \t]|$)|[ ]{0,3}(?:`{3,}|~{3,}))")
 
 
+def closes(line: str, fence: str) -> bool:
+    """Whether `line` ends the code block `fence` opened: the same character, at least as many,
+    and nothing else on the line (the one rule for the parser and for `escape`)."""
+    bare = line.rstrip("\r\n")
+    match = _FENCE.match(bare)
+    return bool(match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence)
+                and not bare.strip().lstrip(fence[0]))
+
+
 def escape(body: str) -> str:
     lines = body.split("\n")
     fence, opened = None, None
     for line in lines:  # does the body leave a code block open?
         match = _FENCE.match(line)
-        if match and fence is None:
+        if fence is None and match:
             fence = match.group(1)
-        elif match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
+        elif fence is not None and closes(line, fence):
             fence = None
     opened, fence, out = fence is not None, None, []
     for line in lines:
@@ -171,7 +180,7 @@ def escape(body: str) -> str:
         if _ESCAPED.match(line) or (match and opened):
             out.append("\\" + line)
         elif fence is not None:
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
+            if closes(line, fence):
                 fence = None
             out.append(line)
         elif match:
@@ -208,8 +217,7 @@ def parse(text: str, entries: str = "none") -> Document:
         opened = _FENCE.match(bare)
         if fence is not None:
             fenced[i] = True
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence) \
-                    and not bare.strip().lstrip(fence[0]):
+            if closes(bare, fence):
                 fence = None
             continue
         if opened:
