@@ -10,7 +10,7 @@ from __future__ import annotations
 import collections
 import logging
 import uuid
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -30,7 +30,27 @@ log = logging.getLogger("memlib")
 META_SEARCH = "memlib.search"  # the search settings a store records (SearchConfig as JSON)
 # the settings of stores made before memlib recorded them, where today's default differs
 BEFORE_RECORDED = {"tokenizer": "simple"}
-OPTION = ("text", "kind", "created_at", "iteration_id", "user_id")  # what the write screen reads of a candidate
+
+
+class _Option(NamedTuple):
+    """A candidate the write screen judges a new memory against: a stored memory or one
+    before it in the batch, with its cosine to the new one."""
+
+    id: str
+    cosine: float
+    text: str
+    kind: str
+    created_at: Any
+    iteration_id: str | None
+    user_id: str | None
+
+    @classmethod
+    def of(cls, memory: Memory, cosine: float) -> "_Option":
+        return cls(memory.id, cosine, memory.text, memory.kind.value, memory.created_at,
+                   getattr(memory, "iteration_id", None), memory.user_id)
+
+
+OPTION = _Option._fields[2:]  # what the write screen reads of a stored candidate
 
 
 class MemoryStore(Store):
@@ -58,6 +78,11 @@ class MemoryStore(Store):
         ids = super().add(items, vectors, progress, labels, actor, duplicates)
         self.workspace.saved(self, items, actor=actor)
         return ids
+
+    @property
+    def tokenizer(self) -> str:
+        """The full-text index's, as the store records it among its search settings."""
+        return self.search_config.tokenizer
 
     def screen(self, batch: list[Memory], vectors: np.ndarray, positions: list[int], policy: str) -> list:
         """See Store.screen. Each new memory of a kind that states something
@@ -90,29 +115,29 @@ class MemoryStore(Store):
             near = vector_candidates(self, vectors[i], duplicates.CANDIDATES, scope, self.search_config,
                                      now=self.clock.now(), cache=cache)
             rows = self.lookup([memory_id for memory_id, _ in near], list(OPTION)) if near else {}
-            options = [(memory_id, score, *(rows[memory_id][c] for c in OPTION))
+            options = [_Option(memory_id, score, *(rows[memory_id][c] for c in OPTION))
                        for memory_id, score in near if memory_id in rows]
-            options += [(batch[j].id, float(unit[n] @ unit[m]), batch[j].text, batch[j].kind.value,
-                         batch[j].created_at, getattr(batch[j], "iteration_id", None), batch[j].user_id)
-                        for m, j in enumerate(members[:n])]
+            options += [_Option.of(batch[j], float(unit[n] @ unit[m])) for m, j in enumerate(members[:n])]
             found += self._judge(batch, i, options, matched)
         return found
 
     @staticmethod
     def _judge(batch, i, options, matched) -> list:
-        """What batch[i] is to its (id, cosine, *OPTION) options of its own iteration and
-        person (an iteration's knowledge is its own: a later iteration may find again, or find
-        otherwise, what an earlier one did; two people may each hold the same preference): the
-        one of its kind it repeats, else every one it disagrees with."""
+        """What batch[i] is to its options of its own iteration and person (an iteration's
+        knowledge is its own: a later iteration may find again, or find otherwise, what an
+        earlier one did; two people may each hold the same preference): the one of its kind it
+        repeats, else every one it disagrees with."""
         memory = batch[i]
-        options = [o for o in options if o[5] == getattr(memory, "iteration_id", None) and o[6] == memory.user_id]
-        match = duplicates.best(memory.text, [(o[0], o[1], o[2], o[4]) for o in options if o[3] == memory.kind.value])
+        options = [o for o in options if o.iteration_id == getattr(memory, "iteration_id", None)
+                   and o.user_id == memory.user_id]
+        match = duplicates.best(memory.text, [(o.id, o.cosine, o.text, o.created_at) for o in options
+                                              if o.kind == memory.kind.value])
         if match is not None:
             of, kind, score = match
             matched[memory.id] = of = matched.get(of, of)  # a batch-mate that repeats one: that one
-            return [duplicates.Match(i, of, kind, score)]
-        return [duplicates.Clash(i, memory_id, kind, score) for memory_id, score, text, *_ in options
-                if (kind := conflicts.between(text, memory.text, score))]
+            return [duplicates.Match(i, of, kind, score, memory.project_id)]
+        return [duplicates.Clash(i, o.id, kind, o.cosine, memory.project_id) for o in options
+                if (kind := conflicts.between(o.text, memory.text, o.cosine))]
 
     def _screen_many(self, batch, vectors, members, scope) -> list:
         rows = self.dataset().to_table(columns=["id", *OPTION, "embedding"], filter=scope.where(self.clock.now()))
@@ -124,7 +149,7 @@ class MemoryStore(Store):
             scores = duplicates.unit_rows(vectors[members]) @ stored.T
             for n, i in enumerate(members):
                 top = np.argsort(-scores[n])[:duplicates.CANDIDATES]
-                found += self._judge(batch, i, [(ids[t], float(scores[n, t]), *(c[t] for c in columns))
+                found += self._judge(batch, i, [_Option(ids[t], float(scores[n, t]), *(c[t] for c in columns))
                                                 for t in top], matched)
         of = {f.position: f.of for f in found if isinstance(f, duplicates.Match)}
         for i in members:
@@ -133,7 +158,7 @@ class MemoryStore(Store):
             if key in first and i not in of:
                 j = first[key]
                 of[i] = of.get(j, batch[j].id)  # a batch-mate that repeats one: that one
-                found.append(duplicates.Match(i, of[i], "exact", 1.0))
+                found.append(duplicates.Match(i, of[i], "exact", 1.0, batch[i].project_id))
             first.setdefault(key, i)
         return found
 
@@ -197,10 +222,8 @@ class MemoryStore(Store):
         text = store.meta().get(META_SEARCH)
         if text is None:  # a store from before memlib recorded its search: the defaults then
             store.search_config = search or SearchConfig(**BEFORE_RECORDED)
-            store.tokenizer = store.search_config.tokenizer
             return store
         store.search_config = SearchConfig.from_json(text, f"store {store.uri!r}", missing=BEFORE_RECORDED)
-        store.tokenizer = store.search_config.tokenizer
         if search is not None and search != store.search_config:
             mine, given = store.search_config.model_dump(), search.model_dump()
             differ = ", ".join(f"{k} {mine[k]!r} (not {given[k]!r})" for k in mine if mine[k] != given[k])

@@ -53,6 +53,7 @@ class Match:
     of: str
     kind: Literal["exact", "near"]
     cosine: float
+    project_id: str  # of both (the screen compares within a project)
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ class Clash:
     of: str
     kind: str
     cosine: float
+    project_id: str  # of both (the screen compares within a project)
 
 
 def normalised(text: str) -> str:

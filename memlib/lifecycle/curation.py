@@ -147,10 +147,7 @@ def forget(store, memory_ids: list[str], reason: str, actor: str | None = None, 
     store.check_writable()
     with store.lock.held():
         store.refresh()
-        found = store.lookup(ids, ["project_id"])
-        missing = [i for i in ids if i not in found]
-        if missing:
-            raise NotFound(f"no memory with id {missing[0]!r}")
+        found = store.require(ids, ["project_id"])
         children = store.children(ids)
         if children:
             raise InvalidInput(f"{children} memories hang off these; forget them too, or delete with cascade")
@@ -168,16 +165,12 @@ def correct(store, memory_id: str, reason: str, actor: str | None = None, **chan
     event with the reason. A correction of a correction works the same. Returns the new memory
     and the run's id."""
     from memlib.lifecycle import retention
-    from memlib.models import from_row
 
     _check_change(reason, changes)
     store.check_writable()
     with store.lock.held():
         store.refresh()
-        row = store.lookup([memory_id], [n for n in store.table.schema.names if n != "embedding"]).get(memory_id)
-        if row is None:
-            raise NotFound(f"no memory with id {memory_id!r}")
-        old = from_row(row)
+        old = store.get(memory_id)
         children = store.children([memory_id])
         if children:
             raise InvalidInput(f"{children} memories hang off {memory_id}: revise it in place (memlib update)")

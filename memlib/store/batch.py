@@ -58,7 +58,6 @@ class Prepared:
     embedded: dict[str, np.ndarray] = field(default_factory=dict)  # what this batch embedded
     duplicates: list = field(default_factory=list)  # what the store's screen found (Store.screen)
     merged: dict[str, str] = field(default_factory=dict)  # a new id not written -> the memory it duplicates
-    projects: list[str | None] = field(default_factory=list)  # of every memory of the batch (the screen's events name it)
 
 
 @contextlib.contextmanager
@@ -146,8 +145,7 @@ def _prepare(store, memories, upsert, progress, vectors, labels, embedded, histo
     columns["embedding"] = pa.FixedSizeListArray.from_arrays(
         pa.array(matrix.reshape(-1), type=pa.float32()), store.dims)
     table = pa.Table.from_pydict(columns, schema=schema)
-    return Prepared(table, ids, read, version, embedded, found, merged,
-                    [getattr(m, "project_id", None) for m in batch] if found else [])
+    return Prepared(table, ids, read, version, embedded, found, merged)
 
 
 def _check(store, batch: list[Memory], labels: list[str], seen: set[str], upsert: bool, history: bool):

@@ -64,7 +64,7 @@ def recorded_meta(table) -> dict[str, str]:
 class Store:
     """The write half of memlib over any LanceDB URI."""
 
-    tokenizer = "simple"  # the full-text index's (MemoryStore sets the one its store records)
+    tokenizer = "simple"  # the full-text index's (a MemoryStore reads the one its store records)
 
     def __init__(self, uri: str, db, table, embedder: Embedder, clock: Clock | None = None,
                  max_staleness: float | None = None):
@@ -346,10 +346,9 @@ class Store:
             events[action][0].append(subject)
             events[action][1].append(details)
 
-        projects = dict(zip(batch.ids, batch.projects))
         for found in batch.duplicates:
             new_id = batch.ids[found.position]
-            details = {"kind": found.kind, "cosine": round(found.cosine, 4), "project_id": projects[new_id]}
+            details = {"kind": found.kind, "cosine": round(found.cosine, 4), "project_id": found.project_id}
             if found.kind in ("exact", "near"):
                 if new_id in batch.merged:
                     add("corroborate", found.of, {**details, "duplicate": new_id})
@@ -427,9 +426,7 @@ class Store:
         self.migrate()
         for attempt in range(ATTEMPTS):
             self.refresh()
-            stored = self.lookup([memory_id], self._table.schema.names).get(memory_id)
-            if stored is None:
-                raise NotFound(f"no memory with id {memory_id!r}")
+            stored = self.require([memory_id], self._table.schema.names)[memory_id]
             memory = from_row(stored)
             changes = change(memory)
             for frozen in ("id", "kind", "created_at"):
@@ -466,10 +463,7 @@ class Store:
             return 0
         with self.lock.held():  # no child is added to what is being deleted
             self.refresh()
-            found = self.lookup(ids, ["id"])
-            missing = [i for i in ids if i not in found]
-            if missing:
-                raise NotFound(f"no memory with id {missing[0]!r}")
+            self.require(ids, ["id"])
             n_children = self.children(ids)
             if n_children and not cascade:
                 raise InvalidInput(f"{n_children} memories hang off these; delete with cascade "
@@ -512,10 +506,15 @@ class Store:
 
     def get(self, memory_id: str, with_embedding: bool = False) -> Memory:
         columns = [n for n in self._table.schema.names if with_embedding or n != "embedding"]
-        rows = list(self.lookup([memory_id], columns).values())  # from memory when it can
-        if not rows:
-            raise NotFound(f"no memory with id {memory_id!r}")
-        return from_row(rows[0])
+        return from_row(self.require([memory_id], columns)[memory_id])  # from memory when it can
+
+    def require(self, ids: Sequence[str], columns: list[str]) -> dict[str, dict]:
+        """`lookup` of ids that must all exist: the first missing one is refused in one line."""
+        found = self.lookup(ids, columns)
+        missing = next((i for i in ids if i not in found), None)
+        if missing is not None:
+            raise NotFound(f"no memory with id {missing!r}")
+        return found
 
     def count(self, scope: Scope | None = None) -> int:
         where = scope.where(self.clock.now()) if scope else None
