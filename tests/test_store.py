@@ -258,3 +258,32 @@ def test_a_lookup_of_many_ids_before_maintain_reads_the_id_column_once(store, mo
 
     monkeypatch.setattr(store, "rows", filtered)
     assert store.lookup(ids, ["name", "kind"]) == expected
+
+
+def test_a_table_whose_creation_was_cut_short_is_made_again_and_a_damaged_one_is_an_error(tmp_path):
+    """A process killed while it created a table (the archive, at a store's first forget)
+    leaves the table's folder listed with no version in it: the next forget completes the
+    creation instead of failing on every later run. A table with a version that cannot be
+    read stays an error (found by the workspace kill test, tests/test_workspace_processes.py)."""
+    import shutil
+
+    from memlib.lifecycle import retention
+    from memlib.models import Insight, Project
+    from memlib.store.tables import ARCHIVE, open_table
+
+    uri = tmp_path / "s"
+    store = MemoryStore.open(str(uri), embedder=HashEmbedder())
+    project = Project(name="p")
+    insight = Insight(project_id=project.id, content="the ledger retries twice")
+    store.add([project, insight])
+    store.db.create_table(ARCHIVE, schema=store.table.schema)
+    shutil.rmtree(uri / f"{ARCHIVE}.lance" / "_versions")  # what a kill before its first commit leaves
+    assert (uri / f"{ARCHIVE}.lance" / "_transactions").is_dir()
+    assert open_table(store.db, ARCHIVE) is None
+    outcome = retention.remove(store, [insight.id], {"reason": "test"})
+    assert store.lookup([insight.id], ["id"]) == {}
+    assert retention.undo(store, outcome.run_id) == 1 and store.get(insight.id).content == insight.content
+    for manifest in (uri / f"{ARCHIVE}.lance" / "_versions").glob("*.manifest"):
+        manifest.write_bytes(b"not a manifest")
+    with pytest.raises(StoreError, match="table 'archive' of the store cannot be opened"):
+        open_table(store.db, ARCHIVE)

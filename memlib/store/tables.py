@@ -1,7 +1,9 @@
 """The Lance tables of a store, by name: opened when they exist, created on first use.
 
-A table that is not there is absent (None); one that is listed but cannot be opened is
-broken, and that is an error, never mistaken for absence.
+A table that is not there is absent (None); so is one whose creation was cut short (a
+process killed while making it leaves its folder listed with no version in it: nothing was
+ever committed, and the next creation completes it). One that is listed, has a version and
+cannot be opened is broken, and that is an error, never mistaken for absence.
 """
 
 from __future__ import annotations
@@ -87,7 +89,10 @@ def open_table(db, name: str):
         return None
     try:
         return db.open_table(name)
-    except Exception as exc:  # listed, yet unreadable: a damaged store, not an empty one
+    except Exception as exc:
+        if isinstance(exc, ValueError) and str(exc) == f"Table {name!r} was not found":
+            return None  # listed, never committed: a creation cut short
+        # listed, yet unreadable: a damaged store, not an empty one
         raise StoreError(f"table {name!r} of the store cannot be opened: {exc}") from None
 
 
