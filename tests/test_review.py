@@ -10,6 +10,7 @@ from memlib.agents.context import build_context
 from memlib.agents.lifecycle_policy import ConservativePolicy, WriteInput, load_lifecycle_policy, write_back
 from memlib.agents.sessions import Sessions
 from memlib.control import ControlPlane
+from memlib.control.db import FILE
 from memlib.embeddings import HashEmbedder
 from memlib.errors import InvalidInput
 from tests.test_cli import fails, run
@@ -79,3 +80,12 @@ def test_the_policy_file_names_the_review(tmp_path):
     bad.write_text('[write_back]\nreview = "some"\n')
     with pytest.raises(InvalidInput, match="review"):
         load_lifecycle_policy(bad)
+
+
+def test_a_store_that_never_held_a_review_has_nothing_waiting_and_no_store_is_named(tmp_path):
+    path = str(tmp_path / "store")
+    MemoryStore.open(path, embedder=HashEmbedder())
+    assert run("review", "list", store=path).stdout.strip() == "nothing waits for review"
+    assert run("review", "list", "--json", store=path).stdout.strip() == "[]"
+    assert not (tmp_path / "store" / FILE).exists()  # listing made no control plane
+    assert "no memlib store" in fails("review", "list", store=str(tmp_path / "nothing"))

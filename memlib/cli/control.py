@@ -279,8 +279,14 @@ def review():
 def review_list(ctx, as_json):
     """The memories waiting for review, oldest first."""
     from memlib.agents import review as reviews
+    from memlib.control.db import path_for
+    from memlib.store.store import resolve_uri
 
-    waiting = reviews.pending(_plane(ctx))
+    if path_for(resolve_uri(ctx.obj["store"])).exists():
+        waiting = reviews.pending(_plane(ctx))
+    else:  # no control plane yet: nothing was ever held (a store that is not there says so)
+        open_store(ctx, workspace=False)
+        waiting = []
     if as_json:
         echo_json([{**w, "requested_at": w["requested_at"].isoformat()} for w in waiting])
         return
