@@ -5,13 +5,22 @@ schema derives from them), `errors`, `scope` (where a search may look, and the o
 helper for Lance filters), `clock` (the time a store writes, the one date parser),
 `embeddings` (the model a store embeds with, for writes and queries alike), `policy` (retention
 policies in policies/: what a report judges by and what retention acts on). One package per
-concept, each importing only those below it:
+concept; each imports only the ones it points to, besides the shared vocabulary, and the
+arrows make no loop (tests/test_layout.py checks these lines, and the README's layout table,
+against the imports):
 
-    cli ─┬─> agents ─> memory_store.MemoryStore ─┬─> search ─────────┐
-         │                                         ├─> workspace ─┐    │
-         ├─> lifecycle ─> analytics ───────────────┼──────────────┴────┴─> store ─> shared vocabulary
-         ├─> sample ─> consensus ──────────────────┤
-         └─> control ──────────────────────────────┘
+    cli          -> agents, analytics, control, lifecycle, memory_store, sample, search, store, workspace
+    agents       -> control, lifecycle, store
+    sample       -> consensus, control, lifecycle, store
+    memory_store -> consensus, lifecycle, search, store, workspace
+    workspace    -> lifecycle
+    lifecycle    -> analytics, search, store
+    analytics    -> control, store
+    consensus    -> store
+    control      -> store
+    search       ->
+    store        ->
+    testing      ->
 
 - `store/`      tables, versions (time travel), add/upsert/update/delete, audit and recall logs,
                 JSONL import/export, a memory's history.
@@ -31,6 +40,9 @@ concept, each importing only those below it:
 - `consensus/`  fragments several agents report, clustered by meaning (with a lexicon learned
                 from them), their disagreements, consensus units under retention contracts,
                 promotion into memories (seed 001).
+- `memory_store` `MemoryStore`: the store with search, maintenance, the write screen
+                (duplicates, contradictions) and a workspace's hooks; what agents hold.
+- `testing`     the S3-compatible server on loopback that tests and benchmarks run against.
 - `cli/`        the `memlib` command, one module per command group.
 
 The path of a memory: `MemoryStore.add` validates it (store/batch.py: pydantic model, parents,

@@ -1,31 +1,45 @@
-"""The house: each package imports only the packages below it, and importing memlib changes
-no global state."""
+"""The house: the map memlib/__init__.py and the README draw is the code's imports, those
+arrows make no loop, and importing memlib changes no global state."""
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "memlib"
+ROOT = PACKAGE.parent
 SHARED = {"models", "errors", "scope", "clock", "embeddings", "policy"}
-# what each part of memlib may import (besides itself and the shared vocabulary)
-ALLOWED = {
-    "shared": set(),
-    "store": set(),
-    "search": {"store"},
-    "analytics": {"store", "control"},
-    # maintain sizes Lance's vector index by what the search cache holds (vector_bytes)
-    "lifecycle": {"store", "analytics", "search"},
-    "sample": {"store", "lifecycle", "consensus", "control"},
-    "workspace": {"store", "lifecycle"},
-    "consensus": {"store"},
-    "control": {"store"},
-    # its write screen judges duplicates with the consensus detectors (consensus.duplicates)
-    "memory_store": {"store", "search", "lifecycle", "workspace", "consensus"},
-    "agents": {"store", "search", "lifecycle", "memory_store", "control"},
-}
+
+
+def drawn_in_init() -> dict[str, set[str]]:
+    """The arrows memlib/__init__.py draws: `    part -> a, b` lines."""
+    text = ast.get_docstring(ast.parse((PACKAGE / "__init__.py").read_text()))
+    return {m[1]: {t for t in m[2].replace(",", " ").split()}
+            for m in re.finditer(r"^    (\w+) +->(.*)$", text, re.M)}
+
+
+def drawn_in_readme() -> dict[str, set[str]]:
+    """The arrows of the README's layout table: its package column and its imports column."""
+    section = (ROOT / "README.md").read_text().split("## Layout: the map of the house")[1].split("\n## ")[0]
+    rows = re.findall(r"^\| `(\w+)(?:/|\.py)` \|.*\| ([^|]+) \|$", section, re.M)
+    return {name: set() if cell.strip() == "shared vocabulary" else {t.strip() for t in cell.split(",")}
+            for name, cell in rows}
+
+
+def real_arrows() -> dict[str, set[str]]:
+    """Which part imports which other part (the shared vocabulary and memlib/__init__.py aside)."""
+    arrows: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        name = "memlib." + ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
+        here = part(name)
+        if here in ("shared", "__init__"):
+            assert not {part(t) for t in imports(path)} - {"shared", here, "memory_store"}, name
+            continue
+        arrows.setdefault(here, set()).update(t for t in map(part, imports(path)) if t not in (here, "shared"))
+    return arrows
 
 
 def part(module: str) -> str:
@@ -45,19 +59,19 @@ def imports(path: Path) -> set[str]:
     return found
 
 
-def test_arrows_point_one_way_towards_the_store():
-    wrong = []
-    for path in PACKAGE.rglob("*.py"):
-        name = "memlib." + ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
-        here = part(name)
-        if here not in ALLOWED:  # memlib/__init__.py and cli/ stand above everything
-            continue
-        for target in imports(path):
-            there = part(target)
-            if there not in (here, "shared") and there not in ALLOWED[here]:
-                wrong.append(f"{name} imports {target}")
-    assert not wrong, wrong
+def test_the_map_in_init_and_in_the_readme_is_the_code():
+    real = real_arrows()
+    assert drawn_in_init() == real, "memlib/__init__.py's arrows are not the imports"
+    assert drawn_in_readme() == real, "README.md's layout table is not the imports"
     assert part("memlib.store.store") == "store" and part("memlib.policy") == "shared"
+
+
+def test_the_arrows_make_no_loop():
+    arrows, done = real_arrows(), set()
+    while len(done) < len(arrows):  # peel off the parts that point only at peeled ones
+        ready = {p for p, targets in arrows.items() if p not in done and targets <= done}
+        assert ready, f"a loop among {sorted(set(arrows) - done)}"
+        done |= ready
 
 
 def test_importing_memlib_changes_no_environment_variable():
