@@ -47,7 +47,7 @@ from memlib.scope import sql_literal
 from memlib.store import Store
 from memlib.store.audit import SCHEMA as AUDIT_SCHEMA
 from memlib.store.recall_log import SCHEMA as RECALL_SCHEMA
-from memlib.store.tables import is_local
+from memlib.store.storage import is_local
 
 DEFAULT_POLICIES = ("default", "conservative", "aggressive")  # the retention report's
 # How much each source is trusted, for effective confidence (sql/effective_confidence.sql);

@@ -27,7 +27,7 @@ from typing import Iterator
 
 from memlib.errors import InvalidInput, StoreError
 from memlib.store.storage import control_plane_path
-from memlib.store.tables import is_local
+from memlib.store.storage import is_local
 
 FILE = "control-plane.db"
 SCHEMA_VERSION = 1

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Callable, Iterator, TypeVar
 
 from memlib.errors import StoreError
-from memlib.store.tables import is_local
+from memlib.store.storage import is_local
 
 T = TypeVar("T")
 ATTEMPTS = 40           # compare-and-set rounds before giving up (each has lost to another writer)

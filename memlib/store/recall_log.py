@@ -32,7 +32,8 @@ import pyarrow as pa
 
 from memlib.clock import Clock
 from memlib.scope import sql_literal
-from memlib.store.tables import RECALL_EVENTS, add_missing_columns, is_local, open_or_create
+from memlib.store.storage import is_local
+from memlib.store.tables import RECALL_EVENTS, add_missing_columns, open_or_create
 
 TABLE = RECALL_EVENTS
 AUTO_FLUSH_SEGMENTS = 256

@@ -27,6 +27,11 @@ SECRET_WORDS = ("secret", "token", "password", "key_id", "access_key", "credenti
 ENDPOINT_KEYS = ("aws_endpoint", "aws_endpoint_url", "endpoint", "endpoint_url")
 
 
+def is_local(uri: str) -> bool:
+    """A store on this machine's file system (a path or file://), not object storage."""
+    return "://" not in uri or uri.startswith("file://")
+
+
 def config_path() -> Path:
     explicit = os.environ.get("MEMLIB_CONFIG")
     if explicit:

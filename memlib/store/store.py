@@ -29,9 +29,9 @@ from memlib.store import versions
 from memlib.store.audit import AuditLog
 from memlib.store.concurrency import ATTEMPTS, Contended, WriterLock, committing, pause, writable_dir
 from memlib.store.recall_log import RecallLog, spool_dir_for
-from memlib.store.storage import storage_options
-from memlib.store.tables import (COMPACT_ROWS, MEMORIES, TIDY_EVERY, TIDY_FRAGMENTS, add_missing_columns, is_local,
-                                 open_or_create, open_table, tidy)
+from memlib.store.storage import is_local, storage_options
+from memlib.store.tables import (COMPACT_ROWS, MEMORIES, TIDY_EVERY, TIDY_FRAGMENTS, add_missing_columns, open_or_create,
+                                 open_table, tidy)
 
 DEFAULT_URI = os.path.join("data", "store")
 

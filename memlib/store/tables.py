@@ -11,6 +11,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 from memlib.errors import StoreError
+from memlib.store.concurrency import Contended, committing
 
 MEMORIES = "memories"
 RECALL_EVENTS = "recall_events"
@@ -44,8 +45,6 @@ def tidy(table, at: int = TIDY_FRAGMENTS, dataset=None) -> int | None:
     `dataset`, the table's current one if given). Returns the small fragments left after a
     merge, None if there was none to make. A merge that keeps losing to other writers is
     left for a later write."""
-    from memlib.store.concurrency import Contended, committing
-
     if small_fragments(dataset or table.to_lance()) < at:
         return None
     table.checkout_latest()
@@ -56,11 +55,6 @@ def tidy(table, at: int = TIDY_FRAGMENTS, dataset=None) -> int | None:
         return None
     table.checkout_latest()
     return small_fragments(table.to_lance())
-
-
-def is_local(uri: str) -> bool:
-    """A store on this machine's file system (a path or file://), not object storage."""
-    return "://" not in uri or uri.startswith("file://")
 
 
 def add_missing_columns(table, schema: pa.Schema) -> bool:
