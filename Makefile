@@ -7,6 +7,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 STORE ?= data/store
 AS_OF ?= $(shell date -u +%F)
+# torch from PyPI is a multi-GB CUDA build on Linux; its CPU build comes from PyTorch's CPU
+# index (pip picks 2.13.0+cpu over 2.13.0), when that answers: else from the configured indexes.
+TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 
 .PHONY: install browser run test clean
 
@@ -15,9 +18,10 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	# CPU build of torch from this machine's disk, before sentence-transformers asks for one.
-	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	@if $(BIN)/python -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1] + '/torch/', timeout=10)" \
+			$(TORCH_CPU_INDEX) 2>/dev/null; then cpu="--extra-index-url $(TORCH_CPU_INDEX)"; \
+	else echo "$(TORCH_CPU_INDEX) does not answer: torch comes from the configured indexes"; fi; \
+	$(BIN)/python -m pip install -q $$cpu -e '.[dev]'
 	touch $(STAMP)
 
 run: install
@@ -35,8 +39,9 @@ browser:
 		echo "installing chromium (Debian package) for the report rendering test"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+# One worker per core (pytest-xdist); a test module stays on one worker, with its fixtures.
 test: install browser
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 clean:
 	rm -rf $(VENV) data/store reports/2* reports/.runs

@@ -24,6 +24,7 @@ def test_the_wheel_works_from_any_directory(tmp_path):
     built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
                   "-w", str(wheels), str(ROOT)])
     assert built.returncode == 0, built.stderr
+    assert "warning" not in built.stderr.lower(), built.stderr  # a newcomer's install says nothing
     (wheel,) = wheels.glob("memlib-*.whl")
 
     env_dir = tmp_path / "venv"
