@@ -59,6 +59,26 @@ def test_report_list_shows_parameters_and_defaults():
         assert line in proc.stdout
 
 
+def test_a_report_is_defined_once_by_its_function_and_its_notebook():
+    """report_data's `@report` functions are the reports: each has its notebook, which calls
+    it; no other notebook is a report; a run shows them in that order under those titles."""
+    from importlib import resources
+
+    from memlib.analytics import report_data
+
+    folder = resources.files("memlib.notebooks")
+    notebooks = {p.name.removesuffix(".ipynb") for p in folder.iterdir() if p.name.endswith(".ipynb")}
+    assert notebooks - {Path(reports.EXPLORE).stem} == set(report_data.REPORTS) == set(reports.REPORTS)
+    for name, definition in report_data.REPORTS.items():
+        code = "".join(c.source for c in nbformat.read(folder / f"{name}.ipynb", as_version=4).cells)
+        assert f"report_data.{name}(con" in code, name
+        assert definition.build is getattr(report_data, name) and definition.title
+    assert report_data.Report({}).title == ""  # the title comes from the registration alone
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    table = readme.split("| report | opens with | then |")[1].split("\n\n")[0]
+    assert re.findall(r"^\| `(\w+)` \|", table, re.M) == list(reports.REPORTS)
+
+
 def test_run_all_writes_notebooks_html_index_and_summary(published):
     out, proc = published
     day = out / AS_OF
@@ -68,6 +88,7 @@ def test_run_all_writes_notebooks_html_index_and_summary(published):
         assert nb.cells[1].metadata["tags"] == ["parameters"]
         assert "window_days" in (day / f"{name}.html").read_text()
         assert f'href="{name}.html"' in (day / "index.html").read_text()
+        assert f">{reports.DEFINITIONS[name].title}<" in (day / "index.html").read_text()
     summary = json.loads((day / "summary.json").read_text())
     assert summary["as_of"] == AS_OF
     assert all(r["ok"] and r["error"] is None for r in summary["reports"].values())

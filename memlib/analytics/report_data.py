@@ -1,13 +1,16 @@
 """What each report shows, computed from the mart views: headline numbers, tables, charts.
 
 A notebook only sets parameters, calls one of these functions and displays the result, so
-everything a report shows is reachable from tests without a notebook.
+everything a report shows is reachable from tests without a notebook. Each function is a
+report by its `@report(title)` line (REPORTS): its name is the report's and its notebook's
+(notebooks/<name>.ipynb); adding a report is that function and that notebook.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from functools import wraps
+from typing import Any, Callable
 
 import altair as alt
 import polars as pl
@@ -17,12 +20,35 @@ from memlib.analytics import charts, transforms
 
 @dataclass
 class Report:
-    """Headline numbers (the three that matter most first), tables and charts, in order."""
+    """Headline numbers (the three that matter most first), tables and charts, in order,
+    under the report's title."""
 
-    title: str
     headline: dict[str, float | int | None]
     tables: dict[str, pl.DataFrame] = field(default_factory=dict)
     charts: dict[str, alt.TopLevelMixin] = field(default_factory=dict)
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class Definition:
+    name: str  # its function's, and its notebook's: notebooks/<name>.ipynb
+    title: str  # on its page and on the index of a run
+    build: Callable[..., Report]
+
+
+REPORTS: dict[str, Definition] = {}  # in the order a run shows them
+
+
+def report(title: str):
+    """Register a function of this module as a report; what it returns carries the title."""
+    def register(build: Callable[..., Report]) -> Callable[..., Report]:
+        @wraps(build)
+        def titled(*args, **kwargs) -> Report:
+            return replace(build(*args, **kwargs), title=title)
+
+        REPORTS[build.__name__] = Definition(build.__name__, title, titled)
+        return titled
+    return register
 
 
 def _frame(con, sql: str, params: list[Any] | None = None) -> pl.DataFrame:
@@ -40,6 +66,7 @@ def read_from(con) -> dict[str, Any]:
     return {"as_of": as_of, "store_version": version, "store_version_at": at, "decay_policy": policy}
 
 
+@report("Usage")
 def usage(con, top: int = 20) -> Report:
     summary = _frame(con, "select * from mart_usage_summary").row(0, named=True)
     by_memory = _frame(con, "select id, created_at, n_recalls from mart_usage_by_memory")
@@ -67,7 +94,7 @@ def usage(con, top: int = 20) -> Report:
                            "order by activity desc, n_calls desc, agent, tool")
     labelled = activity.with_columns((pl.col("agent") + " / " + pl.col("tool")).alias("agent_tool"))
     report = Report(
-        "Usage", headline,
+        headline,
         tables={
             "Recalls by kind": by["kind"], "Recalls by level": by["level"],
             "Recalls by project": by["project_name"].head(top), "Recalls by agent": by["agent"],
@@ -116,6 +143,7 @@ def _workspace_section(con, report: Report, top: int) -> None:
     })
 
 
+@report("TTL and decay")
 def ttl_decay(con, horizon_days: int = 30, top: int = 20) -> Report:
     """Expiry (the store's TTLs) and decay, judged by the connection's decay policy: the
     same half-lives retention acts on (int_memory_policy)."""
@@ -142,7 +170,7 @@ def ttl_decay(con, horizon_days: int = 30, top: int = 20) -> Report:
         pl.len().alias("n_memories"), pl.col("is_expired").sum().alias("n_expired"),
         pl.col("expires_at").is_null().sum().alias("n_never_expire")).sort("kind")
     return Report(
-        "TTL and decay", headline,
+        headline,
         tables={
             "Expiry by kind": expiry_by_kind,
             f"Most decayed memories (policy {policy})": most_decayed,
@@ -155,6 +183,7 @@ def ttl_decay(con, horizon_days: int = 30, top: int = 20) -> Report:
     )
 
 
+@report("Confidence")
 def confidence(con, top: int = 20) -> Report:
     conf = _frame(con, "select * from mart_confidence")
     memories = _frame(con, "select confidence from int_memory_as_of")
@@ -180,7 +209,7 @@ def confidence(con, top: int = 20) -> Report:
             .alias("avg_confidence")).sort(column)
 
     return Report(
-        "Confidence", headline,
+        headline,
         tables={"By source": by("source"), "By kind": by("kind"),
                 "By project": by("project_name").sort("avg_confidence").head(top),
                 "Risky recalls (low confidence, recalled in the window)": risky.select(
@@ -191,6 +220,7 @@ def confidence(con, top: int = 20) -> Report:
     )
 
 
+@report("Retention")
 def retention(con, top: int = 20) -> Report:
     candidates = _frame(con, "select policy, id, kind, project_id, project_name, reasons, decay_score, "
                              "confidence, est_bytes, n_recalls_window from mart_retention_candidates")
@@ -212,7 +242,7 @@ def retention(con, top: int = 20) -> Report:
     for row in totals.iter_rows(named=True):
         headline[f"candidates[{row['policy']}]"] = row["n_dropped"]
     return Report(
-        "Retention", headline,
+        headline,
         tables={
             "Policies": policies.drop("digest"),
             "Policies side by side": totals.with_columns(
@@ -227,6 +257,7 @@ def retention(con, top: int = 20) -> Report:
     )
 
 
+@report("Consensus")
 def consensus(con, top: int = 20) -> Report:
     """Multi-agent consolidation (memlib/consensus): clusters by size and conflict risk, the
     disagreements units keep with both sides and their agents, agreement between agents,
@@ -255,7 +286,7 @@ def consensus(con, top: int = 20) -> Report:
     matrix = pairs.pivot(on="agent_b", index="agent_a", values="agreement_share", sort_columns=True) \
         if pairs.height else pairs.select("agent_a")
     return Report(
-        "Consensus", headline,
+        headline,
         tables={
             "Clusters by conflict risk and size": clusters.sort(
                 ["conflict_risk", "n_fragments", "id"], descending=[True, True, False]).head(top),
@@ -269,6 +300,7 @@ def consensus(con, top: int = 20) -> Report:
     )
 
 
+@report("Control plane")
 def control_plane(con, top: int = 20) -> Report:
     """The control plane (memlib.control) as of the report's date: queue depth and tasks in
     flight over time, claim-to-ack latency, lease expiries, retries and dead letters,
@@ -313,7 +345,7 @@ def control_plane(con, top: int = 20) -> Report:
         "claims_in_window": attempts.height,
     }
     return Report(
-        "Control plane", headline,
+        headline,
         tables={
             "Tasks by status": tasks,
             "Claim-to-ack latency in the window (seconds)": latency,
@@ -336,6 +368,7 @@ QUALITY_ACTIONS = {  # audit action -> what the quality report calls it
     "review_rejected": "reviews rejected"}
 
 
+@report("Quality")
 def quality(con, top: int = 20) -> Report:
     """Keeping memory right (issue 42): in the window, duplicates merged and linked,
     contradictions flagged and resolved, corrections, forgotten and quarantined memories and
@@ -380,7 +413,7 @@ def quality(con, top: int = 20) -> Report:
         "reviews_rejected": count("review_rejected"),
     }
     return Report(
-        "Quality", headline,
+        headline,
         tables={
             "Open contradictions": open_pairs.head(top),
             "By agent": per("actor"),
@@ -395,6 +428,3 @@ def quality(con, top: int = 20) -> Report:
                     daily, "day", "n_events", "what", "What kept memory right, per day")} if daily.height else {})},
     )
 
-
-REPORTS = {"usage": usage, "ttl_decay": ttl_decay, "confidence": confidence, "retention": retention,
-           "consensus": consensus, "control_plane": control_plane, "quality": quality}

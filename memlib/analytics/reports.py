@@ -30,12 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from memlib.analytics.format import HEADLINE_MIME, cards_html
+from memlib.analytics.report_data import REPORTS as DEFINITIONS
 from memlib.errors import InvalidInput, MemlibError, StoreError
 from memlib.scope import sql_literal
 
-REPORTS = ("usage", "ttl_decay", "confidence", "retention", "consensus", "control_plane", "quality")
-TITLES = {"usage": "Usage", "ttl_decay": "TTL and decay", "confidence": "Confidence", "retention": "Retention",
-          "consensus": "Consensus", "control_plane": "Control plane", "quality": "Quality"}
+REPORTS = tuple(DEFINITIONS)  # the reports' names, in the order a run shows them
 EXPLORE = "explore.ipynb"  # the analyst's starting point (memlib lab), not a scheduled report
 CARDS = 4  # headline numbers per report on the index page
 log = logging.getLogger("memlib")
@@ -541,7 +540,7 @@ def _write_index(run_dir: Path, as_of: date, store: str, outcomes: list[Outcome]
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
     sections = []
     for o in outcomes:
-        title = html.escape(TITLES[o.name])
+        title = html.escape(DEFINITIONS[o.name].title)
         if o.ok:
             status = '<span class="ok">ok</span>'
         elif o.stale_from:
