@@ -15,13 +15,16 @@ TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 
 install: $(STAMP)
 
+# The editable install maps sql/ and notebooks/ into the package (memlib.sql, memlib.notebooks)
+# through setuptools' import finder, which then prints a box of advice on folders named like
+# the package in the working directory (there are none): that one message is filtered out.
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	@if $(BIN)/python -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1] + '/torch/', timeout=10)" \
 			$(TORCH_CPU_INDEX) 2>/dev/null; then cpu="--extra-index-url $(TORCH_CPU_INDEX)"; \
 	else echo "$(TORCH_CPU_INDEX) does not answer: torch comes from the configured indexes"; fi; \
-	$(BIN)/python -m pip install -q $$cpu -e '.[dev]'
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install -q $$cpu -e '.[dev]'
 	touch $(STAMP)
 
 run: install
