@@ -13,8 +13,9 @@ import logging
 import os
 import re
 import threading
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -317,11 +318,11 @@ def minilm(quantized: bool = False) -> SentenceTransformerEmbedder:
                                        else DEFAULT_MODEL, dims=384, quantized=quantized)
 
 
-def default_embedder() -> SentenceTransformerEmbedder:
-    """The model a new store embeds with: all-MiniLM-L6-v2 in 8-bit integers, 3.2x the float
-    model's ingest here at the same LoCoMo recall (bench/README.md, "A faster encoder"). A
-    store keeps the model it recorded (`memlib reembed` moves it)."""
-    return minilm(quantized=True)
+def default_embedder() -> Embedder:
+    """The model a new store embeds with (NAMED["default"]): all-MiniLM-L6-v2 in 8-bit
+    integers, 3.2x the float model's ingest here at the same LoCoMo recall (bench/README.md,
+    "A faster encoder"). A store keeps the model it recorded (`memlib reembed` moves it)."""
+    return NAMED["default"].make(384)
 
 
 _TOKEN = re.compile(r"[a-z0-9]+")
@@ -352,20 +353,33 @@ class HashEmbedder:
         return out / norms
 
 
-# The embedders a user may name (`memlib init --embedder NAME`, `memlib reembed --embedder
-# NAME`): one entry each; any other name is a local sentence-transformers model directory.
+@dataclass(frozen=True)
+class Named:
+    """An embedder a user may name (`memlib init --embedder NAME`, `memlib reembed
+    --embedder NAME`) and a store may record (its `name`)."""
+
+    what: str  # for --help
+    make: Callable[[int], Embedder]  # given the dimensions a store recorded
+    recorded: Callable[[str], bool]  # whether a store's recorded model name is this one
+
+
+# The embedders by name, one entry each ("default" is the one a new store takes); any other
+# name is a local sentence-transformers model directory, recorded by its path.
 NAMED = {
-    "default": default_embedder,
-    "minilm": lambda: minilm(quantized=False),
-    "minilm-int8": lambda: minilm(quantized=True),
-    "hash": lambda: HashEmbedder(),
+    "minilm": Named("all-MiniLM-L6-v2, offline", lambda dims: minilm(quantized=False),
+                    lambda recorded: recorded == DEFAULT_MODEL),
+    "minilm-int8": Named("the same in 8-bit integers, faster", lambda dims: minilm(quantized=True),
+                         lambda recorded: recorded == INT8_MODEL),
+    "hash": Named("fast, no model: feature hashing, for tests and synthetic stores", HashEmbedder,
+                  lambda recorded: recorded.startswith(HASH_MODEL + "-")),
 }
+NAMED = {"default": NAMED["minilm-int8"], **NAMED}  # default_embedder()
 
 
 def named(name: str) -> Embedder:
     """The embedder of a user's name for it (NAMED), or the model in the directory `name`."""
     if name in NAMED:
-        return NAMED[name]()
+        return NAMED[name].make(384)
     if not Path(name).is_dir():
         raise InvalidInput(f"embedder {name!r}: not one of {', '.join(NAMED)} nor a model directory")
     return SentenceTransformerEmbedder(name)
@@ -373,8 +387,7 @@ def named(name: str) -> Embedder:
 
 def embedder_for(name: str, dims: int) -> Embedder:
     """The embedder a store records by name, so a store knows how to embed its own queries."""
-    if name in (DEFAULT_MODEL, INT8_MODEL):
-        return minilm(quantized=name == INT8_MODEL)
-    if name.startswith(HASH_MODEL + "-"):
-        return HashEmbedder(dims)
+    for entry in NAMED.values():
+        if entry.recorded(name):
+            return entry.make(dims)
     return SentenceTransformerEmbedder(name, dims=dims)

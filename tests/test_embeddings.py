@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memlib.embeddings import INT8_MODEL, HashEmbedder, minilm
+from memlib.embeddings import INT8_MODEL, HashEmbedder, default_embedder, minilm
 
 
 def test_default_model_is_offline_and_normalised(model):
@@ -120,3 +120,23 @@ def test_the_quantized_model_gives_a_text_one_vector_close_to_the_float_ones(mod
     assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
     cosines = (together * floats.embed(texts)).sum(axis=1)
     assert cosines.min() > 0.95 and cosines.mean() > 0.97
+
+
+def test_every_named_embedder_is_found_again_by_the_name_a_store_records(model):
+    """One registry (embeddings.NAMED) gives the embedder of a user's name and of a store's
+    recorded model name; `--help` lists it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from memlib.embeddings import DEFAULT_MODEL, NAMED, embedder_for, named
+
+    assert list(NAMED) == ["default", "minilm", "minilm-int8", "hash"] and NAMED["default"] is NAMED["minilm-int8"]
+    assert embedder_for(model.name, 384).name == model.name == default_embedder().name
+    assert embedder_for(DEFAULT_MODEL, 384).name == DEFAULT_MODEL
+    again = embedder_for(named("hash").name, 384)
+    assert isinstance(again, HashEmbedder) and embedder_for(HashEmbedder(64).name, 64).dims == 64
+    assert named("minilm").name == DEFAULT_MODEL
+    out = subprocess.run([str(Path(sys.executable).with_name("memlib")), "init", "--help"],
+                         capture_output=True, text=True, timeout=120).stdout
+    assert all(f"'{name}'" in " ".join(out.split()) for name in NAMED)

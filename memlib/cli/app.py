@@ -9,6 +9,7 @@ from datetime import datetime
 import click
 
 from memlib.clock import parse_time
+from memlib.embeddings import NAMED
 from memlib.errors import InvalidInput
 
 
@@ -46,8 +47,10 @@ def option_date(value: str | None, name: str) -> datetime | None:
 
 embedder_option = click.option(
     "--embedder", default=None, metavar="NAME",
-    help="For a new store: 'default', 'minilm' (all-MiniLM-L6-v2, offline), 'minilm-int8' (the same "
-         "in 8-bit integers, faster), 'hash' (fast, no model) or a local sentence-transformers model path.")
+    help="For a new store: " + ", ".join(
+        f"'{name}' ({entry.what})" if name != "default" else
+        f"'default' ({next(n for n, e in NAMED.items() if e is entry and n != name)})"
+        for name, entry in NAMED.items()) + " or a local sentence-transformers model path.")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
