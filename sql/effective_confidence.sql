@@ -4,6 +4,7 @@
 -- itself (half of the way after a year):
 --   confidence * source_weight * (1 + 0.05 ln(1 + recalls) + 0.05 ln(1 + agents))
 --              * (0.5 + 0.5 * 0.5^(age_days / 365)), capped at 100.
+-- reads: nothing
 create or replace macro effective_confidence(confidence, source_weight, n_recalls, n_agents, age_days) as
     least(100.0, confidence * source_weight
                  * (1 + 0.05 * ln(1 + n_recalls) + 0.05 * ln(1 + n_agents))

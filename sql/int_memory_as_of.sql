@@ -2,6 +2,7 @@
 -- Memories that existed at the as-of date, in the report's project (and person's) scope, with their usage
 -- as of that date: recall events up to then, plus usage imported without events (the folded
 -- usage_count beyond the events it folded).
+-- reads: stg_recall_events, v_memory
 create or replace view int_memory_as_of as
 with params as (
     select * from memlib_params

@@ -4,6 +4,7 @@
 -- half-life and the policy's TTL for it (a kind's rule wins over its level's rule, which
 -- wins over the default rule), and its decay score (decay_score.sql). The one place a
 -- half-life is looked up: mart_decay shows it, mart_retention_candidates acts on it.
+-- reads: days_between, decay_score, int_memory_as_of
 create or replace view int_memory_policy as
 with policies as (
     select * from memlib_policy

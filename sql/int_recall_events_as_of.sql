@@ -2,6 +2,7 @@
 -- Recall events up to the as-of date, for memories in the report's project scope, with the
 -- recalled memory's kind, level and project (not the query texts: three million of them
 -- would dominate the table and no mart reads them).
+-- reads: int_memory_as_of, stg_recall_events, utc_day
 create or replace view int_recall_events_as_of as
 with params as (
     select * from memlib_params

@@ -2,6 +2,7 @@
 -- those flushed after the row's recalls_folded_until, and those still in the spool.
 -- v_memory adds all of them to usage_count, so a report is current without a maintenance
 -- run; `memlib maintain` folds the flushed ones into the rows (memlib/lifecycle/maintenance.py).
+-- reads: stg_memories, stg_recall_events
 create or replace view int_usage_unfolded as
 with memories as (
     select id, recalls_folded_until from stg_memories

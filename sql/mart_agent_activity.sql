@@ -2,6 +2,7 @@
 -- What each agent did, by the tool it used, up to the as-of date: its recalls (memlib's
 -- agent tools and context builder name the tool; a plain `recall` has none) and its
 -- changes to memories (audit events by actor and action). One row per agent, activity, tool.
+-- reads: int_memory_as_of, int_recall_events_as_of, stg_audit_log
 create or replace view mart_agent_activity as
 with params as (
     select * from memlib_params

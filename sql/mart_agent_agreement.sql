@@ -2,6 +2,7 @@
 -- them on the same side (agree) and on opposite sides (disagree). Symmetric; an agent's
 -- pair with itself counts the disagreements it took part in. agreement_share: the share of
 -- the disagreements both took part in that put them on one side.
+-- reads: mart_disagreements
 create or replace view mart_agent_agreement as
 with sides as (
     select row_number() over () as disagreement_no, agents_a, agents_b from mart_disagreements

@@ -1,5 +1,6 @@
 -- Approval tickets requested by the as-of time, as they stood then: pending, approved or
 -- rejected, and how long each waited (to its decision, or to the as-of time if pending).
+-- reads: nothing
 create or replace view mart_approval_waits as
 with params as (
     select * from memlib_params

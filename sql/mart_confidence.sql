@@ -1,4 +1,5 @@
 -- Confidence of memories by source, kind and project, in 10-point bins.
+-- reads: int_memory_as_of
 create or replace view mart_confidence as
 with memories as (
     select * from int_memory_as_of

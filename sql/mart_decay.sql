@@ -1,5 +1,6 @@
 -- Decay score of every memory under the connection's decay policy (the first policy given;
 -- memlib_params.decay_policy), from int_memory_policy: the very numbers retention acts on.
+-- reads: decay_score, int_memory_policy
 create or replace view mart_decay as
 with judged as (
     select * from int_memory_policy

@@ -1,6 +1,7 @@
 -- Decay score against idle days for each half-life rule of the decay policy (not its
 -- projects' overrides) and a few usage levels: the curves the TTL/decay report draws, from
 -- the same macro as mart_decay.
+-- reads: decay_score
 create or replace view mart_decay_curve as
 with params as (
     select decay_policy from memlib_params

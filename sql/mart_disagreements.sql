@@ -1,5 +1,6 @@
 -- Every disagreement a consensus unit keeps, one row each: its cluster, kind and point, and
 -- both sides' claims, evidence fragments and agents (side a: the larger by confidence).
+-- reads: stg_clusters
 create or replace view mart_disagreements as
 with clusters as (
     select * from stg_clusters where unit is not null

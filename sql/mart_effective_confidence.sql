@@ -1,6 +1,7 @@
 -- Effective confidence of every memory (see effective_confidence.sql) from the signals it is
 -- derived from: recalls up to the as-of date, distinct agents that recalled it, its age, and
 -- its source's weight (memlib_source_weight; a source it does not list weighs its default).
+-- reads: days_between, effective_confidence, int_memory_as_of, int_recall_events_as_of
 create or replace view mart_effective_confidence as
 with memories as (
     select * from int_memory_as_of

@@ -1,4 +1,5 @@
 -- Fragments nothing cited (citation_count 0) and no consensus unit used as evidence.
+-- reads: stg_clusters, stg_fragments
 create or replace view mart_fragments_never_cited as
 with fragments as (
     select * from stg_fragments

@@ -1,5 +1,6 @@
 -- Memories by where they came from, as of the report's date, and whether that source is
 -- trusted (models.trusted, bound in memlib_trust; a memory tagged untrusted counts as such).
+-- reads: int_memory_as_of
 create or replace view mart_memory_trust as
 with trust as (
     select * from memlib_trust

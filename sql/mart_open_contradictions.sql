@@ -2,6 +2,7 @@
 -- a pair neither resolved since (a 'resolve' event naming it) nor broken up (both memories
 -- are still in the store as of then). Both sides' texts, which is newer, and how well each
 -- is supported: 1 + the writers who repeated it up to then ('corroborate' events).
+-- reads: int_memory_as_of, stg_audit_log
 create or replace view mart_open_contradictions as
 with params as (
     select * from memlib_params

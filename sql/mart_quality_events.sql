@@ -5,6 +5,7 @@
 -- did it and the project of the memory it names: the one the event records, else the
 -- memory's as of the report's date (null when neither says). With a user_id, the events of that
 -- person's memories still in the store.
+-- reads: stg_audit_log, stg_memories
 create or replace view mart_quality_events as
 with params as (
     select * from memlib_params

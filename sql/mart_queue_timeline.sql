@@ -2,6 +2,7 @@
 -- hour of the window, with what happened in that hour: enqueued, claims, acks, failures,
 -- nacks (retries), lease expiries and dead letters. Levels count every event before the
 -- window too; the counts only the hour's own.
+-- reads: stg_task_events
 create or replace view mart_queue_timeline as
 with params as (
     select * from memlib_params

@@ -12,6 +12,7 @@
 --                  (summaries excepted: they stay for good). Iterations are ordered by their
 --                  latest memory, which is usually their summary: removing the detail of an
 --                  old iteration does not make it look newer.
+-- reads: days_after, decay_score, int_memory_as_of, int_memory_policy, mart_ttl, mart_usage_by_memory
 create or replace view mart_retention_candidates as
 with judged_by_policy as (
     select * from int_memory_policy

@@ -1,4 +1,5 @@
 -- Memories below the confidence threshold that agents still recalled within the window.
+-- reads: mart_usage_by_memory
 create or replace view mart_risky_recalls as
 with params as (
     select * from memlib_params

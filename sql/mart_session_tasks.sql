@@ -4,6 +4,7 @@
 -- memory was written in a session when its metadata names the session, or, naming none,
 -- when the session's agent created it between the session's start and end. One row per
 -- session that has tasks, recalls or a session record.
+-- reads: int_memory_as_of, int_recall_events_as_of, stg_tasks
 create or replace view mart_session_tasks as
 with params as (
     select * from memlib_params

@@ -1,6 +1,7 @@
 -- Each slot of each consensus unit built under a contract, against what the contract
 -- version the unit obeyed asks of it: coverage, the minimum ratio, whether it is required,
 -- and whether it is met (a required slot below its minimum is not).
+-- reads: stg_clusters, stg_contracts
 create or replace view mart_slot_coverage as
 with units as (
     select cluster_id, top_topic, contract_id, contract_version, contract_status, unit

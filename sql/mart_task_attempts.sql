@@ -3,6 +3,7 @@
 -- still 'running' at the as-of time (a lease that ran out but no claim has swept yet
 -- counts as lease_expired at the lease's end). claim_to_end_seconds is the latency from
 -- claim to ack for acked attempts.
+-- reads: stg_task_events
 create or replace view mart_task_attempts as
 with params as (
     select * from memlib_params

@@ -1,6 +1,7 @@
 -- materialize: table
 -- Usage of every memory as of the report date: all-time and within the window, its rank
 -- among the most recalled, and whether it was ever recalled.
+-- reads: int_memory_as_of, int_recall_events_as_of
 create or replace view mart_usage_by_memory as
 with memories as (
     select * from int_memory_as_of

@@ -1,5 +1,6 @@
 -- materialize: cache
 -- Recalls per day, project, kind, level and agent (up to the as-of date).
+-- reads: int_recall_events_as_of
 create or replace view mart_usage_daily as
 with events as (
     select * from int_recall_events_as_of

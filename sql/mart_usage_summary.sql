@@ -1,4 +1,5 @@
 -- The usage report's headline numbers.
+-- reads: int_recall_events_as_of, mart_usage_by_memory
 create or replace view mart_usage_summary as
 with usage as (
     select * from mart_usage_by_memory

@@ -2,6 +2,7 @@
 -- the files, which a sync carried into the store: adds and edits, deletions, conflicts the
 -- files won) or by agents (memories saved and appended to the files, and updates through
 -- the API, the CLI or the agent tools). One row per day, who and action.
+-- reads: stg_audit_log
 create or replace view mart_workspace_changes as
 with params as (
     select * from memlib_params

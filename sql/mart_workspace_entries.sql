@@ -1,6 +1,7 @@
 -- Memories of the markdown workspace (memlib/workspace) as of the report date: entries read
 -- from its files (their metadata names the file) and memories agents saved that were
 -- appended to its files (a workspace_append event names the file), with their recalls.
+-- reads: int_memory_as_of, mart_usage_by_memory, stg_audit_log
 create or replace view mart_workspace_entries as
 with params as (
     select * from memlib_params

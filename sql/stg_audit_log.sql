@@ -1,5 +1,6 @@
 -- Every audit event (memlib/audit.py): writes, updates, deletes, promotions, flags,
 -- confidence changes, retention runs, undos and purges; append-only, oldest first.
+-- reads: nothing
 create or replace view stg_audit_log as
 with source as (
     select * from raw_audit_log

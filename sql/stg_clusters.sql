@@ -1,6 +1,7 @@
 -- Every cluster of fragments with its conflict risk (defined once, in
 -- memlib/consensus/conflicts.py: 2 x the confidence-weighted share of its fragments on a
 -- losing side of a disagreement, at most 1) and, when it has one, its consensus unit.
+-- reads: nothing
 create or replace view stg_clusters as
 with clusters as (
     select * from raw_clusters

@@ -1,4 +1,5 @@
 -- Every saved version of every retention contract (memlib/consensus, seed 001).
+-- reads: nothing
 create or replace view stg_contracts as
 with source as (
     select * from raw_contracts

@@ -1,4 +1,5 @@
 -- Every fragment agents reported (memlib/consensus, seed 001), without its embedding.
+-- reads: nothing
 create or replace view stg_fragments as
 with source as (
     select * from raw_fragments

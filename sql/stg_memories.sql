@@ -1,5 +1,6 @@
 -- Every memory as stored, without its embedding. Reads the raw Lance table; columns an older
 -- store lacks arrive as nulls and take the models' defaults here.
+-- reads: nothing
 create or replace view stg_memories as
 with source as (
     select * from raw_memories

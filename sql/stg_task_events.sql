@@ -5,6 +5,7 @@
 -- in_flight_delta. Depth counts the tasks waiting: queued (claimable or backing off) or
 -- blocked on an approval. (An approval decided while another is pending counts the task as
 -- queued until the other is decided: a rare case the event log alone cannot tell apart.)
+-- reads: nothing
 create or replace view stg_task_events as
 with params as (
     select * from memlib_params

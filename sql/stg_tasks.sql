@@ -1,6 +1,7 @@
 -- Every task created by the as-of time, with its status then (its last status event; the
 -- tasks table holds only the status now) and the agent and project of its session (the
 -- agent that enqueued it when the session is not in the store).
+-- reads: stg_task_events
 create or replace view stg_tasks as
 with params as (
     select * from memlib_params

@@ -1,5 +1,6 @@
 -- Every memory with its usage as of now: the usage folded by `maintain` plus the recall
 -- events it has not folded yet (int_usage_unfolded); and the name of its project.
+-- reads: int_usage_unfolded, stg_memories
 create or replace view v_memory as
 with memories as (
     select * from stg_memories

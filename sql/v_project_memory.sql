@@ -1,4 +1,5 @@
 -- Projects (level 0), with current usage.
+-- reads: v_memory
 create or replace view v_project_memory as
 with memories as (
     select * from v_memory where kind = 'project'

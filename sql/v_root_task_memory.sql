@@ -1,4 +1,5 @@
 -- Root tasks (level 1), with current usage.
+-- reads: v_memory
 create or replace view v_root_task_memory as
 with memories as (
     select * from v_memory where kind = 'root_task'

@@ -1,4 +1,5 @@
 -- Sub tasks (level 2), with current usage.
+-- reads: v_memory
 create or replace view v_sub_task_memory as
 with memories as (
     select * from v_memory where kind = 'sub_task'

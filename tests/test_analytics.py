@@ -231,6 +231,40 @@ def test_views_load_in_dependency_order():
     assert names.index("decay_score") < names.index("mart_decay")
 
 
+def test_a_view_declares_what_it_reads_and_the_declaration_is_checked(monkeypatch, tmp_path):
+    """The order comes from each file's `-- reads:` line; a file whose SQL names a view it
+    does not declare (or declares one it does not name) is refused in one line."""
+    from importlib import resources
+
+    from memlib.analytics import views
+    from memlib.errors import StoreError
+
+    ordered = dict(ordered_views())
+    assert views.reads(ordered, "mart_usage_summary") == ["int_recall_events_as_of", "mart_usage_by_memory"]
+    assert views.reads(ordered, "stg_memories") == []
+    real = resources.files("memlib.sql")
+    for case, (name, change, message) in enumerate([
+            ("mart_usage_summary", (", mart_usage_by_memory\n", "\n"),
+             "reads mart_usage_by_memory but its SQL does not declare it"),
+            ("mart_usage_summary", ("-- reads: ", "-- reads: mart_ttl, "), "declares mart_ttl but its SQL does not name it"),
+            ("stg_memories", ("-- reads: nothing\n", ""), "must declare what it reads")]):
+        folder = tmp_path / str(case)
+        folder.mkdir(parents=True)
+        for path in real.iterdir():
+            if path.name.endswith(".sql"):
+                (folder / path.name).write_text(path.read_text())
+        broken = folder / f"{name}.sql"
+        assert change[0] in broken.read_text()
+        broken.write_text(broken.read_text().replace(change[0], change[1], 1))
+        monkeypatch.setattr(views.resources, "files", lambda package, folder=folder: folder)
+        views.ordered_views.cache_clear()
+        with pytest.raises(StoreError, match=message):
+            views.ordered_views()
+    monkeypatch.undo()
+    views.ordered_views.cache_clear()
+    assert dict(views.ordered_views()) == ordered
+
+
 def test_effective_confidence_matches_python(sample):
     store, memories, events = sample
     weights = {"default": 0.7, "manual": 1.0, "agent": 0.5}
