@@ -161,9 +161,7 @@ def test_every_mcp_error_names_its_reason_and_the_server_logs_no_traceback(serve
 def test_a_tool_that_fails_inside_names_the_failure_in_one_line(store, caplog):
     """Not a user's mistake (here the store fails under the tool): the client is told what
     failed in one line, and the server logs that line, not a traceback."""
-    from mcp.server.mcpserver.exceptions import ToolError
-
-    from memlib.agents.mcp_server import build_server
+    from memlib.agents.mcp_server import answer
     from memlib.agents.tools import Toolbox
 
     project = Project(name="p")
@@ -173,10 +171,9 @@ def test_a_tool_that_fails_inside_names_the_failure_in_one_line(store, caplog):
         raise OSError("No space left on device\n(and more detail)")
 
     store.add = broken
-    server = build_server(Toolbox(store=store))
-    with pytest.raises(ToolError) as raised:
-        anyio.run(server.call_tool, "save_insight", {"project_id": project.id, "content": "a note"})
-    assert str(raised.value) == "Error executing tool save_insight: internal error (OSError: No space left on device)"
+    result = answer(Toolbox(store=store), "save_insight", {"project_id": project.id, "content": "a note"})
+    assert result.is_error
+    assert result.content[0].text == "Error executing tool save_insight: internal error (OSError: No space left on device)"
     assert "tool save_insight failed: OSError: No space left on device" in caplog.text
     assert "Traceback" not in caplog.text
 

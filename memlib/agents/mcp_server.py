@@ -1,10 +1,10 @@
-"""memlib's agent tools over MCP (the official SDK's `MCPServer`, stdio transport):
+"""memlib's agent tools over MCP (the official SDK's low-level `Server`, stdio transport):
 `memlib mcp --store URI --agent NAME --workspace DIR`.
 
 Each tool is published with the JSON schema of its pydantic input model
-(memlib.agents.tools). The SDK hands the arguments through as they came (unknown ones too);
-memlib validates them itself, so a mistake comes back as a tool error of one line naming the
-field, and never stops the server.
+(memlib.agents.tools), through the SDK's public handlers for listing and calling tools.
+memlib validates the arguments itself, as they came (unknown ones too), so a mistake comes
+back as a tool error of one line naming the field, and never stops the server.
 """
 
 from __future__ import annotations
@@ -18,51 +18,57 @@ from memlib.agents.tools import TOOLS, Toolbox, call
 from memlib.errors import MemlibError, first_line
 
 log = logging.getLogger("memlib")
+INSTRUCTIONS = ("memlib: the project's memory. Ask it before deciding (query_memory), record what you "
+                "learn (save_insight, save_issue, save_learning), promote what should last.")
 
 
-def _verbatim_model():
-    """An argument model that keeps the call's arguments as they came, unknown ones too, and
-    hands them to the tool as one dict (memlib's own validation then names what is wrong)."""
-    from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
-    from pydantic import ConfigDict
+def answer(box: Toolbox, name: str, arguments: dict[str, Any] | None):
+    """One tool call's answer (an MCP `CallToolResult`): the tool's result as JSON text, or
+    an error of one line: the user's mistake as memlib words it, anything else named as an
+    internal error (and logged as that one line, not a traceback)."""
+    import pydantic_core
+    from mcp import types
 
-    class Verbatim(ArgModelBase):
-        model_config = ConfigDict(extra="allow", arbitrary_types_allowed=True)
+    def error(message: str) -> types.CallToolResult:
+        return types.CallToolResult(content=[types.TextContent(type="text", text=f"Error executing tool {name}: "
+                                                               f"{message}")], isError=True)
 
-        def model_dump_one_level(self) -> dict[str, Any]:
-            return {"arguments": dict(self.model_extra or {})}
-
-    return Verbatim
+    try:
+        result = call(box, name, arguments or {})
+    except MemlibError as exc:
+        return error(str(exc).removeprefix(f"{name}: "))
+    except Exception as exc:  # not a user's mistake: named in one line, here and to the client
+        reason = f"{type(exc).__name__}: {first_line(exc)}"
+        log.error("tool %s failed: %s", name, reason)
+        return error(f"internal error ({reason})")
+    text = pydantic_core.to_json(result, fallback=str, indent=2).decode()
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
 
 def build_server(box: Toolbox):
-    from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+    """The MCP server of these tools: it lists them with their input models' schemas and
+    answers each call in a worker thread (the event loop keeps reading the client)."""
+    import anyio.to_thread
+    from mcp import types
+    from mcp.server.lowlevel import Server
 
-    _Verbatim = _verbatim_model()
+    tools = [types.Tool(name=name, description=" ".join((fn.__doc__ or name).split()),
+                        inputSchema=model.model_json_schema()) for name, (model, fn) in TOOLS.items()]
 
-    server = MCPServer(name="memlib", log_level="WARNING", instructions=(
-        "memlib: the project's memory. Ask it before deciding (query_memory), record what you "
-        "learn (save_insight, save_issue, save_learning), promote what should last."))
-    def handler_of(name: str):
-        def handler(arguments: Any = None) -> dict:
-            try:
-                return call(box, name, arguments or {})
-            except MemlibError as exc:
-                raise ToolError(str(exc).removeprefix(f"{name}: ")) from None
-            except Exception as exc:  # not a user's mistake: named in one line, here and to the client
-                reason = f"{type(exc).__name__}: {first_line(exc)}"
-                log.error("tool %s failed: %s", name, reason)
-                raise ToolError(f"internal error ({reason})") from None
-        return handler
+    async def list_tools(ctx, params) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
 
-    for name, (model, fn) in TOOLS.items():
-        server.add_tool(handler_of(name), name=name, description=" ".join((fn.__doc__ or name).split()),
-                        structured_output=False)
-        tool = server._tool_manager.get_tool(name)
-        tool.parameters = model.model_json_schema()  # what the host is shown
-        tool.fn_metadata.arg_model = _Verbatim       # what memlib validates itself
-    return server
+    async def call_tool(ctx, params) -> types.CallToolResult:
+        return await anyio.to_thread.run_sync(answer, box, params.name, params.arguments)
+
+    return Server("memlib", instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def _run_stdio(server) -> None:
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
 def serve(store, agent: str = "agent", workspace: str | Path | None = None, session_id: str | None = None) -> None:
@@ -71,7 +77,9 @@ def serve(store, agent: str = "agent", workspace: str | Path | None = None, sess
     are answered meanwhile, from Lance), and keeps them current as memories are written."""
     box = Toolbox(store=store, agent=agent, workspace=Path(workspace) if workspace else None, session_id=session_id)
     threading.Thread(target=_warm, args=(store,), daemon=True, name="memlib-warm").start()
-    build_server(box).run("stdio")
+    import anyio
+
+    anyio.run(_run_stdio, build_server(box))
 
 
 def _warm(store) -> None:
