@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import wraps
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-import altair as alt
 import polars as pl
 
-from memlib.analytics import charts, transforms
+from memlib.analytics import transforms
+
+if TYPE_CHECKING:  # altair (1.4 s to import) loads when a report is computed, not for the registry
+    import altair as alt
 
 
 @dataclass
@@ -68,6 +70,8 @@ def read_from(con) -> dict[str, Any]:
 
 @report("Usage")
 def usage(con, top: int = 20) -> Report:
+    from memlib.analytics import charts
+
     summary = _frame(con, "select * from mart_usage_summary").row(0, named=True)
     by_memory = _frame(con, "select id, created_at, n_recalls from mart_usage_by_memory")
     total = by_memory["n_recalls"].sum()
@@ -121,6 +125,8 @@ def usage(con, top: int = 20) -> Report:
 def _workspace_section(con, report: Report, top: int) -> None:
     """Workspace activity, when the store has a markdown workspace (memlib/workspace):
     entries per day by kind, changes by hand and by agents, entries never recalled."""
+    from memlib.analytics import charts
+
     entries = _frame(con, "select kind, source_file, written_by, created_on, n_recalls, is_never_recalled, "
                           "text, id from mart_workspace_entries")
     if entries.is_empty():
@@ -147,6 +153,8 @@ def _workspace_section(con, report: Report, top: int) -> None:
 def ttl_decay(con, horizon_days: int = 30, top: int = 20) -> Report:
     """Expiry (the store's TTLs) and decay, judged by the connection's decay policy: the
     same half-lives retention acts on (int_memory_policy)."""
+    from memlib.analytics import charts
+
     ttl = _frame(con, "select kind, expires_at, is_expired, days_left from mart_ttl")
     # a million memories: the histogram's two columns come out, the median and the most
     # decayed are computed in SQL
@@ -185,6 +193,8 @@ def ttl_decay(con, horizon_days: int = 30, top: int = 20) -> Report:
 
 @report("Confidence")
 def confidence(con, top: int = 20) -> Report:
+    from memlib.analytics import charts
+
     conf = _frame(con, "select * from mart_confidence")
     memories = _frame(con, "select confidence from int_memory_as_of")
     risky = _frame(con, "select * from mart_risky_recalls order by n_recalls_window desc")
@@ -222,6 +232,8 @@ def confidence(con, top: int = 20) -> Report:
 
 @report("Retention")
 def retention(con, top: int = 20) -> Report:
+    from memlib.analytics import charts
+
     candidates = _frame(con, "select policy, id, kind, project_id, project_name, reasons, decay_score, "
                              "confidence, est_bytes, n_recalls_window from mart_retention_candidates")
     population = _frame(con, "select project_id, project_name, n_recalls_window from mart_usage_by_memory")
@@ -262,6 +274,8 @@ def consensus(con, top: int = 20) -> Report:
     """Multi-agent consolidation (memlib/consensus): clusters by size and conflict risk, the
     disagreements units keep with both sides and their agents, agreement between agents,
     slot coverage against the contracts and the fragments nothing cited."""
+    from memlib.analytics import charts
+
     clusters = _frame(con, "select top_topic, n_fragments, conflict_risk, n_disagreements, contract_status, "
                            "last_updated_at, cluster_id as id from stg_clusters")
     disagreements = _frame(con, "select d.cluster_id, c.top_topic, d.kind, d.point, d.claim_a, d.agents_a, "
@@ -305,6 +319,8 @@ def control_plane(con, top: int = 20) -> Report:
     """The control plane (memlib.control) as of the report's date: queue depth and tasks in
     flight over time, claim-to-ack latency, lease expiries, retries and dead letters,
     approval waits, and each session's tasks beside the memories it wrote and recalled."""
+    from memlib.analytics import charts
+
     tasks = _frame(con, "select status, count(*) as n_tasks from stg_tasks group by status order by n_tasks desc, status")
     timeline = _frame(con, "select * from mart_queue_timeline order by hour")
     window = con.execute("select min(hour) from mart_queue_timeline").fetchone()[0]
@@ -375,6 +391,8 @@ def quality(con, top: int = 20) -> Report:
     reviews decided, per agent and per project; as of the report's date, the open
     contradictions with both sides, the untrusted memories and the memories waiting for
     review."""
+    from memlib.analytics import charts
+
     events = _frame(con, "select * from mart_quality_events")
     named = events.with_columns(pl.col("action").replace_strict(QUALITY_ACTIONS).alias("what"))
 
