@@ -22,7 +22,7 @@ from memlib.models import Memory, parse_memory, record_label
 from memlib.scope import Scope, sql_in
 from memlib.search import Hit, SearchConfig, search
 from memlib.search.search import vector_candidates
-from memlib.search.vector_cache import CacheSlot
+from memlib.search.cache_slot import CacheSlot
 from memlib.store import Store
 from memlib.store.audit import event_ids
 

@@ -14,7 +14,8 @@ from memlib.embeddings import HashEmbedder
 from memlib.errors import InvalidInput
 from memlib.sample import generate
 from memlib.search.search import SearchConfig, fts_candidates, neighbour_links, vector_candidates
-from memlib.search.vector_cache import CacheSlot, VectorCache
+from memlib.search.cache_slot import CacheSlot
+from memlib.search.vector_cache import VectorCache
 
 from conftest import T0
 
