@@ -4,7 +4,8 @@ The map of the house. Shared vocabulary at the top: `models` (the typed memories
 schema derives from them), `errors`, `scope` (where a search may look, and the one escaping
 helper for Lance filters), `clock` (the time a store writes, the one date parser),
 `embeddings` (the model a store embeds with, for writes and queries alike), `policy` (retention
-policies in policies/: what a report judges by and what retention acts on). One package per
+policies in policies/: what a report judges by and what retention acts on), `settings` (a
+flag, else the environment, else the config file: resolved once at the edge, passed down). One package per
 concept; each imports only the ones it points to, besides the shared vocabulary, and the
 arrows make no loop (tests/test_layout.py checks these lines, and the README's layout table,
 against the imports):
@@ -80,10 +81,11 @@ from memlib.models import (
     Summary,
 )
 from memlib.scope import Scope
+from memlib.settings import Settings
 
 __all__ = [
     "Conversation", "Decision", "EmbedderMismatch", "Importance", "Insight", "InvalidInput",
     "InvalidMemory", "Issue", "Kind", "Learning", "Level", "Manual", "MemlibError", "Memory",
-    "MemoryStore", "NotFound", "Pattern", "Project", "RootTask", "Scope", "StoreError",
+    "MemoryStore", "NotFound", "Pattern", "Project", "RootTask", "Scope", "Settings", "StoreError",
     "SubTask", "Summary",
 ]

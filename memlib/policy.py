@@ -1,7 +1,7 @@
 """Retention policies: small, versioned, validated TOML or YAML documents.
 
-A policy is loaded by name (a file of `memlib/policies/`, or of `$MEMLIB_POLICY_DIR`, which
-wins) or by path. It says what `memlib retention` may drop and the retention report shows:
+A policy is loaded by name (a file of `memlib/policies/`, or of the policy_dir setting,
+$MEMLIB_POLICY_DIR, which wins) or by path. It says what `memlib retention` may drop and the retention report shows:
 
     name = "default"
     version = 3                 # bump on every change; runs record name, version and digest
@@ -188,10 +188,10 @@ def parse(data: Any, where: str) -> Policy:
     return Policy.model_validate(data)
 
 
-def check(spec: str) -> tuple[str, list[str]]:
+def check(spec: str, policy_dir: str | None = None) -> tuple[str, list[str]]:
     """(where, problems) of a policy file or name, without raising for the problems: what
     `memlib policy check` prints, one line each."""
-    path = _find(spec)
+    path = _find(spec, policy_dir)
     return str(path), problems(_read(path))
 
 
@@ -210,13 +210,13 @@ def _read(path) -> Any:
         raise InvalidInput(f"policy {path}: cannot be parsed: {str(exc).splitlines()[0]}") from None
 
 
-def search_dirs() -> list:
-    extra = os.environ.get("MEMLIB_POLICY_DIR")
-    return ([Path(extra)] if extra else []) + [PACKAGED]
+def search_dirs(policy_dir: str | None = None) -> list:
+    """Where a policy is looked for by name: the policy_dir setting's folder first."""
+    return ([Path(policy_dir)] if policy_dir else []) + [PACKAGED]
 
 
-def names() -> list[str]:
-    found = {p.name.rsplit(".", 1)[0] for d in search_dirs() if d.is_dir()
+def names(policy_dir: str | None = None) -> list[str]:
+    found = {p.name.rsplit(".", 1)[0] for d in search_dirs(policy_dir) if d.is_dir()
              for p in d.iterdir() if p.name.endswith(SUFFIXES)}
     return sorted(found)
 
@@ -224,31 +224,32 @@ def names() -> list[str]:
 SUFFIXES = (".toml", ".yaml", ".yml")
 
 
-def _find(spec: str | Path):
+def _find(spec: str | Path, policy_dir: str | None):
     """The file a policy name or path means."""
     path = Path(spec)
     if str(spec).endswith(SUFFIXES) or os.sep in str(spec):
         if not path.is_file():
             raise InvalidInput(f"policy file {str(spec)!r} does not exist")
         return path
-    for directory in search_dirs():
+    for directory in search_dirs(policy_dir):
         for suffix in SUFFIXES:
             candidate = directory / f"{spec}{suffix}"
             if candidate.is_file():
                 return candidate
-    raise InvalidInput(f"no policy named {str(spec)!r} (known: {', '.join(names())}); "
+    raise InvalidInput(f"no policy named {str(spec)!r} (known: {', '.join(names(policy_dir))}); "
                        f"give a name or a path to a .toml or .yaml file")
 
 
-def load(spec: str | Path | dict | Policy) -> Policy:
-    """A policy from a name, a path to a .toml/.yaml file, or an inline dict."""
+def load(spec: str | Path | dict | Policy, policy_dir: str | None = None) -> Policy:
+    """A policy from a name (looked for in `policy_dir`, then among memlib's), a path to a
+    .toml/.yaml file, or an inline dict."""
     if isinstance(spec, Policy):
         return spec
     if isinstance(spec, dict):
         return parse(spec, repr(spec.get("name", "(inline)")))
     if not isinstance(spec, (str, Path)):
         raise InvalidInput(f"a policy is a name, a path or a table of settings, not {spec!r}")
-    path = _find(spec)
+    path = _find(spec, policy_dir)
     policy = parse(_read(path), str(path))
     named = not (str(spec).endswith(SUFFIXES) or os.sep in str(spec))
     if named and policy.name != spec:
@@ -256,8 +257,8 @@ def load(spec: str | Path | dict | Policy) -> Policy:
     return policy
 
 
-def load_all(specs: list) -> tuple[Policy, ...]:
-    out = tuple(load(s) for s in specs)
+def load_all(specs: list, policy_dir: str | None = None) -> tuple[Policy, ...]:
+    out = tuple(load(s, policy_dir) for s in specs)
     if not out:
         raise InvalidInput("give at least one policy")
     if len({p.name for p in out}) != len(out):

@@ -228,9 +228,10 @@ def test_object_storage_stores_need_a_local_path(tmp_path, monkeypatch):
     with pytest.raises(InvalidInput, match="needs a file on this machine's disk.*MEMLIB_CONTROL_PLANE"):
         ControlPlane.open("s3://bucket/memlib")
     from memlib.control.db import path_for
+    from memlib.settings import Settings
 
     monkeypatch.setenv("MEMLIB_CONTROL_PLANE", str(tmp_path / "cp.db"))
-    assert path_for("s3://bucket/memlib") == tmp_path / "cp.db"
+    assert path_for("s3://bucket/memlib", Settings.resolve()) == tmp_path / "cp.db"
 
 
 # -- many processes --------------------------------------------------------------------------

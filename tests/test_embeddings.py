@@ -85,8 +85,9 @@ def test_the_encoder_device_is_a_choice_checked_against_the_machine(monkeypatch)
 
     import torch
 
-    from memlib.embeddings import SentenceTransformerEmbedder, checked_device
+    from memlib.embeddings import SentenceTransformerEmbedder, checked_device, runs_on
     from memlib.errors import InvalidInput
+    from memlib.settings import Settings
 
     assert checked_device("cpu") == "cpu"
     for bad, message in (("tpu", "device must be cpu, cuda"), ("cuda:x", "device must be")):
@@ -97,10 +98,12 @@ def test_the_encoder_device_is_a_choice_checked_against_the_machine(monkeypatch)
             checked_device("cuda")
     monkeypatch.setenv("MEMLIB_DEVICE", "cpu")
     assert SentenceTransformerEmbedder("/nowhere").device == "cpu"
-    assert SentenceTransformerEmbedder("/nowhere", device="cpu").device == "cpu"
+    assert SentenceTransformerEmbedder("/nowhere", **runs_on(Settings.resolve())).device == "cpu"
     monkeypatch.setenv("MEMLIB_DEVICE", "quantum")
+    with pytest.raises(InvalidInput, match="MEMLIB_DEVICE must be .*'quantum'"):
+        Settings.resolve()
     with pytest.raises(InvalidInput, match="'quantum'"):
-        SentenceTransformerEmbedder("/nowhere")
+        SentenceTransformerEmbedder("/nowhere", device="quantum")
     monkeypatch.delenv("MEMLIB_DEVICE")
     proc = subprocess.run([sys.executable, "-m", "memlib.cli", "--device", "tpu", "stats"], capture_output=True,
                           text=True, timeout=120)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "memlib"
 ROOT = PACKAGE.parent
-SHARED = {"models", "errors", "scope", "clock", "embeddings", "policy"}
+SHARED = {"models", "errors", "scope", "clock", "embeddings", "policy", "settings"}
 
 
 def drawn_in_init() -> dict[str, set[str]]:
@@ -79,3 +79,25 @@ def test_importing_memlib_changes_no_environment_variable():
             "memlib.lifecycle.retention, memlib.sample; print(before == dict(os.environ))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "True", out.stderr
+
+
+EDGES = ("memlib/settings.py", "memlib/cli/")  # where the environment is read (memlib/settings.py)
+
+
+def environment_reads(path: Path) -> list[int]:
+    """Lines of `path` that read or write the process environment."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "putenv", "unsetenv"):
+            found.append(node.lineno)
+        elif isinstance(node, ast.ImportFrom) and node.module == "os" and any(
+                a.name in ("environ", "getenv", "putenv") for a in node.names):
+            found.append(node.lineno)
+    return found
+
+
+def test_only_the_edges_read_the_environment():
+    below = {str(p.relative_to(ROOT)): lines for p in PACKAGE.rglob("*.py")
+             if not str(p.relative_to(ROOT)).startswith(EDGES) and (lines := environment_reads(p))}
+    assert below == {}, "read the setting in memlib/settings.py and pass it down"
+    assert environment_reads(PACKAGE / "settings.py"), "the check would not see a read"

@@ -6,6 +6,7 @@ import pytest
 
 from memlib import policy
 from memlib.errors import InvalidInput
+from memlib.settings import Settings
 
 
 def test_packaged_policies_load_by_name_and_by_path():
@@ -21,9 +22,10 @@ def test_yaml_and_a_policy_dir_of_ones_own(tmp_path, monkeypatch):
         "name: team\nversion: 4\nmin_decay_score: 0.3\nprotected_tags: [keep]\n"
         "ttl_days: {conversation: 60}\nhalf_life_days: {default: 20}\n")
     monkeypatch.setenv("MEMLIB_POLICY_DIR", str(tmp_path))
-    team = policy.load("team")
+    policy_dir = Settings.resolve().policy_dir
+    team = policy.load("team", policy_dir)
     assert (team.version, team.min_decay_score, team.ttl_days) == (4, 0.3, {"conversation": 60})
-    assert "team" in policy.names()
+    assert "team" in policy.names(policy_dir) and "team" not in policy.names()
 
 
 def test_a_project_override_merges_over_the_policy():
@@ -74,9 +76,8 @@ def test_unknown_names_and_broken_files_are_one_clear_error(tmp_path, monkeypatc
     with pytest.raises(InvalidInput, match="does not exist"):
         policy.load(str(tmp_path / "absent.toml"))
     (tmp_path / "mine.toml").write_text('name = "other"')
-    monkeypatch.setenv("MEMLIB_POLICY_DIR", str(tmp_path))
     with pytest.raises(InvalidInput, match="its name is 'other'"):
-        policy.load("mine")
+        policy.load("mine", str(tmp_path))
 
 
 def test_check_lists_every_problem_of_a_file(tmp_path):

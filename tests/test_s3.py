@@ -16,6 +16,7 @@ from pathlib import Path
 from memlib import MemoryStore, Project, analytics
 from memlib.embeddings import HashEmbedder
 from memlib.sample import build_sample
+from memlib.settings import Settings
 from memlib.store.storage import describe, storage_options
 from memlib.testing import CREDENTIALS
 
@@ -134,14 +135,15 @@ def test_storage_options_come_from_the_config_and_hide_secrets(tmp_path, monkeyp
                       'aws_secret_access_key = "hunter2"\n[control_plane]\npath = "/srv/cp.db"\n')
     monkeypatch.setenv("MEMLIB_CONFIG", str(config))
     monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
-    options = storage_options("s3://b/p")
+    settings = Settings.resolve()
+    options = storage_options("s3://b/p", settings)
     assert options == {"aws_endpoint": "http://10.0.0.5:9000", "aws_secret_access_key": "hunter2",
                        "allow_http": "true"}
     assert "hunter2" not in describe(options) and "aws_endpoint=http://10.0.0.5:9000" in describe(options)
-    assert storage_options(str(tmp_path)) == {}
+    assert storage_options(str(tmp_path), settings) == {}
     from memlib.control.db import path_for
 
-    assert path_for("s3://b/p") == Path("/srv/cp.db")
+    assert path_for("s3://b/p", settings) == Path("/srv/cp.db")
     config.write_text("[storage_options\n")
     done = run("--store", "s3://b/p", "search", "x", env={"MEMLIB_CONFIG": str(config)})
     assert done.returncode != 0 and done.stderr.count("\n") == 1 and str(config) in done.stderr

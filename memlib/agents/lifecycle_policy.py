@@ -142,7 +142,7 @@ def write_back(store, policy: MemoryLifecyclePolicy, request: WriteInput, plane=
         if plane is None:
             from memlib.control import ControlPlane
 
-            plane = ControlPlane.open(store.uri)
+            plane = ControlPlane.open(store.uri, settings=store.settings)
         waiting = {t["memory"]["id"] for t in review.pending(plane)}
         review.submit(plane, [m for m in kept if m.id not in waiting], agent=request.agent,
                       session_id=request.session_id)

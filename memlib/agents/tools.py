@@ -42,7 +42,7 @@ class Toolbox:
         if self._plane is None:
             from memlib.control import ControlPlane
 
-            self._plane = ControlPlane.open(self.store.uri)
+            self._plane = ControlPlane.open(self.store.uri, settings=self.store.settings)
         return self._plane
 
 

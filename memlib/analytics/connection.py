@@ -57,9 +57,9 @@ DEFAULT_SOURCE_WEIGHTS: dict[str, float] = {
 }
 
 
-def policies(specs: list) -> tuple[Policy, ...]:
+def policies(specs: list, policy_dir: str | None = None) -> tuple[Policy, ...]:
     """Policies by name, path or inline dict (a report parameter); see memlib.policy."""
-    return policy_module.load_all(list(specs))
+    return policy_module.load_all(list(specs), policy_dir)
 
 
 @dataclass(frozen=True)
@@ -139,11 +139,13 @@ def connect(store: Store | str, params: Params | None = None, backend: str = "au
 
     With `cache_dir`, each materialized view is built once into a DuckDB file there, keyed by
     the store's versions and the parameters it reads, and later connections that would build
-    the same (the notebooks of one report run) attach it instead."""
+    the same (the notebooks of one report run) attach it instead. `policies` among the
+    overrides may be names, paths or tables (looked for in the store's policy_dir setting)."""
     if not isinstance(store, Store):
         store = Store.open(store, create=False)
     if params is None:
         overrides["as_of"] = as_of_end(overrides.get("as_of"), store.clock)
+        overrides["policies"] = policies(overrides.get("policies", DEFAULT_POLICIES), store.settings.policy_dir)
         params = Params.of(overrides)
     snapshot = snapshot_at(store, params.as_of) if time_travel else store
     wanted = ordered_views() if views is None else closure(views)
@@ -162,33 +164,23 @@ def connect(store: Store | str, params: Params | None = None, backend: str = "au
     return con
 
 
-def duckdb_settings() -> dict[str, str]:
-    """DuckDB settings from the `[duckdb]` section of memlib's config (memory_limit,
-    temp_directory, threads ...): how a scheduled run on a big store is held to a memory budget
-    and where it spills. None by default: DuckDB takes 80% of RAM and spills beside it."""
-    from memlib.store.storage import config, config_path
-
-    section = config().get("duckdb", {})
-    if not isinstance(section, dict) or any(isinstance(v, (dict, list)) for v in section.values()):
-        raise InvalidInput(f"memlib config {config_path()}: [duckdb] must hold key = value pairs")
-    return {str(k): str(v) for k, v in section.items()}
-
-
 def snapshot_at(store: Store, when: datetime) -> Store:
     """A handle on the version of the store that was current at `when`: this one if it reads
     that version already, else a read-only one checked out there."""
     version = store.resolve_version(when)
     if version == store.version:
         return store
-    snapshot = Store.open(store.uri, embedder=store.embedder, create=False, clock=store.clock)
+    snapshot = Store.open(store.uri, embedder=store.embedder, create=False, clock=store.clock,
+                          settings=store.settings)
     snapshot.checkout(version)
     return snapshot
 
 
 def _connection(store: Store, params: Params, backend: str) -> duckdb.DuckDBPyConnection:
-    settings = duckdb_settings()
-    try:
-        con = duckdb.connect(config={**settings, "allow_unsigned_extensions": "true"})
+    try:  # DuckDB's settings from the [duckdb] section of memlib's config (memory_limit,
+        # temp_directory, threads ...): how a scheduled run on a big store is held to a memory
+        # budget and where it spills. None by default: DuckDB takes 80% of RAM and spills beside it.
+        con = duckdb.connect(config={**store.settings.duckdb, "allow_unsigned_extensions": "true"})
     except duckdb.Error as exc:
         raise InvalidInput(f"memlib config [duckdb]: {str(exc).splitlines()[0]}") from None
     con.execute("set TimeZone = 'UTC'")
@@ -215,7 +207,7 @@ def _sources(store: Store) -> list:
         state.append(None if table is None else table.version)
     from memlib.control.db import located
 
-    control = located(store.uri)
+    control = located(store.uri, store.settings)
     state.append([control.stat().st_size, control.stat().st_mtime_ns] if control and control.exists() else None)
     return state
 
@@ -315,7 +307,7 @@ def _control_views(con, store: Store) -> None:
     by time); empty tables of the same layout when the store has no control plane."""
     from memlib.control.db import TABLES, located
 
-    path = located(store.uri)
+    path = located(store.uri, store.settings)
     if path is not None and path.exists():
         scanner = extension("sqlite_scanner")
         if not scanner:

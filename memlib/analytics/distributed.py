@@ -22,6 +22,7 @@ from datetime import datetime
 import pyarrow as pa
 
 from memlib.errors import InvalidInput
+from memlib.settings import Settings
 from memlib.store import storage
 
 # One row per UTC day, project, kind, level and agent, as the view: the events up to the as-of
@@ -43,13 +44,14 @@ def use_ray(address: str | None = None) -> None:
     daft.set_runner_ray(address=address)
 
 
-def usage_daily(store_uri: str, as_of: datetime) -> pa.Table:
+def usage_daily(store_uri: str, as_of: datetime, settings: Settings | None = None) -> pa.Table:
     """mart_usage_daily's rows (without project_name, a lookup of project_id), computed by Daft
-    on whichever runner is set (this process by default; `use_ray` for a cluster)."""
+    on whichever runner is set (this process by default; `use_ray` for a cluster).
+    `settings`: what the caller resolved (without them, this is the edge: memlib.settings)."""
     daft = _daft()
     if as_of.tzinfo is None:
         raise InvalidInput("as_of must be an aware datetime (UTC)")
-    options = storage.storage_options(store_uri)
+    options = storage.storage_options(store_uri, settings or Settings.resolve())
     io_config = _io_config(daft, options) if "://" in store_uri else None
     base = store_uri.rstrip("/")
     events = daft.read_lance(f"{base}/recall_events.lance", io_config=io_config) \

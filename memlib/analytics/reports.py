@@ -33,6 +33,7 @@ from memlib.analytics.format import HEADLINE_MIME, cards_html
 from memlib.analytics.report_data import REPORTS as DEFINITIONS
 from memlib.errors import InvalidInput, MemlibError, StoreError
 from memlib.scope import sql_literal
+from memlib.settings import Settings
 
 REPORTS = tuple(DEFINITIONS)  # the reports' names, in the order a run shows them
 EXPLORE = "explore.ipynb"  # the analyst's starting point (memlib lab), not a scheduled report
@@ -169,10 +170,12 @@ def coerce(value: str, spec: dict[str, Any], key: str) -> Any:
 
 def run(names: list[str], as_of: date, store: str, overrides: dict[str, str] | None = None,
         out_root: Path = Path("reports"), kernel: str = "python3", workers: int = 2,
-        show_code: bool = False, progress: bool = False) -> RunResult:
+        show_code: bool = False, progress: bool = False, settings: Settings | None = None) -> RunResult:
     """Run the named reports for one date; each report's failure is recorded, not raised
     (RunResult.check raises). Problems with the store, the views or the parameters stop the
-    run before any report starts."""
+    run before any report starts. `settings`: what the caller resolved (without them, this
+    is the edge: memlib.settings). Each report's kernel is an edge of its own, started with
+    this process's environment and given the store."""
     from memlib.analytics.views import ordered_views
     from memlib.store import Store
 
@@ -196,13 +199,15 @@ def run(names: list[str], as_of: date, store: str, overrides: dict[str, str] | N
     warming = [pool.submit(k.warm) for k in kernels]
     run_dir, built = None, False
     try:
+        settings = settings.given(store=store) if settings else Settings.resolve(store=store)
         overrides = overrides or {}
         specs = {name: parameters(name) for name in names}
         for key in overrides:
             if not any(key in spec for spec in specs.values()):
                 raise InvalidInput(f"no report of {', '.join(names)} has a parameter {key!r}")
-        planned = {name: _values(name, specs[name], overrides, store, as_of) for name in names}
-        opened = Store.open(store, create=False)  # a missing store is the user's mistake, before any work
+        planned = {name: _values(name, specs[name], overrides, store, as_of, settings.policy_dir)
+                   for name in names}
+        opened = Store.open(store, create=False, settings=settings)  # a missing store is the user's mistake, before any work
         opened.resolve_version(as_of)  # so is a date before the store's history
         projects = {values["project_id"] for values in planned.values() if values.get("project_id")}
         for project_id in sorted(projects):  # and a project the store does not hold
@@ -318,7 +323,7 @@ def _prebuild(store, as_of: date, spec: dict[str, dict], values: dict[str, Any],
 
 
 def _values(name: str, spec: dict[str, dict], overrides: dict[str, str], store: str,
-            as_of: date) -> dict[str, Any]:
+            as_of: date, policy_dir: str | None) -> dict[str, Any]:
     """The parameters papermill injects into one report, typed and checked up front."""
     from memlib import analytics
 
@@ -328,9 +333,9 @@ def _values(name: str, spec: dict[str, dict], overrides: dict[str, str], store: 
         if key in spec:
             values[key] = coerce(value, spec[key], key)
     if values.get("policies") is not None:
-        analytics.policies(values["policies"])
+        analytics.policies(values["policies"], policy_dir)
     if values.get("policy") is not None:
-        analytics.policies([values["policy"]])
+        analytics.policies([values["policy"]], policy_dir)
     if "window_days" in values:
         analytics.Params(as_of=analytics.as_of_end(as_of), window_days=values["window_days"])
     return values

@@ -23,6 +23,6 @@ def mcp(ctx, agent, workspace, session_id):
 
     store = open_store(ctx, workspace=False)
     store.check_writable()
-    workspace = workspace or ctx.obj.get("workspace")
+    workspace = workspace or ctx.obj["settings"].workspace
     store.workspace = Workspace.configured(workspace) if workspace else None
     serve(store, agent=agent, workspace=workspace, session_id=session_id)

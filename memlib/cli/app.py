@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from datetime import datetime
 
 import click
@@ -20,9 +19,10 @@ def open_store(ctx: click.Context, create: bool = False, embedder: str | None = 
     from memlib.embeddings import named
     from memlib.memory_store import MemoryStore
 
-    chosen = named(embedder) if embedder else None
-    return MemoryStore.open(ctx.obj["store"], embedder=chosen, create=create, as_of=as_of, search=search,
-                            workspace=ctx.obj.get("workspace") if workspace else None)
+    settings = ctx.obj["settings"]
+    chosen = named(embedder, settings) if embedder else None
+    return MemoryStore.open(embedder=chosen, create=create, as_of=as_of, search=search,
+                            workspace=settings.workspace if workspace else None, settings=settings)
 
 
 def key_values(pairs, option: str) -> dict[str, str]:
@@ -55,19 +55,23 @@ embedder_option = click.option(
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="memlib", prog_name="memlib", message="%(prog)s %(version)s")
-@click.option("--store", envvar="MEMLIB_STORE", default=None, metavar="URI",
-              help="LanceDB URI of the store (default: $MEMLIB_STORE, else data/store).")
-@click.option("--workspace", envvar="MEMLIB_WORKSPACE", default=None, metavar="DIR",
+@click.option("--store", default=None, metavar="URI",
+              help="LanceDB URI of the store (default: $MEMLIB_STORE, else the config's, else data/store).")
+@click.option("--workspace", default=None, metavar="DIR",
               help="A markdown workspace (memlib workspace init) the memories saved go to "
-                   "(default: $MEMLIB_WORKSPACE, else none).")
-@click.option("--device", envvar="MEMLIB_DEVICE", default=None, metavar="DEVICE",
-              help="Where the embedding model runs: cpu (default), cuda, cuda:N or mps "
-                   "(default: $MEMLIB_DEVICE, else cpu).")
+                   "(default: $MEMLIB_WORKSPACE, else the config's, else none).")
+@click.option("--device", default=None, metavar="DEVICE",
+              help="Where the embedding model runs: cpu, cuda, cuda:N or mps "
+                   "(default: $MEMLIB_DEVICE, else the config's, else cpu).")
 @click.pass_context
 def cli(ctx: click.Context, store: str | None, workspace: str | None, device: str | None) -> None:
-    """memlib: an analytics-first memory store for AI agents."""
+    """memlib: an analytics-first memory store for AI agents. Settings come from a flag, else
+    the environment, else the config file (memlib/settings.py), resolved once here."""
+    from memlib.settings import Settings
+
+    settings = Settings.resolve(store=store, workspace=workspace, device=device)
     if device is not None:
         from memlib.embeddings import checked_device
 
-        os.environ["MEMLIB_DEVICE"] = checked_device(device)  # every model this command loads
-    ctx.obj = {"store": store, "workspace": workspace}
+        checked_device(settings.device)  # a device this machine lacks: one line, before any work
+    ctx.obj = {"settings": settings}

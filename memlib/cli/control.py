@@ -15,7 +15,7 @@ from memlib.errors import InvalidInput
 def _plane(ctx, create: bool = False):
     from memlib.control import ControlPlane
 
-    return ControlPlane.open(ctx.obj["store"], create=create)
+    return ControlPlane.open(create=create, settings=ctx.obj["settings"])
 
 
 def _json(text: str | None, option: str):
@@ -280,9 +280,9 @@ def review_list(ctx, as_json):
     """The memories waiting for review, oldest first."""
     from memlib.agents import review as reviews
     from memlib.control.db import path_for
-    from memlib.store.store import resolve_uri
 
-    if path_for(resolve_uri(ctx.obj["store"])).exists():
+    settings = ctx.obj["settings"]
+    if path_for(settings.store, settings).exists():
         waiting = reviews.pending(_plane(ctx))
     else:  # no control plane yet: nothing was ever held (a store that is not there says so)
         open_store(ctx, workspace=False)

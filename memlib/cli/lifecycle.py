@@ -32,7 +32,7 @@ def retention_plan(ctx, policy, as_of, as_json, limit):
     from memlib import policy as policies
     from memlib.lifecycle import retention as lifecycle
 
-    plan = lifecycle.plan(open_store(ctx), policies.load(policy), as_of)
+    plan = lifecycle.plan(open_store(ctx), policies.load(policy, ctx.obj["settings"].policy_dir), as_of)
     rows = plan.candidates.select(["id", "kind", "project_id", "reasons", "decay_score", "confidence"]).to_pylist()
     if as_json:
         echo_json({**plan.summary(), "memories": rows})
@@ -197,24 +197,27 @@ def policy_group():
 
 
 @policy_group.command("list")
-def policy_list():
+@click.pass_context
+def policy_list(ctx):
     """The policies known by name."""
     from memlib import policy
 
-    for name in policy.names():
-        p = policy.load(name)
+    policy_dir = ctx.obj["settings"].policy_dir
+    for name in policy.names(policy_dir):
+        p = policy.load(name, policy_dir)
         click.echo(f"{p.name:<16} v{p.version}  {p.digest}  {p.description}")
 
 
 @policy_group.command("check")
 @click.argument("spec")
-def policy_check(spec):
+@click.pass_context
+def policy_check(ctx, spec):
     """Validate a policy file (or name): one line per problem, exit 1 if there are any."""
     import sys
 
     from memlib import policy
 
-    where, found = policy.check(spec)
+    where, found = policy.check(spec, ctx.obj["settings"].policy_dir)
     for problem in found:
         click.echo(f"{where}: {problem}", err=True)
     if found:
@@ -224,11 +227,12 @@ def policy_check(spec):
 
 @policy_group.command("show")
 @click.argument("spec")
-def policy_show(spec):
+@click.pass_context
+def policy_show(ctx, spec):
     """A policy's settings, validated, as JSON."""
     from memlib import policy
 
-    p = policy.load(spec)
+    p = policy.load(spec, ctx.obj["settings"].policy_dir)
     echo_json({**p.model_dump(mode="json"), "digest": p.digest})
 
 
@@ -262,7 +266,7 @@ def reembed(ctx, embedder, undo_run, forget_run, list_runs):
         click.echo(f"forgot reembed run {forget_run}: its old vectors go at the next maintain's clean-up")
     else:
         out = (runs.undo(store, undo_run, progress=True) if undo_run
-               else runs.reembed(store, named(embedder), progress=True))
+               else runs.reembed(store, named(embedder, store.settings), progress=True))
         verb = "undid" if undo_run else "resumed and finished" if out.resumed else "finished"
         click.echo(f"{verb} reembed run {out.run_id}: {out.memories:,} memories from {out.model_from} "
                    f"to {out.model_to}" + ("" if undo_run else f" (undo: memlib reembed --undo {out.run_id})"))

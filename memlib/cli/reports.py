@@ -44,16 +44,16 @@ def report_run(ctx, names, run_all, as_of, params, out, show_code):
 
     from memlib.analytics import reports
     from memlib.clock import parse_time
-    from memlib.store import resolve_uri
 
     if run_all and names:
         raise InvalidInput("give report names or --all, not both")
     if not run_all and not names:
         raise InvalidInput(f"name the reports to run ({', '.join(reports.REPORTS)}) or pass --all")
     day = (parse_time(as_of, "--as-of") if as_of else datetime.now(timezone.utc)).date()
+    settings = ctx.obj["settings"]
     result = reports.run(list(names) if names else list(reports.REPORTS), day,
-                         resolve_uri(ctx.obj["store"]), key_values(params, "-p"),
-                         out_root=Path(out), show_code=show_code, progress=True)
+                         settings.store, key_values(params, "-p"),
+                         out_root=Path(out), show_code=show_code, progress=True, settings=settings)
     for outcome in result.outcomes:
         click.echo(f"{outcome.name}: {'ok' if outcome.ok else 'failed'}")
     click.echo(f"reports: {os.path.abspath(result.index)}")
@@ -74,10 +74,9 @@ def lab(ctx, folder, port, no_browser):
     import sys
 
     from memlib.analytics import reports
-    from memlib.store import resolve_uri
 
     notebook = reports.exploration_notebook(folder)
-    store = resolve_uri(ctx.obj["store"])
+    store = ctx.obj["settings"].store
     env = {**os.environ, "MEMLIB_STORE": store if "://" in store else os.path.abspath(store)}
     command = [sys.executable, "-m", "jupyterlab", str(notebook)]
     if port:

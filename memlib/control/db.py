@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Iterator
 
 from memlib.errors import InvalidInput, StoreError
-from memlib.store.storage import control_plane_path
+from memlib.settings import Settings
 from memlib.store.storage import is_local
 
 FILE = "control-plane.db"
@@ -100,24 +100,24 @@ INDEXES = (
 )
 
 
-def path_for(store_uri: str) -> Path:
+def path_for(store_uri: str, settings: Settings) -> Path:
     """The control plane's file for a store: beside its tables in the store's directory. A
-    store on object storage keeps it where $MEMLIB_CONTROL_PLANE or the config's
-    `[control_plane] path` says (SQLite needs a file system with working locks: one machine's
-    disk, which the queue's workers on that machine share)."""
+    store on object storage keeps it where the control_plane setting says ($MEMLIB_CONTROL_PLANE
+    or the config's `[control_plane] path`: SQLite needs a file system with working locks, one
+    machine's disk, which the queue's workers on that machine share)."""
     if is_local(store_uri):
         return Path(store_uri.removeprefix("file://")) / FILE
-    where = os.environ.get("MEMLIB_CONTROL_PLANE") or control_plane_path()
+    where = settings.control_plane
     if not where:
         raise InvalidInput(f"the control plane needs a file on this machine's disk and {store_uri} is "
                            "object storage: set MEMLIB_CONTROL_PLANE or [control_plane] path in the config")
     return Path(where)
 
 
-def located(store_uri: str) -> Path | None:
+def located(store_uri: str, settings: Settings) -> Path | None:
     """The control plane's file for a store if it has a place (`path_for`), else None."""
     try:
-        return path_for(store_uri)
+        return path_for(store_uri, settings)
     except InvalidInput:
         return None
 

@@ -29,6 +29,7 @@ from memlib.control.db import DEFAULTS, Database, dicts, from_us, path_for, sett
 from memlib.control.records import (FINISHED, NAME, Approval, Event, Lease, NewTask, Result, Task, checked,
                                     dumps)
 from memlib.errors import InvalidInput, MemlibError, NotFound
+from memlib.settings import Settings
 
 LEASE_SECONDS = 30.0
 BACKOFF_SECONDS = 1.0     # a nack waits 1, 2, 4 ... seconds before the task is claimable again
@@ -59,11 +60,13 @@ class ControlPlane:
 
     @classmethod
     def open(cls, store_uri: str | None = None, path: str | None = None, clock: Clock | None = None,
-             create: bool = True, file_lock: bool = False) -> "ControlPlane":
+             create: bool = True, file_lock: bool = False, settings: Settings | None = None) -> "ControlPlane":
+        """The control plane of the store at `store_uri` (default: the settings' store), or the
+        file at `path`. `settings`: what the caller resolved; without them this is the edge
+        (memlib.settings), with `store_uri` as the store flag."""
         if path is None:
-            from memlib.store.store import resolve_uri
-
-            path = path_for(resolve_uri(store_uri))
+            settings = settings.given(store=store_uri) if settings else Settings.resolve(store=store_uri)
+            path = path_for(settings.store, settings)
         return cls(Database(path, create=create, file_lock=file_lock), clock)
 
     def now_us(self) -> int:

@@ -20,7 +20,8 @@ from memlib import analytics
 from memlib.models import arrow_schema
 from memlib.clock import MAX_DAYS
 from memlib.errors import InvalidInput
-from memlib.search.vector_cache import DEFAULT_LIMIT_MB, vector_bytes
+from memlib.search.vector_cache import vector_bytes
+from memlib.settings import DEFAULT_VECTOR_CACHE_MB
 from memlib.store.concurrency import committing, retryable
 from memlib.store.versions import CLEANUP_GRACE, HISTORY_DAYS, NO_CLEANUP, clean_up, keep_window
 
@@ -31,7 +32,7 @@ log = logging.getLogger("memlib")
 # process gains nothing from it at 1M: its first query loads the index (2.2 s) where an exact
 # scan takes 1.7 s (bench/README.md), while building it took most of maintain's 184.8 s after a
 # 1M bulk load and 607 MB of disk. So maintain builds it once the default cache would not hold
-# the vectors (vector_cache.vector_bytes above DEFAULT_LIMIT_MB: about 2.2M rows of 384
+# the vectors (vector_cache.vector_bytes above DEFAULT_VECTOR_CACHE_MB: about 2.2M rows of 384
 # dimensions), or when asked (`maintain --vector-index`); once built, later rows join it at
 # each maintain. Scoped queries of up to 20k rows are exact numpy scans either way.
 # IVF_HNSW_SQ with a partition per ~4k rows, probed 16 at a time with a 4x exact re-rank:
@@ -80,7 +81,7 @@ def fold_usage(store, actor: str = "maintain") -> int:
 def vector_index_due(rows: int, dims: int) -> bool:
     """Whether a store this large needs Lance's vector index: the default cache would not
     hold its vectors."""
-    return vector_bytes(rows, dims) > DEFAULT_LIMIT_MB * 2**20
+    return vector_bytes(rows, dims) > DEFAULT_VECTOR_CACHE_MB * 2**20
 
 
 def ensure_vector_index(store, force: bool = False, again: bool = False) -> bool:

@@ -200,7 +200,7 @@ def undo(store, run_id: str, progress: bool = False, actor: str | None = None) -
         raise InvalidInput(f"reembed run {run_id} was {run['status']}; it cannot be undone")
     if run["tag"] not in store.table.tags.list():
         raise InvalidInput(f"reembed run {run_id} was forgotten: its old vectors are gone")
-    old_embedder = embedder_for(run["from"], store.dims)
+    old_embedder = embedder_for(run["from"], store.dims, store.settings)
     with store.lock.held():
         store.record_model(old_embedder)
     old = store.table.to_lance().checkout_version(run["version_before"])

@@ -70,7 +70,7 @@ def plan(store, policy, as_of=None) -> Plan:
     now): the retention report's candidates, read from the same view
     (sql/mart_retention_candidates.sql) with the same parameters. The report as of today
     shows exactly this plan; a report as of an earlier date shows the store as it was then."""
-    chosen = policies.load(policy if policy is not None else "default")
+    chosen = policies.load(policy if policy is not None else "default", store.settings.policy_dir)
     when = analytics.as_of_end(as_of, store.clock)
     con = analytics.connect(store, analytics.Params(as_of=when, policies=(chosen,)), time_travel=False)
     table = con.execute("select * from mart_retention_candidates where policy = ? order by id",
@@ -333,4 +333,4 @@ def _freed(store, table: str, cleanup: Callable[[], None]) -> int:
 
 def _disk_bytes(store, table: str) -> int:
     """What a table takes where the store lives: on this machine's disk or in its bucket."""
-    return tree_bytes(f"{store.uri.rstrip('/')}/{table}.lance")
+    return tree_bytes(f"{store.uri.rstrip('/')}/{table}.lance", store.settings)

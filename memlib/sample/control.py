@@ -49,7 +49,7 @@ def build_control_sample(store, agents: list[str], seed: int, anchor: datetime) 
     """Two weeks of queue traffic up to `anchor` in the store's control plane."""
     rng = random.Random(seed + 11)
     clock = Clock(anchor - timedelta(days=DAYS))
-    plane = ControlPlane.open(store.uri, clock=clock)
+    plane = ControlPlane.open(store.uri, clock=clock, settings=store.settings)
     start = clock.now()
     heap: list[tuple[datetime, int, str, dict]] = []
     order = 0

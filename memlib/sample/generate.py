@@ -283,7 +283,7 @@ def build_sample(store, size: int = DEFAULT_SIZE, seed: int = 7, anchor: datetim
         raise InvalidInput(f"store {store.uri!r} already holds memories; sample needs an empty store")
     from memlib.control.db import path_for
 
-    path_for(store.uri)  # the queue traffic needs a place: refused now, before anything is written
+    path_for(store.uri, store.settings)  # the queue traffic needs a place: refused now, before anything is written
     anchor = anchor or store.clock.now().replace(hour=0, minute=0, second=0, microsecond=0)
     if anchor.tzinfo is None:
         anchor = anchor.replace(tzinfo=timezone.utc)

@@ -5,16 +5,14 @@ newer version by reading only what changed."""
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 
 import numpy as np
 import pyarrow as pa
 
-from memlib.errors import InvalidInput
-from memlib.search.vector_cache import (ADDR, DEFAULT_LIMIT_MB, DELTA_ROWS, MAX_SEGMENTS, MODES, NEVER, Cached,
-                                        VectorCache, vector_bytes)
+from memlib.search.vector_cache import ADDR, DELTA_ROWS, MAX_SEGMENTS, NEVER, Cached, VectorCache, vector_bytes
+from memlib.settings import DEFAULT_VECTOR_CACHE_MB
 
 
 def _signature(fragment) -> tuple[tuple, tuple | None]:
@@ -80,19 +78,9 @@ class CacheSlot:
     ("auto"), at the first search ("on"), or never ("off"); when the vectors alone would take
     more than `limit_mb` (vector_bytes: the partitioned copy counts), it is not built."""
 
-    def __init__(self, mode: str | None = None, limit_mb: int | None = None):
-        source = "vector cache" if mode else "$MEMLIB_VECTOR_CACHE"
-        mode = mode or os.environ.get("MEMLIB_VECTOR_CACHE", "auto")
-        if mode not in MODES:
-            raise InvalidInput(f"{source} must be one of {', '.join(MODES)}, not {mode!r}")
-        self.mode = mode
-        if limit_mb is None:
-            text = os.environ.get("MEMLIB_VECTOR_CACHE_MB", str(DEFAULT_LIMIT_MB))
-            limit_mb = int(text) if text.strip().isdigit() else 0
-            if limit_mb <= 0:
-                raise InvalidInput(f"$MEMLIB_VECTOR_CACHE_MB must be a whole number of megabytes "
-                                   f"above 0, not {text!r}")
-        self.limit_mb = limit_mb
+    def __init__(self, mode: str = "auto", limit_mb: int = DEFAULT_VECTOR_CACHE_MB):
+        """`mode` and `limit_mb` as memlib.settings checks them (vector_cache, vector_cache_mb)."""
+        self.mode, self.limit_mb = mode, limit_mb
         self.cache: Cached | None = None
         self.build_seconds: float | None = None
         self._seen = (-1, 0)  # (table version, searches of it so far)

@@ -52,8 +52,6 @@ REDUCED = 96              # principal components the partitions are scanned in
 RERANK = 40               # rows per hit asked (at least 10 hits' worth) ranked exactly after it
 CODED = ("project_id", "root_task_id", "kind", "source", "previous_id", "iteration_id", "user_id")
 NEVER = np.iinfo(np.int64).max
-MODES = ("auto", "on", "off")
-DEFAULT_LIMIT_MB = 4096
 ADDR = "_rowaddr"         # Lance's row address: fragment id << 32 | offset in the fragment
 DELTA_ROWS = 20_000       # rows written since the load that are read in, not reloaded
 # Up to this many values, take() reads each on its own: about 1 µs a value, where setting up

@@ -6,6 +6,6 @@
 clock, embeddings); everything else in memlib builds on it.
 """
 
-from memlib.store.store import DEFAULT_URI, Store, resolve_uri
+from memlib.store.store import Store
 
-__all__ = ["DEFAULT_URI", "Store", "resolve_uri"]
+__all__ = ["Store"]

@@ -44,10 +44,7 @@ SCHEMA = pa.schema([
 
 
 def default_actor() -> str:
-    """Who acts: $MEMLIB_ACTOR, else the user running memlib."""
-    actor = os.environ.get("MEMLIB_ACTOR")
-    if actor:
-        return actor
+    """Who acts when neither the call nor the settings say: the user running memlib."""
     try:
         return getpass.getuser()
     except Exception:  # no user name (some containers): still an event, with a plain actor
@@ -55,9 +52,12 @@ def default_actor() -> str:
 
 
 class AuditLog:
-    def __init__(self, db, clock: Clock | None = None):
+    def __init__(self, db, clock: Clock | None = None, actor: str | None = None):
+        """`actor`: who acts when a call does not say (the actor setting; default: the user
+        running memlib)."""
         self.db = db
         self.clock = clock or Clock()
+        self.actor = actor or default_actor()
         self._table = None
 
     @property
@@ -109,7 +109,7 @@ class AuditLog:
             "subject_id": pa.array(list(subjects), pa.string()),
             "action": pa.array([action] * n, pa.string()),
             "status": pa.array([status] * n, pa.string()),
-            "actor": pa.array([actor or default_actor()] * n, pa.string()),
+            "actor": pa.array([actor or self.actor] * n, pa.string()),
             "at": pa.array([now] * n, pa.timestamp("us", tz="UTC")),
             "run_id": pa.array([run_id] * n, pa.string()),
             "details": pa.array(texts, pa.string()),

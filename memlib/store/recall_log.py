@@ -57,13 +57,13 @@ SCHEMA = pa.schema([
 ])
 
 
-def spool_dir_for(uri: str) -> Path:
-    """Local stores keep their spool inside the store; remote ones in the user's cache."""
+def spool_dir_for(uri: str, cache_dir: str) -> Path:
+    """Local stores keep their spool inside the store; remote ones in the user's cache
+    (Settings.cache_dir)."""
     if is_local(uri):
         return Path(uri.removeprefix("file://")) / "_spool" / "recalls"
     digest = hashlib.sha256(uri.encode()).hexdigest()[:16]
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return base / "memlib" / "spool" / digest
+    return Path(cache_dir) / "spool" / digest
 
 
 class RecallLog:

@@ -10,7 +10,7 @@ example
     aws_endpoint = "https://minio.internal:9000"
     aws_region = "eu-west-1"
 
-The file is $MEMLIB_CONFIG, else $XDG_CONFIG_HOME/memlib/config.toml (~/.config/...). An
+(memlib/settings.py reads the file once, with every other setting). An
 endpoint over plain http (a server on loopback or a private network) is allowed without
 further ado. Secrets are passed on, never printed: `describe` names the keys only.
 """
@@ -18,10 +18,8 @@ further ado. Secrets are passed on, never printed: `describe` names the keys onl
 from __future__ import annotations
 
 import os
-import tomllib
-from pathlib import Path
 
-from memlib.errors import InvalidInput
+from memlib.settings import Settings
 
 SECRET_WORDS = ("secret", "token", "password", "key_id", "access_key", "credential", "sas", "connection_string")
 ENDPOINT_KEYS = ("aws_endpoint", "aws_endpoint_url", "endpoint", "endpoint_url")
@@ -32,59 +30,23 @@ def is_local(uri: str) -> bool:
     return "://" not in uri or uri.startswith("file://")
 
 
-def config_path() -> Path:
-    explicit = os.environ.get("MEMLIB_CONFIG")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "memlib" / "config.toml"
-
-
-def config() -> dict:
-    """memlib's config file, parsed ({} without one)."""
-    path = config_path()
-    if not path.is_file():
-        if os.environ.get("MEMLIB_CONFIG"):
-            raise InvalidInput(f"MEMLIB_CONFIG names {path}, which is not a file")
+def storage_options(uri: str, settings: Settings) -> dict[str, str]:
+    """What Lance (and DuckDB's secret, pyarrow, Daft) need to reach `uri`: the config's
+    options, the endpoint of the environment when the config names none, and allow_http when
+    the endpoint is plain http. {} for a local store."""
+    if not uri or is_local(uri):
         return {}
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InvalidInput(f"memlib config {path}: {exc}") from None
-
-
-def control_plane_path() -> str | None:
-    """`[control_plane] path` of the config: where a store on object storage keeps its queue."""
-    section = config().get("control_plane", {})
-    path = section.get("path") if isinstance(section, dict) else None
-    if path is not None and not isinstance(path, str):
-        raise InvalidInput(f"memlib config {config_path()}: [control_plane] path must be a string")
-    return path
-
-
-def configured() -> dict[str, str]:
-    """The `[storage_options]` of memlib's config file ({} without one), values as strings."""
-    section = config().get("storage_options", {})
-    if not isinstance(section, dict) or any(isinstance(v, (dict, list)) for v in section.values()):
-        raise InvalidInput(f"memlib config {config_path()}: [storage_options] must hold key = value pairs")
-    return {str(k): str(v).lower() if isinstance(v, bool) else str(v) for k, v in section.items()}
-
-
-def storage_options(uri: str) -> dict[str, str]:
-    """What Lance (and DuckDB's secret) needs beyond the environment to reach `uri`: the
-    config's options, and allow_http when the endpoint is plain http. {} for a local store."""
-    if "://" not in uri or uri.startswith("file://"):
-        return {}
-    options = configured()
+    options = dict(settings.storage_options)
+    if endpoint(options) is None and settings.aws_endpoint:
+        options["aws_endpoint"] = settings.aws_endpoint
     if (endpoint(options) or "").startswith("http://"):
         options.setdefault("allow_http", "true")
     return options
 
 
 def endpoint(options: dict[str, str]) -> str | None:
-    """The S3 endpoint in force: the config's, else the environment's (None: AWS itself)."""
-    return next((options[k] for k in ENDPOINT_KEYS if k in options), None) \
-        or os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
+    """The S3 endpoint `options` name (None: AWS itself)."""
+    return next((options[k] for k in ENDPOINT_KEYS if k in options), None)
 
 
 def describe(options: dict[str, str]) -> str:
@@ -93,7 +55,7 @@ def describe(options: dict[str, str]) -> str:
                      for k, v in sorted(options.items())) or "none"
 
 
-def filesystem(uri: str):
+def filesystem(uri: str, settings: Settings):
     """(pyarrow filesystem, path) for `uri`, with the same options Lance is given: for
     measuring what a store takes where it lives. Local paths too."""
     from pyarrow import fs
@@ -102,7 +64,7 @@ def filesystem(uri: str):
         return fs.LocalFileSystem(), os.path.abspath(uri.removeprefix("file://"))
     if not uri.startswith(("s3://", "s3a://")):
         return fs.FileSystem.from_uri(uri)
-    s3 = s3_settings(storage_options(uri))
+    s3 = s3_settings(storage_options(uri, settings))
     names = {"key_id": "access_key", "secret": "secret_key", "token": "session_token", "region": "region"}
     kwargs = {names[k]: v for k, v in s3.items() if k in names}
     if "endpoint" in s3:
@@ -126,11 +88,11 @@ def s3_settings(options: dict[str, str]) -> dict[str, str]:
     return settings
 
 
-def tree_bytes(uri: str) -> int:
+def tree_bytes(uri: str, settings: Settings) -> int:
     """What everything under `uri` takes where it is stored (0 if nothing is there)."""
     from pyarrow import fs
 
-    filesystem_, path = filesystem(uri)
+    filesystem_, path = filesystem(uri, settings)
     try:
         infos = filesystem_.get_file_info(fs.FileSelector(path, recursive=True, allow_not_found=True))
     except FileNotFoundError:

@@ -24,6 +24,7 @@ from memlib.embeddings import Embedder, default_embedder, embedder_for
 from memlib.errors import EmbedderMismatch, InvalidInput, NotFound, StoreError
 from memlib.models import SCHEMA_VERSION, Memory, arrow_schema, from_row, parse_memory
 from memlib.scope import Scope, sql_in
+from memlib.settings import Settings
 from memlib.store import batch as batches
 from memlib.store import versions
 from memlib.store.audit import AuditLog
@@ -33,7 +34,6 @@ from memlib.store.storage import is_local, storage_options
 from memlib.store.tables import (COMPACT_ROWS, MEMORIES, TIDY_EVERY, TIDY_FRAGMENTS, add_missing_columns, open_or_create,
                                  open_table, tidy)
 
-DEFAULT_URI = os.path.join("data", "store")
 
 DUPLICATES = ("merge", "link", "keep")  # what Store.add does with a new memory that repeats one
 META_MODEL, META_DIMS, META_SCHEMA = "memlib.embedding_model", "memlib.embedding_dims", "memlib.schema_version"
@@ -45,15 +45,8 @@ SCALAR_INDEXES = {
 LOOKUP_CHUNK = 2_000
 # Merge a row only if it still has the revision it was read at (its new one is one more).
 CAS = "target.revision = source.revision - 1 OR (target.revision IS NULL AND source.revision = 1)"
-# Seconds a handle may read a version older than the latest commit of another process.
-MAX_STALENESS = 1.0
 COARSEST_MTIME_NS = 2_000_000_000  # FAT keeps modification times in 2 s steps
 log = logging.getLogger("memlib")
-
-
-def resolve_uri(uri: str | None) -> str:
-    """`--store`, else MEMLIB_STORE, else the embedded default under data/."""
-    return uri or os.environ.get("MEMLIB_STORE") or DEFAULT_URI
 
 
 def recorded_meta(table) -> dict[str, str]:
@@ -66,29 +59,21 @@ class Store:
 
     tokenizer = "simple"  # the full-text index's (a MemoryStore reads the one its store records)
 
-    def __init__(self, uri: str, db, table, embedder: Embedder, clock: Clock | None = None,
-                 max_staleness: float | None = None):
-        """`max_staleness`: seconds this handle may go on reading a version after another
-        process committed a newer one (default $MEMLIB_MAX_STALENESS, else 1; 0 checks
-        before every read)."""
+    def __init__(self, uri: str, db, table, embedder: Embedder, clock: Clock | None, settings: Settings):
+        """`settings.max_staleness`: seconds this handle may go on reading a version after
+        another process committed a newer one (0 checks before every read)."""
         self.uri, self.db, self._table, self.embedder = uri, db, table, embedder
         self.clock = clock or Clock()
-        if max_staleness is None:
-            max_staleness = os.environ.get("MEMLIB_MAX_STALENESS") or MAX_STALENESS
-        try:
-            self.max_staleness = float(max_staleness)
-        except (TypeError, ValueError):
-            self.max_staleness = -1.0
-        if not self.max_staleness >= 0:
-            raise InvalidInput(f"max_staleness must be 0 or more seconds, not {max_staleness!r}")
+        self.settings = settings
+        self.max_staleness = settings.max_staleness
         self.lock = WriterLock(uri)
         self._checked_at = time.monotonic()
         self._stamp: int | None = None  # _versions_stamp() when the version was last read from Lance
         self._versions_dir = (os.path.join(uri.removeprefix("file://"), f"{MEMORIES}.lance", "_versions")
                               if is_local(uri) else None)
         self._unwritable: str | None = None
-        self.recalls = RecallLog(db, spool_dir_for(uri), self.clock)
-        self.audit = AuditLog(db, self.clock)
+        self.recalls = RecallLog(db, spool_dir_for(uri, settings.cache_dir), self.clock)
+        self.audit = AuditLog(db, self.clock, actor=settings.actor)
         self.read_only = False
         self._version: int | None = None
         self._seen = table.version  # the last version read (its model chose `embedder`): a new one may record another
@@ -106,19 +91,25 @@ class Store:
     @classmethod
     def open(cls, uri: str | None = None, embedder: Embedder | None = None, create: bool = True,
              as_of: str | int | datetime | None = None, clock: Clock | None = None,
-             recorded: dict[str, str] | None = None, **options):
-        """Open (or create) the store at `uri`. `as_of`: open it as it was (time travel,
-        read-only): a table version ("12" or "v12"), a tag (such as a retention run's), or a
-        date or time (the version current then; see store/versions.py). `recorded`: more
-        settings a new store records beside its model (`meta()` reads them back)."""
-        uri = resolve_uri(uri)
+             recorded: dict[str, str] | None = None, settings: Settings | None = None,
+             max_staleness: float | None = None):
+        """Open (or create) the store at `uri` (default: the settings' store). `as_of`: open it
+        as it was (time travel, read-only): a table version ("12" or "v12"), a tag (such as a
+        retention run's), or a date or time (the version current then; see store/versions.py).
+        `recorded`: more settings a new store records beside its model (`meta()` reads them
+        back). `settings`: what the caller resolved (memlib.settings); without them, this is
+        the edge and resolves them from the environment and the config file, with `uri` and
+        `max_staleness` as flags."""
+        flags = {"store": uri, "max_staleness": max_staleness}
+        settings = settings.given(**flags) if settings is not None else Settings.resolve(**flags)
+        uri = settings.store
         if as_of is not None:
             create = False
         if is_local(uri) and not create and not os.path.isdir(
                 os.path.join(uri.removeprefix("file://"), f"{MEMORIES}.lance")):
             raise StoreError(f"no memlib store at {uri!r} (run 'memlib init' first)")
         try:
-            db = lancedb.connect(uri, storage_options=storage_options(uri) or None)
+            db = lancedb.connect(uri, storage_options=storage_options(uri, settings) or None)
             table = open_table(db, MEMORIES)
         except (OSError, ValueError, RuntimeError) as exc:  # Lance reports object-store errors as RuntimeError
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -126,24 +117,24 @@ class Store:
         if table is None:
             if not create:
                 raise StoreError(f"no memlib store at {uri!r} (run 'memlib init' first)")
-            embedder = embedder or default_embedder()
+            embedder = embedder or default_embedder(settings)
             meta = {META_MODEL: embedder.name, META_DIMS: str(embedder.dims),
                     META_SCHEMA: str(SCHEMA_VERSION), **(recorded or {})}
             table = open_or_create(db, MEMORIES, arrow_schema(embedder.dims, meta))
             if table.schema.metadata.get(META_MODEL.encode(), b"").decode() == embedder.name:
-                return cls(uri, db, table, embedder, clock, **options)
+                return cls(uri, db, table, embedder, clock, settings)
         meta = recorded_meta(table)
         if META_MODEL not in meta:
             raise StoreError(f"{uri!r} holds a '{MEMORIES}' table that memlib did not write")
         model, dims = meta[META_MODEL], int(meta[META_DIMS])
         if embedder is None:
-            embedder = embedder_for(model, dims)
+            embedder = embedder_for(model, dims, settings)
         elif embedder.name != model or embedder.dims != dims:
             raise EmbedderMismatch(
                 f"store {uri!r} was written with {model} ({dims} dims), "
                 f"not {embedder.name} ({embedder.dims} dims)"
                 + ("; 'memlib reembed --embedder NAME' moves it to another model" if embedder.dims == dims else ""))
-        store = cls(uri, db, table, embedder, clock, **options)
+        store = cls(uri, db, table, embedder, clock, settings)
         if as_of is not None:
             store.checkout(store.resolve_version(as_of))
         return store
@@ -180,7 +171,7 @@ class Store:
         recorded = (self._table.schema.metadata or {}).get(META_MODEL.encode(), b"").decode()
         if recorded and recorded != self.embedder.name:
             log.info("the store now embeds with %s (was %s)", recorded, self.embedder.name)
-            self.embedder = embedder_for(recorded, self.dims)
+            self.embedder = embedder_for(recorded, self.dims, self.settings)
 
     def record_model(self, embedder: Embedder) -> None:
         """Record `embedder` as the model the store's vectors are made with, in one commit
