@@ -7,6 +7,7 @@ test or a backfill (`memlib sample` writes its 240-day history day by day) sets 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date, datetime, time, timezone
 
 from memlib.errors import InvalidInput
@@ -57,3 +58,34 @@ def parse_time(value: date | datetime | str | None, what: str, end_of_day: bool 
     if not EARLIEST <= out < LATEST:
         raise InvalidInput(f"{what}: {out:%Y-%m-%d} is outside {EARLIEST:%Y} to {LATEST:%Y}")
     return out
+
+
+@dataclass(frozen=True)
+class AsOf:
+    """What a report, a retention plan or a time-travel read is as of, parsed once at the
+    edge: a day (UTC) and the instant it stands for, that day's last microsecond. A time
+    given stands for itself; nothing given is now, by the store's clock. A version number or
+    a tag is not an as-of: `Store.open(version=...)` takes those."""
+
+    day: date
+    end: datetime
+
+    @classmethod
+    def of(cls, value: "AsOf | date | datetime | str | None", clock: Clock | None = None,
+           what: str = "as of") -> "AsOf":
+        """An ISO date or time, a date, a datetime, an AsOf, or None for now (`clock`'s);
+        one line naming `what` for anything else."""
+        if isinstance(value, AsOf):
+            return value
+        if value is None:
+            now = (clock or Clock()).now()
+            return cls(now.date(), now)
+        end = parse_time(value, what, end_of_day=True)
+        return cls(end.date(), end)
+
+    def whole_day(self) -> "AsOf":
+        """The end of this as-of's day: what a report (of whole days) reads."""
+        return AsOf.of(self.day)
+
+    def __str__(self) -> str:
+        return self.day.isoformat()

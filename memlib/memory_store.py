@@ -208,7 +208,7 @@ class MemoryStore(Store):
     def open(cls, uri: str | None = None, embedder: Embedder | None = None, create: bool = True,
              as_of=None, clock: Clock | None = None, search: SearchConfig | None = None,
              workspace=None, settings: Settings | None = None, vector_cache: str | None = None,
-             max_staleness: float | None = None) -> "MemoryStore":
+             max_staleness: float | None = None, version: int | str | None = None) -> "MemoryStore":
         """See `Store.open`. `search`: the search settings a new store records (fusion,
         weights, candidates; the defaults when not given). A store searches with what it
         recorded whoever opens it; asking an existing store for other settings is refused.
@@ -217,7 +217,8 @@ class MemoryStore(Store):
         flags = {"store": uri, "vector_cache": vector_cache, "max_staleness": max_staleness}
         settings = settings.given(**flags) if settings is not None else Settings.resolve(**flags)
         store = super().open(None, embedder, create, as_of, clock,
-                             recorded={META_SEARCH: (search or SearchConfig()).to_json()}, settings=settings)
+                             recorded={META_SEARCH: (search or SearchConfig()).to_json()}, settings=settings,
+                             version=version)
         if workspace is not None:
             from memlib.workspace import Workspace
 

@@ -177,6 +177,7 @@ def test_lifecycle_commands_end_to_end(cli_store):
     (["retention", "undo", "no-such-run"], "no retention run"),
     (["retention", "purge", "no-such-run"], "--yes"),
     (["history", "--as-of", "v999"], "no version 999"),
+    (["history", "--as-of", "no-such-tag"], "no version or tag named 'no-such-tag'"),
     (["history", "--export", "x.jsonl"], "--export needs --as-of"),
     (["policy", "check", "nope"], "no policy named 'nope'"),
     (["versions", "cleanup", "--older-than", "30"], "--yes"),

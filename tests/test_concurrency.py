@@ -139,7 +139,7 @@ def test_a_new_store_killed_before_its_first_index_answers_searches(tmp_path, wh
         store.add([project, *(Insight(project_id=project.id, content=f"ledger retries note {i}") for i in range(5))])
         monkeypatch.undo()
         assert not any(ix.columns == ["text"] for ix in store.table.list_indices())
-        reader = MemoryStore.open(uri, as_of=store.version)  # read-only: cannot build it
+        reader = MemoryStore.open(uri, version=store.version)  # read-only: cannot build it
         assert [h.memory.kind.value for h in reader.search("ledger retries", k=3, mode="hybrid")] == ["insight"] * 3
         assert reader.search("ledger retries", k=3, mode="fts") == []
     else:

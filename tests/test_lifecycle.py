@@ -77,12 +77,19 @@ def test_apply_removes_the_plan_and_undo_restores_every_row_unchanged(sample):
     after = everything(sample)
     assert set(after.column("id").to_pylist()) == set(before.column("id").to_pylist()) - set(plan.ids)
     assert lifecycle.plan(sample, "default", AS_OF).ids == []  # a second run finds nothing more
-    # time travel: the run's tag, the version number and the time all open the store as it was
-    for as_of in (out.tag, str(version), f"v{version}"):
-        old = MemoryStore.open(sample.uri, as_of=as_of)
+    # time travel: the run's tag and the version number open the store as it was; a date is
+    # an as-of, a version or a tag is not
+    for named in (out.tag, str(version), f"v{version}", version):
+        old = MemoryStore.open(sample.uri, version=named)
         assert old.read_only and everything(old).equals(before)
+    with pytest.raises(InvalidInput, match="not an ISO date"):
+        MemoryStore.open(sample.uri, as_of=f"v{version}")
+    with pytest.raises(InvalidInput, match="not both"):
+        MemoryStore.open(sample.uri, as_of="2026-10-01", version=version)
+    with pytest.raises(InvalidInput, match="no version or tag named 'retention-nope'"):
+        MemoryStore.open(sample.uri, version="retention-nope")
     with pytest.raises(StoreError, match="read-only"):
-        MemoryStore.open(sample.uri, as_of=out.tag).delete([plan.ids[0]])
+        MemoryStore.open(sample.uri, version=out.tag).delete([plan.ids[0]])
     assert lifecycle.undo(sample, out.run_id) == len(plan.ids)
     restored = everything(sample)
     assert restored.schema == before.schema
@@ -108,7 +115,7 @@ def test_history_of_one_memory_and_of_a_date(sample):
     with pytest.raises(InvalidInput, match="no version as old as"):
         MemoryStore.open(sample.uri, as_of=(first - timedelta(days=1)).isoformat())
     with pytest.raises(InvalidInput, match="no version 999"):
-        MemoryStore.open(sample.uri, as_of="9999")
+        MemoryStore.open(sample.uri, version="9999")
     first_day = MemoryStore.open(sample.uri, as_of=first.isoformat())
     assert 0 < first_day.table.count_rows() < sample.table.count_rows()
     assert first_day.version < MemoryStore.open(sample.uri, as_of="2026-10-01").version
@@ -126,12 +133,12 @@ def test_purge_deletes_the_archive_of_a_run_for_good(sample):
     (purged,) = lifecycle.runs(sample)
     assert lifecycle.space(purged) == f"purged, {(size - now) / 2**20:,.1f} MB freed on disk"
     # only the run's archive goes: the memories keep their history for time travel
-    assert MemoryStore.open(sample.uri, as_of=str(before)).table.count_rows() == \
+    assert MemoryStore.open(sample.uri, version=before).table.count_rows() == \
         sample.table.count_rows() + out.removed
     cleaned = lifecycle.cleanup_versions(sample, older_than_days=0)
     assert before in cleaned["versions_removed"] and cleaned["bytes_freed"] > 0
     with pytest.raises(InvalidInput, match="no version"):
-        MemoryStore.open(sample.uri, as_of=str(before))
+        MemoryStore.open(sample.uri, version=before)
     assert f"retention-{out.run_id}" not in sample.table.tags.list()
     with pytest.raises(InvalidInput, match="already purged"):
         lifecycle.undo(sample, out.run_id)

@@ -30,7 +30,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field, fields
-from datetime import date, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ import duckdb
 import pyarrow as pa
 
 from memlib.analytics.views import CACHED, MATERIALIZE, VIEW, closure, ordered_views
-from memlib.clock import Clock, parse_time
+from memlib.clock import MAX_DAYS, AsOf
 from memlib.errors import InvalidInput, StoreError
 from memlib import policy as policy_module
 from memlib.policy import Policy, rule_key
@@ -62,11 +62,18 @@ def policies(specs: list, policy_dir: str | None = None) -> tuple[Policy, ...]:
     return policy_module.load_all(list(specs), policy_dir)
 
 
+def check_window_days(value: Any) -> int:
+    """A report's recent window: a whole number of days from 1 to MAX_DAYS."""
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_DAYS:
+        raise InvalidInput(f"window_days must be a whole number of days from 1 to {MAX_DAYS}, not {value!r}")
+    return value
+
+
 @dataclass(frozen=True)
 class Params:
     """Everything a report is parameterised by. Decay is judged by the first policy."""
 
-    as_of: datetime
+    as_of: datetime  # an AsOf's end: the instant the views read the store as of
     window_days: int = 30
     project_id: str | None = None
     user_id: str | None = None  # one person's memories (Memory.user_id), or everyone's
@@ -75,8 +82,7 @@ class Params:
     source_weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_SOURCE_WEIGHTS))
 
     def __post_init__(self):
-        if not isinstance(self.window_days, int) or not 1 <= self.window_days <= 36_500:
-            raise InvalidInput(f"window_days must be a whole number of days from 1 to 36500, not {self.window_days!r}")
+        check_window_days(self.window_days)
         if not 0 <= self.low_confidence <= 100:
             raise InvalidInput("low_confidence must be between 0 and 100")
         if not self.policies:
@@ -102,13 +108,6 @@ class Params:
     @property
     def decay_policy(self) -> Policy:
         return self.policies[0]
-
-
-def as_of_end(value: date | datetime | str | None, clock=None) -> datetime:
-    """An as-of date means the end of that day (UTC); a datetime is taken as given; None is now."""
-    if value is None:
-        return (clock or Clock()).now()
-    return parse_time(value, "as of", end_of_day=True)
 
 
 def extension(name: str) -> str | None:
@@ -144,7 +143,7 @@ def connect(store: Store | str, params: Params | None = None, backend: str = "au
     if not isinstance(store, Store):
         store = Store.open(store, create=False)
     if params is None:
-        overrides["as_of"] = as_of_end(overrides.get("as_of"), store.clock)
+        overrides["as_of"] = AsOf.of(overrides.get("as_of"), store.clock).end
         overrides["policies"] = policies(overrides.get("policies", DEFAULT_POLICIES), store.settings.policy_dir)
         params = Params.of(overrides)
     snapshot = snapshot_at(store, params.as_of) if time_travel else store
@@ -167,7 +166,7 @@ def connect(store: Store | str, params: Params | None = None, backend: str = "au
 def snapshot_at(store: Store, when: datetime) -> Store:
     """A handle on the version of the store that was current at `when`: this one if it reads
     that version already, else a read-only one checked out there."""
-    version = store.resolve_version(when)
+    version = store.version_at(when)
     if version == store.version:
         return store
     snapshot = Store.open(store.uri, embedder=store.embedder, create=False, clock=store.clock,

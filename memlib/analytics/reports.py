@@ -31,6 +31,7 @@ from typing import Any
 
 from memlib.analytics.format import HEADLINE_MIME, cards_html
 from memlib.analytics.report_data import REPORTS as DEFINITIONS
+from memlib.clock import AsOf
 from memlib.errors import InvalidInput, MemlibError, StoreError
 from memlib.scope import sql_literal
 from memlib.settings import Settings
@@ -168,12 +169,13 @@ def coerce(value: str, spec: dict[str, Any], key: str) -> Any:
     return value
 
 
-def run(names: list[str], as_of: date, store: str, overrides: dict[str, str] | None = None,
+def run(names: list[str], as_of: AsOf | date | str | None, store: str, overrides: dict[str, str] | None = None,
         out_root: Path = Path("reports"), kernel: str = "python3", workers: int = 2,
         show_code: bool = False, progress: bool = False, settings: Settings | None = None) -> RunResult:
     """Run the named reports for one date; each report's failure is recorded, not raised
     (RunResult.check raises). Problems with the store, the views or the parameters stop the
-    run before any report starts. `settings`: what the caller resolved (without them, this
+    run before any report starts. `as_of`: the day the reports are as of (None: today, by the
+    store's clock); the store is read as it was at its end. `settings`: what the caller resolved (without them, this
     is the edge: memlib.settings). Each report's kernel is an edge of its own, started with
     this process's environment and given the store."""
     from memlib.analytics.views import ordered_views
@@ -200,6 +202,8 @@ def run(names: list[str], as_of: date, store: str, overrides: dict[str, str] | N
     run_dir, built = None, False
     try:
         settings = settings.given(store=store) if settings else Settings.resolve(store=store)
+        opened = Store.open(store, create=False, settings=settings)  # a missing store is the user's mistake, before any work
+        as_of = AsOf.of(as_of, opened.clock, "--as-of").whole_day()
         overrides = overrides or {}
         specs = {name: parameters(name) for name in names}
         for key in overrides:
@@ -207,8 +211,7 @@ def run(names: list[str], as_of: date, store: str, overrides: dict[str, str] | N
                 raise InvalidInput(f"no report of {', '.join(names)} has a parameter {key!r}")
         planned = {name: _values(name, specs[name], overrides, store, as_of, settings.policy_dir)
                    for name in names}
-        opened = Store.open(store, create=False, settings=settings)  # a missing store is the user's mistake, before any work
-        opened.resolve_version(as_of)  # so is a date before the store's history
+        opened.version_at(as_of)  # so is a date before the store's history
         projects = {values["project_id"] for values in planned.values() if values.get("project_id")}
         for project_id in sorted(projects):  # and a project the store does not hold
             if not opened.rows(f"id = {sql_literal(project_id)} AND kind = 'project'", limit=1, columns=["id"]):
@@ -221,7 +224,7 @@ def run(names: list[str], as_of: date, store: str, overrides: dict[str, str] | N
         ordered_views()  # a missing or broken view file is named now, not in a kernel
         out_root = Path(out_root)
         runs = out_root / ".runs"
-        run_dir = runs / f"{as_of.isoformat()}-{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
+        run_dir = runs / f"{as_of}-{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
         run_dir.mkdir(parents=True)
         # The reports share one build of the materialized views, kept for the next run: one
         # on a store nobody wrote to since reads it instead of building it again (the key is
@@ -275,13 +278,13 @@ def run(names: list[str], as_of: date, store: str, overrides: dict[str, str] | N
     from memlib.analytics.connection import prune_cache
 
     prune_cache(cache, before=started - CACHE_GRACE)
-    previous = out_root / as_of.isoformat()
+    previous = out_root / str(as_of)
     for outcome in outcomes:
         if not outcome.ok:
             _keep_previous(outcome, previous, run_dir)
     _write_index(run_dir, as_of, store, outcomes)
-    _publish(out_root, as_of.isoformat(), run_dir)
-    return RunResult(as_of.isoformat(), out_root / as_of.isoformat(), outcomes)
+    _publish(out_root, str(as_of), run_dir)
+    return RunResult(str(as_of), out_root / str(as_of), outcomes)
 
 
 def skip_unused_imports() -> None:
@@ -307,7 +310,7 @@ def _keep_previous(outcome: Outcome, previous: Path, run_dir: Path) -> None:
     outcome.stale_from = before.get("stale_from") or summary.get("generated_at")
 
 
-def _prebuild(store, as_of: date, spec: dict[str, dict], values: dict[str, Any], cache: Path) -> None:
+def _prebuild(store, as_of: AsOf, spec: dict[str, dict], values: dict[str, Any], cache: Path) -> None:
     """Build the shared materialization with the reports' common parameters, before the
     kernels start; a report whose own parameters differ builds its own. A failure here is
     the run's, named in one line."""
@@ -318,17 +321,17 @@ def _prebuild(store, as_of: date, spec: dict[str, dict], values: dict[str, Any],
     def value(key: str) -> Any:
         return values[key] if key in values else ast.literal_eval(spec[key]["default"])
 
-    analytics.connect(store, as_of=as_of.isoformat(), project_id=value("project_id"),
+    analytics.connect(store, as_of=as_of, project_id=value("project_id"),
                       window_days=value("window_days"), cache_dir=cache).close()
 
 
 def _values(name: str, spec: dict[str, dict], overrides: dict[str, str], store: str,
-            as_of: date, policy_dir: str | None) -> dict[str, Any]:
+            as_of: AsOf, policy_dir: str | None) -> dict[str, Any]:
     """The parameters papermill injects into one report, typed and checked up front."""
     from memlib import analytics
 
     values: dict[str, Any] = {"store": store if "://" in store else str(Path(store).resolve()),
-                              "as_of": as_of.isoformat()}
+                              "as_of": str(as_of)}
     for key, value in overrides.items():
         if key in spec:
             values[key] = coerce(value, spec[key], key)
@@ -337,7 +340,7 @@ def _values(name: str, spec: dict[str, dict], overrides: dict[str, str], store: 
     if values.get("policy") is not None:
         analytics.policies([values["policy"]], policy_dir)
     if "window_days" in values:
-        analytics.Params(as_of=analytics.as_of_end(as_of), window_days=values["window_days"])
+        analytics.check_window_days(values["window_days"])
     return values
 
 
@@ -535,9 +538,9 @@ def _page(title: str, body: str) -> str:
             f"<style>{CSS}</style></head><body>{body}</body></html>")
 
 
-def _write_index(run_dir: Path, as_of: date, store: str, outcomes: list[Outcome]) -> None:
+def _write_index(run_dir: Path, as_of: AsOf, store: str, outcomes: list[Outcome]) -> None:
     generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    summary = {"as_of": as_of.isoformat(), "generated_at": generated, "store": store,
+    summary = {"as_of": str(as_of), "generated_at": generated, "store": store,
                "reports": {o.name: {"ok": o.ok, "error": o.error, "headline": o.headline,
                                     "stale_from": o.stale_from,
                                     "html": f"{o.name}.html", "notebook": f"{o.name}.ipynb"}
@@ -562,10 +565,10 @@ def _write_index(run_dir: Path, as_of: date, store: str, outcomes: list[Outcome]
         sections.append(f'<section class="memlib-report"><h2>{title}</h2><p>{status}{judged} {link}</p>'
                         f'{cards_html(cards) if cards else ""}</section>')
     context = (f'<p class="memlib-context">The store <code>{html.escape(store)}</code> as it was at the '
-               f'end of {as_of.isoformat()} (UTC); generated {html.escape(generated)}. Each report says '
+               f'end of {as_of} (UTC); generated {html.escape(generated)}. Each report says '
                f'which version of the store it read and, for decay and retention, which policy.</p>')
-    body = f"<h1>memlib reports as of {as_of.isoformat()}</h1>{context}{''.join(sections)}"
-    (run_dir / "index.html").write_text(_page(f"memlib reports {as_of.isoformat()}", body))
+    body = f"<h1>memlib reports as of {as_of}</h1>{context}{''.join(sections)}"
+    (run_dir / "index.html").write_text(_page(f"memlib reports {as_of}", body))
 
 
 def _publish(out_root: Path, as_of: str, run_dir: Path) -> None:

@@ -7,13 +7,13 @@ from datetime import datetime
 
 import click
 
-from memlib.clock import parse_time
+from memlib.clock import AsOf, parse_time
 from memlib.embeddings import NAMED
 from memlib.errors import InvalidInput
 
 
 def open_store(ctx: click.Context, create: bool = False, embedder: str | None = None,
-               as_of: str | None = None, search=None, workspace: bool = True):
+               as_of: AsOf | None = None, search=None, workspace: bool = True, version: str | None = None):
     """The store of --store; with the workspace of --workspace (saves go to its files) unless
     `workspace` is False (a command that writes in bulk, or syncs the workspace itself)."""
     from memlib.embeddings import named
@@ -21,7 +21,7 @@ def open_store(ctx: click.Context, create: bool = False, embedder: str | None = 
 
     settings = ctx.obj["settings"]
     chosen = named(embedder, settings) if embedder else None
-    return MemoryStore.open(embedder=chosen, create=create, as_of=as_of, search=search,
+    return MemoryStore.open(embedder=chosen, create=create, as_of=as_of, version=version, search=search,
                             workspace=settings.workspace if workspace else None, settings=settings)
 
 
@@ -43,6 +43,25 @@ def echo_json(data) -> None:
 
 def option_date(value: str | None, name: str) -> datetime | None:
     return parse_time(value, name)
+
+
+def as_of_option(help: str):
+    """`--as-of DATE`, parsed here, once, into an AsOf (None when not given)."""
+    return click.option("--as-of", "as_of", default=None, metavar="DATE", help=help,
+                        callback=lambda ctx, param, value: None if value is None else AsOf.of(value, what="--as-of"))
+
+
+def as_of_or_version(value: str | None) -> dict[str, AsOf | str | None]:
+    """`--as-of VERSION|TAG|DATE` as the store's keywords: a version number, else an ISO date,
+    else a tag (`MemoryStore.open(as_of=)` takes dates only, `version=` numbers and tags)."""
+    from memlib.store.versions import is_number
+
+    if value is None or is_number(value):
+        return {"version": value, "as_of": None}
+    try:
+        return {"as_of": AsOf.of(value, what="--as-of"), "version": None}
+    except InvalidInput:
+        return {"version": value, "as_of": None}
 
 
 embedder_option = click.option(

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import click
 
-from memlib.cli.app import cli, echo_json, open_store
+from memlib.cli.app import as_of_option, cli, echo_json, open_store
 from memlib.errors import InvalidInput
 
 # -- lifecycle ---------------------------------------------------------------------------------
 
 policy_option = click.option("--policy", default="default", show_default=True, metavar="NAME|PATH",
                              help="A policy name (memlib policy list) or a .toml/.yaml file.")
-as_of_option = click.option("--as-of", "as_of", default=None, metavar="DATE",
-                            help="Judge as of the end of this day (UTC); default now.")
+as_of_option = as_of_option("Judge as of the end of this day (UTC); default now.")
 
 
 @cli.group()

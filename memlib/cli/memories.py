@@ -7,7 +7,7 @@ import json
 
 import click
 
-from memlib.cli.app import cli, echo_json, embedder_option, key_values, open_store, option_date
+from memlib.cli.app import as_of_or_version, cli, echo_json, embedder_option, key_values, open_store, option_date
 from memlib.errors import InvalidInput
 from memlib.scope import Scope
 from memlib.search import MAX_K, MODES, SearchConfig
@@ -397,7 +397,7 @@ def history(ctx, memory_id, as_of, export_path, as_json):
         raise InvalidInput("--export needs --as-of (use 'memlib export' for the store as it is)")
     from memlib.store import history as histories
 
-    store = open_store(ctx, as_of=as_of)
+    store = open_store(ctx, **as_of_or_version(as_of))
     if memory_id:
         life = histories.memory_history(store, memory_id)
         if as_json:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from memlib.cli.app import cli, key_values
+from memlib.cli.app import as_of_option, cli, key_values
 from memlib.errors import InvalidInput
 
 
@@ -28,9 +28,8 @@ def report_list():
 @report.command("run")
 @click.argument("names", nargs=-1)
 @click.option("--all", "run_all", is_flag=True, help="Run every report.")
-@click.option("--as-of", "as_of", default=None, metavar="DATE",
-              help="The date the reports are as of (ISO; default: today, UTC). The store is "
-                   "read as it was at the end of that day.")
+@as_of_option("The date the reports are as of (ISO; default: today, UTC, by the store's clock). "
+              "The store is read as it was at the end of that day.")
 @click.option("-p", "params", multiple=True, metavar="KEY=VALUE",
               help="Override a notebook parameter (repeatable).")
 @click.option("--out", default="reports", show_default=True, help="Where reports/<as-of>/ goes.")
@@ -39,19 +38,16 @@ def report_list():
 def report_run(ctx, names, run_all, as_of, params, out, show_code):
     """Execute reports for one date into <out>/<as-of>/ (replaced atomically)."""
     import os
-    from datetime import datetime, timezone
     from pathlib import Path
 
     from memlib.analytics import reports
-    from memlib.clock import parse_time
 
     if run_all and names:
         raise InvalidInput("give report names or --all, not both")
     if not run_all and not names:
         raise InvalidInput(f"name the reports to run ({', '.join(reports.REPORTS)}) or pass --all")
-    day = (parse_time(as_of, "--as-of") if as_of else datetime.now(timezone.utc)).date()
     settings = ctx.obj["settings"]
-    result = reports.run(list(names) if names else list(reports.REPORTS), day,
+    result = reports.run(list(names) if names else list(reports.REPORTS), as_of,
                          settings.store, key_values(params, "-p"),
                          out_root=Path(out), show_code=show_code, progress=True, settings=settings)
     for outcome in result.outcomes:

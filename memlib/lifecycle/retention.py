@@ -19,13 +19,14 @@ from __future__ import annotations
 import uuid
 import warnings
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any, Callable
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from memlib import analytics
+from memlib.clock import AsOf
 from memlib.errors import InvalidInput, NotFound
 from memlib import policy as policies
 from memlib.scope import sql_in, sql_literal
@@ -65,13 +66,13 @@ class RunOutcome:
     plan: dict[str, Any] = field(default_factory=dict)
 
 
-def plan(store, policy, as_of=None) -> Plan:
+def plan(store, policy, as_of: AsOf | date | datetime | str | None = None) -> Plan:
     """What `policy` would remove from the store as it is, judged as of `as_of` (default
     now): the retention report's candidates, read from the same view
     (sql/mart_retention_candidates.sql) with the same parameters. The report as of today
     shows exactly this plan; a report as of an earlier date shows the store as it was then."""
     chosen = policies.load(policy if policy is not None else "default", store.settings.policy_dir)
-    when = analytics.as_of_end(as_of, store.clock)
+    when = AsOf.of(as_of, store.clock).end
     con = analytics.connect(store, analytics.Params(as_of=when, policies=(chosen,)), time_travel=False)
     table = con.execute("select * from mart_retention_candidates where policy = ? order by id",
                         [chosen.name]).to_arrow_table()

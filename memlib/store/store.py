@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import lancedb
@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from lancedb.index import FTS, Bitmap, BTree, LabelList
 
-from memlib.clock import Clock
+from memlib.clock import AsOf, Clock
 from memlib.embeddings import Embedder, default_embedder, embedder_for
 from memlib.errors import EmbedderMismatch, InvalidInput, NotFound, StoreError
 from memlib.models import SCHEMA_VERSION, Memory, arrow_schema, from_row, parse_memory
@@ -90,20 +90,22 @@ class Store:
 
     @classmethod
     def open(cls, uri: str | None = None, embedder: Embedder | None = None, create: bool = True,
-             as_of: str | int | datetime | None = None, clock: Clock | None = None,
+             as_of: AsOf | date | datetime | str | None = None, clock: Clock | None = None,
              recorded: dict[str, str] | None = None, settings: Settings | None = None,
-             max_staleness: float | None = None):
+             max_staleness: float | None = None, version: int | str | None = None):
         """Open (or create) the store at `uri` (default: the settings' store). `as_of`: open it
-        as it was (time travel, read-only): a table version ("12" or "v12"), a tag (such as a
-        retention run's), or a date or time (the version current then; see store/versions.py).
-        `recorded`: more settings a new store records beside its model (`meta()` reads them
+        as it was at a date or time (time travel, read-only: the version current then, see
+        store/versions.py); `version`: open it at a table version (12, "v12") or a tag (such
+        as a retention run's), read-only too. `recorded`: more settings a new store records beside its model (`meta()` reads them
         back). `settings`: what the caller resolved (memlib.settings); without them, this is
         the edge and resolves them from the environment and the config file, with `uri` and
         `max_staleness` as flags."""
         flags = {"store": uri, "max_staleness": max_staleness}
         settings = settings.given(**flags) if settings is not None else Settings.resolve(**flags)
         uri = settings.store
-        if as_of is not None:
+        if as_of is not None and version is not None:
+            raise InvalidInput("open a store as of a date or at a version, not both")
+        if as_of is not None or version is not None:
             create = False
         if is_local(uri) and not create and not os.path.isdir(
                 os.path.join(uri.removeprefix("file://"), f"{MEMORIES}.lance")):
@@ -136,7 +138,9 @@ class Store:
                 + ("; 'memlib reembed --embedder NAME' moves it to another model" if embedder.dims == dims else ""))
         store = cls(uri, db, table, embedder, clock, settings)
         if as_of is not None:
-            store.checkout(store.resolve_version(as_of))
+            store.checkout(store.version_at(as_of))
+        elif version is not None:
+            store.checkout(versions.named(store._table, version))
         return store
 
     @property
@@ -214,9 +218,9 @@ class Store:
         self._table.checkout(version)
         self._version, self._dataset, self.read_only = None, None, True
 
-    def resolve_version(self, spec: str | int | datetime) -> int:
-        """A table version from a number ("12", "v12"), a tag, or a date/time."""
-        return versions.resolve(self._table, self.audit, spec)
+    def version_at(self, as_of: AsOf | date | datetime | str) -> int:
+        """The table version that was current at `as_of` (a date means its end)."""
+        return versions.at(self._table, self.audit, AsOf.of(as_of, self.clock))
 
     def version_time(self, version: int | None = None) -> datetime:
         """When the memories of `version` (default: the one this handle reads) were written."""

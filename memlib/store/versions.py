@@ -11,9 +11,9 @@ hold the same memories, so a date resolves to the newest of them that is still k
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import datetime, time, timedelta, timezone
 
-from memlib.clock import parse_time
+from memlib.clock import AsOf
 from memlib.errors import InvalidInput
 
 
@@ -23,25 +23,31 @@ def kept(table) -> dict[int, datetime]:
     return {v["version"]: v["timestamp"].astimezone(timezone.utc) for v in table.list_versions()}
 
 
-def resolve(table, audit, spec: str | int | date | datetime) -> int:
-    """A table version from a number ("12", "v12"), a tag, or a date or time."""
+def is_number(spec: str | int) -> bool:
+    """Whether `spec` names a version by its number (12 or "v12"), not a tag or a date."""
+    text = str(spec).strip()
+    return isinstance(spec, int) or (text.lstrip("v").isdigit() and not text.startswith("0"))
+
+
+def named(table, spec: str | int) -> int:
+    """The table version a number (12, "12", "v12") or a tag names."""
     versions = kept(table)
     text = str(spec).strip()
-    if isinstance(spec, int) or (text.lstrip("v").isdigit() and not text.startswith("0")):
+    if is_number(spec):
         number = int(text.lstrip("v"))
         if number not in versions:
             raise InvalidInput(f"the store has no version {number} (versions {min(versions)} "
                                f"to {max(versions)} are kept)")
         return number
-    if isinstance(spec, str):
-        tags = table.tags.list()
-        if text in tags:
-            return tags[text]["version"]
-    try:
-        when = parse_time(spec, "--as-of", end_of_day=True)
-    except InvalidInput:
-        raise InvalidInput(f"--as-of {text!r} is not a version number, a tag or an ISO date") from None
-    return current_at(versions, audit.ledger(), when)
+    tags = table.tags.list()
+    if text not in tags:
+        raise InvalidInput(f"the store has no version or tag named {text!r}")
+    return tags[text]["version"]
+
+
+def at(table, audit, as_of: AsOf) -> int:
+    """The table version current at `as_of`'s instant."""
+    return current_at(kept(table), audit.ledger(), as_of.end)
 
 
 def current_at(versions: dict[int, datetime], ledger: list[tuple[int, datetime]],
