@@ -5,7 +5,8 @@ schema derives from them), `errors`, `scope` (where a search may look, and the o
 helper for Lance filters), `clock` (the time a store writes, the one date parser),
 `embeddings` (the model a store embeds with, for writes and queries alike), `policy` (retention
 policies in policies/: what a report judges by and what retention acts on), `settings` (a
-flag, else the environment, else the config file: resolved once at the edge, passed down). One package per
+flag, else the environment, else the config file: resolved once at the edge, passed down),
+`interface` (the store's typed doors, which the concepts go through instead of its attributes). One package per
 concept; each imports only the ones it points to, besides the shared vocabulary, and the
 arrows make no loop (tests/test_layout.py checks these lines, and the README's layout table,
 against the imports):

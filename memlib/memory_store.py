@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import collections
 import logging
-import uuid
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -25,7 +24,6 @@ from memlib.search.search import vector_candidates
 from memlib.search.cache_slot import CacheSlot
 from memlib.settings import Settings
 from memlib.store import Store
-from memlib.store.audit import event_ids
 
 log = logging.getLogger("memlib")
 META_SEARCH = "memlib.search"  # the search settings a store records (SearchConfig as JSON)
@@ -63,6 +61,10 @@ class MemoryStore(Store):
     def __init__(self, uri: str, db, table, embedder: Embedder, clock: Clock | None, settings: Settings):
         super().__init__(uri, db, table, embedder, clock, settings)
         self.vectors = CacheSlot(settings.vector_cache, settings.vector_cache_mb)
+        # the cache holds this handle's rows: a search counts towards building it, a lookup
+        # reads from it, and each append of this handle joins it
+        self.hold(lambda searching: self.vectors.get(self) if searching else self.vectors.current(self))
+        self.listen(self.vectors.appended)
         self.search_config = SearchConfig()
         self.workspace = None  # a memlib.workspace.Workspace the memories saved here go to
 
@@ -174,7 +176,7 @@ class MemoryStore(Store):
                 return []
             where += " AND " + sql_in("subject_id", sorted(set(ids)))
         pairs: dict[frozenset, dict] = {}
-        for event in self.audit.events(where):  # oldest first: a resolve closes what came before it
+        for event in self.audit_events(where):  # oldest first: a resolve closes what came before it
             pair = frozenset({event["subject_id"], event["details"]["with"]})
             if event["action"] == "resolve":
                 pairs.pop(pair, None)
@@ -185,7 +187,7 @@ class MemoryStore(Store):
             return []
         both = sorted({i for pair in pairs for i in pair})
         live = self.lookup(both, ["id"])
-        support = collections.Counter(e["subject_id"] for e in self.audit.events(
+        support = collections.Counter(e["subject_id"] for e in self.audit_events(
             "action = 'corroborate' AND " + sql_in("subject_id", both)))
         out = []
         for pair, found in pairs.items():
@@ -201,8 +203,8 @@ class MemoryStore(Store):
             raise InvalidInput("resolving a contradiction needs a reason (--reason)")
         if not any(set(d["ids"]) == {memory_id, other_id} for d in self.disagreements([memory_id])):
             raise NotFound(f"no open contradiction between {memory_id} and {other_id}")
-        self.audit.record("resolve", [memory_id, other_id], actor=actor,
-                          details=[{"with": other_id, "reason": reason}, {"with": memory_id, "reason": reason}])
+        self.log_event("resolve", [memory_id, other_id], actor=actor,
+                       details=[{"with": other_id, "reason": reason}, {"with": memory_id, "reason": reason}])
 
     @classmethod
     def open(cls, uri: str | None = None, embedder: Embedder | None = None, create: bool = True,
@@ -243,12 +245,6 @@ class MemoryStore(Store):
         return search(self, text, k=k, mode=mode, scope=scope or Scope(), config=self.search_config,
                       vector=vector)
 
-    def cached(self):
-        return self.vectors.current(self)
-
-    def appended(self, rows, version: int) -> None:
-        self.vectors.appended(rows, version)
-
     def warm(self) -> dict[str, Any]:
         """Load the vectors into memory now, for a process about to search many times."""
         cache = self.vectors.build(self)
@@ -264,20 +260,6 @@ class MemoryStore(Store):
         hits = self.search(text, k=k, mode=mode, scope=scope)
         self.log_recall(text, [(h.id, h.rank, h.score) for h in hits], mode, agent, tool, session_id)
         return hits
-
-    def log_recall(self, text: str, hits: list[tuple[str, int, float | None]], mode: str,
-                   agent: str | None = None, tool: str | None = None, session_id: str | None = None) -> None:
-        """Log what an agent was given: one event per (memory id, rank, score)."""
-        now, query_id = self.clock.now(), str(uuid.uuid4())
-        try:
-            self.check_writable()
-            self.recalls.append([{
-                "event_id": event_id, "query_id": query_id, "query_text": text,
-                "memory_id": memory_id, "rank": rank, "score": score, "mode": mode,
-                "agent": agent, "tool": tool, "session_id": session_id, "recalled_at": now,
-            } for event_id, (memory_id, rank, score) in zip(event_ids(len(hits), now), hits)])
-        except (StoreError, OSError) as exc:
-            log.warning("recall not logged: %s", exc)
 
     def maintain(self, progress: bool = False, **options: Any) -> dict[str, Any]:
         """Flush recalls, fold usage into memories, compact, index, keep the as-of window's

@@ -11,7 +11,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "memlib"
 ROOT = PACKAGE.parent
-SHARED = {"models", "errors", "scope", "clock", "embeddings", "policy", "settings"}
+SHARED = {"models", "errors", "scope", "clock", "embeddings", "policy", "settings", "interface"}
 
 
 def drawn_in_init() -> dict[str, set[str]]:
@@ -101,3 +101,66 @@ def test_only_the_edges_read_the_environment():
              if not str(p.relative_to(ROOT)).startswith(EDGES) and (lines := environment_reads(p))}
     assert below == {}, "read the setting in memlib/settings.py and pass it down"
     assert environment_reads(PACKAGE / "settings.py"), "the check would not see a read"
+
+
+BEHIND_THE_DOORS = {"audit", "recalls", "table", "db", "vectors"}  # a store's parts, reached by its methods
+
+
+def reaches_into_a_store(path: Path, is_memory_store: bool = False) -> list[str]:
+    """`store.audit`, `self.store._table`, `snapshot.db` ...: attributes of a store that only
+    store/ may touch, read elsewhere (a store is any name or attribute ending in 'store', or
+    `self` in MemoryStore, which may use what it defines itself: its cache slot and its own
+    private methods)."""
+    tree = ast.parse(path.read_text())
+    own = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)} | {"vectors"} if is_memory_store else set()
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute):
+            continue
+        value = node.value
+        named = value.id if isinstance(value, ast.Name) else value.attr if isinstance(value, ast.Attribute) else ""
+        is_store = named.endswith("store") or (named == "self" and is_memory_store)
+        private = node.attr.startswith("_") and not node.attr.startswith("__")
+        if is_store and (node.attr in BEHIND_THE_DOORS or private) and node.attr not in own:
+            found.append((node.lineno, f"{path.name}:{node.lineno} .{node.attr}"))
+    return [text for _, text in sorted(found)]
+
+
+def test_nothing_outside_the_store_reaches_into_it(tmp_path):
+    reaches = [r for p in PACKAGE.rglob("*.py") if p.relative_to(PACKAGE).parts[0] != "store"
+               for r in reaches_into_a_store(p, p.name == "memory_store.py")]
+    assert reaches == [], "use the store's doors (memlib/store/doors.py, memlib/interface.py)"
+    probe = tmp_path / "probe.py"
+    probe.write_text("store.audit.record('x', [])\nself.store._table.count_rows()\nsnapshot_store.db\n"
+                     "store.count_rows()\nself._judge()\n")
+    assert reaches_into_a_store(probe) == ["probe.py:1 .audit", "probe.py:2 ._table", "probe.py:3 .db"]
+    assert reaches_into_a_store(probe, is_memory_store=True)[-1] == "probe.py:5 ._judge"
+
+
+def test_the_store_and_the_memory_store_have_every_door():
+    from memlib.interface import MemoryInterface, StoreInterface
+    from memlib.memory_store import MemoryStore
+    from memlib.store import Store
+
+    for protocol, cls in ((StoreInterface, Store), (MemoryInterface, MemoryStore)):
+        doors = {name for name in dir(protocol) if not name.startswith("_")} | set(protocol.__annotations__)
+        missing = sorted(n for n in doors if not hasattr(cls, n) and n not in _instance_attributes(cls))
+        assert missing == [], f"{cls.__name__} lacks {missing}"
+
+
+def _instance_attributes(cls) -> set[str]:
+    """Names `self.x = ...` sets in the __init__ of cls and its bases."""
+    names = set()
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None or not hasattr(init, "__code__"):
+            continue
+        import inspect
+        import textwrap
+
+        tree = ast.parse(textwrap.dedent(inspect.getsource(init)))
+        names |= {t.attr for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.AnnAssign))
+                  for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                  for t in ([*t.elts] if isinstance(t, ast.Tuple) else [t])
+                  if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"}
+    return names

@@ -20,6 +20,7 @@ from memlib.agents.query import render_memory
 from memlib.agents.sessions import Sessions
 from memlib.embeddings import count_tokens
 from memlib.errors import InvalidInput
+from memlib.interface import MemoryInterface
 from memlib.scope import Scope
 
 
@@ -51,7 +52,7 @@ class Context:
         return {p.label: {"kept": len(p.items), "cut": p.cut} for p in self.parts}
 
 
-def recalled_items(store, hits) -> list[str]:
+def recalled_items(store: MemoryInterface, hits) -> list[str]:
     """The recalled memories rendered: the trusted first, then the untrusted, each labelled
     with where it came from (models.trusted: an untrusted memory never comes before a
     trusted one, whatever it says); each one an open contradiction links to another followed
@@ -97,7 +98,7 @@ def disagreement_note(first: str, second: str, pair: dict) -> str:
             f"({a} against {b} writers)")
 
 
-def build_context(store, session_id: str, goal: str, budget_tokens: int = 4_000,
+def build_context(store: MemoryInterface, session_id: str, goal: str, budget_tokens: int = 4_000,
                   policy: MemoryLifecyclePolicy | None = None, tools: list[dict] | None = None,
                   count: Callable[[str], int] | None = None) -> Context:
     if not isinstance(budget_tokens, int) or budget_tokens < 1:

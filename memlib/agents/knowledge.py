@@ -20,11 +20,12 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from memlib.errors import InvalidInput, NotFound, invalid
+from memlib.interface import MemoryInterface
 from memlib.lifecycle import retention
 from memlib.models import Kind
 from memlib.scope import sql_in, sql_literal
 from memlib.store.concurrency import committing
-from memlib.store.tables import SNAPSHOTS, open_or_create, open_table
+from memlib.store.tables import SNAPSHOTS
 
 from memlib.agents.query import ITERATION_KINDS, latest_iterations
 
@@ -76,7 +77,7 @@ def _parse(data: dict | IterationKnowledge) -> IterationKnowledge:
         raise invalid("knowledge snapshot", exc) from None
 
 
-def save_knowledge_snapshot(store, knowledge: dict | IterationKnowledge, actor: str | None = None) -> IterationKnowledge:
+def save_knowledge_snapshot(store: MemoryInterface, knowledge: dict | IterationKnowledge, actor: str | None = None) -> IterationKnowledge:
     """Store an iteration's snapshot; its key decisions and patterns must be the project's."""
     store.check_writable()
     knowledge = _parse(knowledge)
@@ -93,16 +94,16 @@ def save_knowledge_snapshot(store, knowledge: dict | IterationKnowledge, actor: 
     knowledge = knowledge.model_copy(update={"saved_at": store.clock.now()})
     row = {"project_id": knowledge.project_id, "iteration_id": knowledge.iteration_id,
            "saved_at": knowledge.saved_at, "snapshot": knowledge.model_dump_json()}
-    table = open_or_create(store.db, SNAPSHOTS, SCHEMA)
+    table = store.concept_table(SNAPSHOTS, SCHEMA)
     committing(lambda: table.add(pa.Table.from_pylist([row], schema=SCHEMA)))
-    store.audit.record("knowledge_snapshot", [knowledge.iteration_id], actor=actor,
-                       details={"project_id": knowledge.project_id})
+    store.log_event("knowledge_snapshot", [knowledge.iteration_id], actor=actor,
+                    details={"project_id": knowledge.project_id})
     return knowledge
 
 
-def snapshots(store, project_id: str) -> list[IterationKnowledge]:
+def snapshots(store: MemoryInterface, project_id: str) -> list[IterationKnowledge]:
     """The latest snapshot of each iteration of the project, oldest first."""
-    table = open_table(store.db, SNAPSHOTS)
+    table = store.concept_table(SNAPSHOTS)
     if table is None:
         return []
     table.checkout_latest()
@@ -114,14 +115,14 @@ def snapshots(store, project_id: str) -> list[IterationKnowledge]:
                   key=lambda k: (k.saved_at, k.iteration_id))
 
 
-def load_snapshot(store, project_id: str, iteration_id: str) -> IterationKnowledge:
+def load_snapshot(store: MemoryInterface, project_id: str, iteration_id: str) -> IterationKnowledge:
     for knowledge in snapshots(store, project_id):
         if knowledge.iteration_id == iteration_id:
             return knowledge
     raise NotFound(f"no knowledge snapshot of iteration {iteration_id!r} in project {project_id}")
 
 
-def load_base_knowledge(store, project_id: str, iteration_id: str) -> IterationKnowledge | None:
+def load_base_knowledge(store: MemoryInterface, project_id: str, iteration_id: str) -> IterationKnowledge | None:
     """The snapshot of the iteration before `iteration_id`: the latest one saved before the
     iteration's own (or, if it has none yet, the latest of any other iteration)."""
     every = snapshots(store, project_id)
@@ -130,14 +131,14 @@ def load_base_knowledge(store, project_id: str, iteration_id: str) -> IterationK
     return earlier[-1] if earlier else None
 
 
-def load_document_summary(store, project_id: str, iteration_id: str, document: str) -> str | None:
+def load_document_summary(store: MemoryInterface, project_id: str, iteration_id: str, document: str) -> str | None:
     """One document summary (idea, prd, design or plan) of an iteration's snapshot."""
     if document not in DOCUMENTS:
         raise InvalidInput(f"document must be one of {', '.join(DOCUMENTS)}, not {document!r}")
     return getattr(load_snapshot(store, project_id, iteration_id).summaries, document)
 
 
-def cleanup_old_knowledge(store, project_id: str, keep_count: int = 10, actor: str | None = None) -> dict[str, Any]:
+def cleanup_old_knowledge(store: MemoryInterface, project_id: str, keep_count: int = 10, actor: str | None = None) -> dict[str, Any]:
     """Keep the insights, issues and learnings of the latest `keep_count` iterations; remove
     the older iterations' as one retention run (reversible with `retention.undo`). Snapshots,
     decisions and patterns stay."""
@@ -158,8 +159,8 @@ def cleanup_old_knowledge(store, project_id: str, keep_count: int = 10, actor: s
                                                         "candidates": len(ids)}, actor)
         details = {"project_id": project_id, "keep_count": keep_count, "iterations_cleaned": old,
                    "removed": 0 if run is None else run.removed, "run_id": None if run is None else run.run_id}
-        store.audit.record("knowledge_cleanup", [project_id], actor=actor,
-                           run_id=None if run is None else run.run_id, details=details)
+        store.log_event("knowledge_cleanup", [project_id], actor=actor,
+                        run_id=None if run is None else run.run_id, details=details)
     return details
 
 

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from memlib.agents import review
 from memlib.agents.review import REVIEWS
 from memlib.errors import InvalidInput, invalid
+from memlib.interface import MemoryInterface
 from memlib.models import Memory, Summary
 
 MAX_SUMMARY = 2_000
@@ -129,7 +130,7 @@ class ConservativePolicy:
                                   "content_hash": digest})]
 
 
-def write_back(store, policy: MemoryLifecyclePolicy, request: WriteInput, plane=None) -> list[str]:
+def write_back(store: MemoryInterface, policy: MemoryLifecyclePolicy, request: WriteInput, plane=None) -> list[str]:
     """Write what the policy asks for, leaving out what the store already holds (the same
     content has the same id); what its review setting holds back (agents/review.py) waits in
     the store's control plane (`plane`, opened when not given) instead. Returns the ids

@@ -16,6 +16,7 @@ from typing import Any
 
 from memlib.agents.tools import TOOLS, Toolbox, call
 from memlib.errors import MemlibError, first_line
+from memlib.interface import MemoryInterface
 
 log = logging.getLogger("memlib")
 INSTRUCTIONS = ("memlib: the project's memory. Ask it before deciding (query_memory), record what you "
@@ -71,7 +72,7 @@ async def _run_stdio(server) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def serve(store, agent: str = "agent", workspace: str | Path | None = None, session_id: str | None = None) -> None:
+def serve(store: MemoryInterface, agent: str = "agent", workspace: str | Path | None = None, session_id: str | None = None) -> None:
     """Serve the tools over stdio until the client closes the stream. A server is long-lived:
     it loads the model and the store's rows into memory in the background as it starts (calls
     are answered meanwhile, from Lance), and keeps them current as memories are written."""
@@ -82,10 +83,10 @@ def serve(store, agent: str = "agent", workspace: str | Path | None = None, sess
     anyio.run(_run_stdio, build_server(box))
 
 
-def _warm(store) -> None:
+def _warm(store: MemoryInterface) -> None:
     try:
         store.embedder.embed(["warm"])
-        if store.vectors.mode != "off" and store.count():  # $MEMLIB_VECTOR_CACHE=off: never
+        if store.settings.vector_cache != "off" and store.count():  # the vector_cache setting off: never
             store.warm()
     except Exception as exc:  # a cold server still answers; say why it stays cold
         log.warning("the store was not loaded into memory: %s", exc)

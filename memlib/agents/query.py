@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from memlib.clock import utc
 from memlib.embeddings import count_tokens
 from memlib.errors import InvalidInput, invalid
+from memlib.interface import MemoryInterface
 from memlib.models import Kind, Memory, from_row
 from memlib.scope import Scope, sql_literal
 
@@ -146,7 +147,7 @@ def render_memory(m: Memory) -> str:
     return f"- {label}{title}{' '.join(m.content.split())} ({day}{where})\n"
 
 
-def latest_iterations(store, project_id: str, n: int) -> list[str]:
+def latest_iterations(store: MemoryInterface, project_id: str, n: int) -> list[str]:
     """The project's latest `n` iterations, newest first: the ones that began last, an
     iteration beginning with its first row (from the rows held in memory when the store has
     them). A row added to an older iteration later (a late learning, a promotion when it is
@@ -164,7 +165,7 @@ def latest_iterations(store, project_id: str, n: int) -> list[str]:
     return [i for i, _ in sorted(began.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)[:n]]
 
 
-def query_memory(store, query: MemoryQuery | dict, agent: str | None = None,
+def query_memory(store: MemoryInterface, query: MemoryQuery | dict, agent: str | None = None,
                  tool: str = "query_memory", session_id: str | None = None) -> MemoryQueryResult:
     """Answer a query from the store, logging what the agent is given."""
     if isinstance(query, dict):
@@ -195,7 +196,7 @@ def query_memory(store, query: MemoryQuery | dict, agent: str | None = None,
             items = [Item(h.memory, h.score) for h in store.search(text, k=query.limit, scope=scope)]
         else:
             rows = store.dataset().to_table(
-                columns=[c for c in store.table.schema.names if c != "embedding"],
+                columns=store.columns(),
                 filter=scope.where(store.clock.now())).to_pylist()
             rows.sort(key=lambda r: (r["created_at"], r["id"]), reverse=True)
             items = [Item(from_row(r, trusted=True)) for r in rows[:query.limit]]

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from memlib.errors import InvalidInput, NotFound
+from memlib.interface import MemoryInterface
 from memlib.models import Memory, parse_memory
 
 KIND = "memory_review"  # the control plane's task kind for a held memory
@@ -57,26 +58,26 @@ def _held_memory(plane, approval_id: str) -> tuple[Any, Memory]:
     return approval, parse_memory(task.payload["memory"], f"the memory of approval {approval_id}")
 
 
-def accept(store, plane, approval_id: str, by: str, reason: str | None = None) -> str:
+def accept(store: MemoryInterface, plane, approval_id: str, by: str, reason: str | None = None) -> str:
     """Write the held memory (once: its id is fixed) and settle its approval. Returns its id."""
     approval, memory = _held_memory(plane, approval_id)
     if not store.lookup([memory.id], ["id"]):
         store.add([memory], actor=memory.agent or approval.requested_by, duplicates="link")
     plane.approvals.decide(approval_id, True, by, reason, settles=True)
-    store.audit.record("review_accepted", [memory.id], actor=by,
-                       details={"approval_id": approval_id, "reason": reason, "project_id": memory.project_id})
+    store.log_event("review_accepted", [memory.id], actor=by,
+                    details={"approval_id": approval_id, "reason": reason, "project_id": memory.project_id})
     return memory.id
 
 
-def reject(store, plane, approval_id: str, by: str, reason: str) -> str:
+def reject(store: MemoryInterface, plane, approval_id: str, by: str, reason: str) -> str:
     """Turn the held memory down: never written; the rejection, the content and the reason are
     kept in the audit log. Returns the id it would have had."""
     if not reason or not reason.strip():
         raise InvalidInput("a rejection needs a reason (--reason)")
     _, memory = _held_memory(plane, approval_id)
     plane.approvals.decide(approval_id, False, by, reason)
-    store.audit.record("review_rejected", [memory.id], actor=by,
-                       details={"approval_id": approval_id, "reason": reason, "kind": memory.kind.value,
-                                "content": memory.own_text, "source": memory.source,
-                                "project_id": getattr(memory, "project_id", None)})
+    store.log_event("review_rejected", [memory.id], actor=by,
+                    details={"approval_id": approval_id, "reason": reason, "kind": memory.kind.value,
+                             "content": memory.own_text, "source": memory.source,
+                             "project_id": getattr(memory, "project_id", None)})
     return memory.id

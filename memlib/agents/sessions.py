@@ -24,11 +24,12 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError, field_validator
 
 from memlib.errors import InvalidInput, NotFound, invalid
+from memlib.interface import MemoryInterface
 from memlib.models import MAX_TEXT, Kind
 from memlib.scope import sql_literal
 from memlib.store.concurrency import committing
 from memlib.store.session_tables import SCHEMAS
-from memlib.store.tables import PENDING_LOOPS, SESSIONS, SHORT_TERM, open_or_create, open_table, tidy
+from memlib.store.tables import PENDING_LOOPS, SESSIONS, SHORT_TERM, tidy
 
 PREFERENCE_KEY = re.compile(r"^[a-z][a-z0-9_.-]{0,63}$")
 MAX_PREFERENCE = 4_000
@@ -92,11 +93,11 @@ def _checked(model: type[BaseModel], data: dict, what: str) -> BaseModel:
 class Sessions:
     """The session layers of one store."""
 
-    def __init__(self, store):
+    def __init__(self, store: MemoryInterface):
         self.store = store
 
     def _table(self, name: str, create: bool = False):
-        table = open_or_create(self.store.db, name, SCHEMAS[name]) if create else open_table(self.store.db, name)
+        table = self.store.concept_table(name, SCHEMAS[name] if create else None)
         if table is not None and not create:
             table.checkout_latest()  # other processes write sessions too
         return table
@@ -124,8 +125,8 @@ class Sessions:
         session = Session(session_id=session_id, agent=agent, project_id=project_id,
                           started_at=self.store.clock.now(), preferences=prefs)
         self._put(session)
-        self.store.audit.record("session_start", [session_id], actor=agent,
-                                details={"project_id": project_id})
+        self.store.log_event("session_start", [session_id], actor=agent,
+                             details={"project_id": project_id})
         return session
 
     def _put(self, session: Session) -> None:
@@ -181,15 +182,15 @@ class Sessions:
         ended = session.model_copy(update={"status": "ended", "ended_at": self.store.clock.now()})
         self._put(ended)
         cleared = self._clear(SHORT_TERM, session_id) + self._clear(PENDING_LOOPS, session_id)
-        self.store.audit.record("session_end", [session_id], actor=session.agent,
-                                details={"rows_cleared": cleared})
+        self.store.log_event("session_end", [session_id], actor=session.agent,
+                             details={"rows_cleared": cleared})
         return ended
 
     def delete(self, session_id: str) -> dict[str, int]:
         """Remove the session's rows from the three session tables, and nothing else."""
         session = self.get(session_id)
         counts = {name: self._clear(name, session_id) for name in (SHORT_TERM, PENDING_LOOPS, SESSIONS)}
-        self.store.audit.record("session_delete", [session_id], actor=session.agent, details=counts)
+        self.store.log_event("session_delete", [session_id], actor=session.agent, details=counts)
         return counts
 
     def _clear(self, name: str, session_id: str) -> int:

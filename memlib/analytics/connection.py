@@ -194,15 +194,15 @@ def _sources(store: Store) -> list:
     the control plane's file. A cached materialization is reused only while all are equal,
     so a report run on a store nobody wrote to since the last run reads the last run's."""
     from memlib.store import consensus_tables as ct
-    from memlib.store.tables import SESSIONS, open_table
+    from memlib.store.tables import SESSIONS
 
     where = os.path.abspath(store.uri.removeprefix("file://")) if is_local(store.uri) else store.uri
-    audit = store.audit.dataset()
-    state: list = [where, store.version, store.recalls.dataset().version,
-                   [(p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in store.recalls.segments()],
+    audit = store.audit_dataset()
+    state: list = [where, store.version, store.recall_dataset().version,
+                   [(p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in store.recall_segments()],
                    None if audit is None else audit.version]
     for name in (ct.FRAGMENTS, ct.CLUSTERS, ct.UNITS, ct.CONTRACTS, SESSIONS):
-        table = open_table(store.db, name)
+        table = store.concept_table(name)
         state.append(None if table is None else table.version)
     from memlib.control.db import located
 
@@ -280,18 +280,18 @@ def _attach(con, store: Store, backend: str) -> None:
         memories, recalls = "memlib_lance.main.memories", "memlib_lance.main.recall_events"
     elif backend == "arrow":
         con.register("lance_memories", store.dataset())
-        con.register("lance_recall_events", store.recalls.dataset())
+        con.register("lance_recall_events", store.recall_dataset())
         memories, recalls = "lance_memories", "lance_recall_events"
     else:
         raise InvalidInput(f"backend must be auto, lance or arrow, not {backend!r}")
     con.execute(_raw_view("raw_memories", memories, arrow_schema(store.dims),
-                          set(store.table.schema.names)))
+                          set(store.columns(embedding=True))))
     con.execute(_raw_view("raw_recall_events", recalls, RECALL_SCHEMA,
-                          set(store.recalls.table.schema.names)))
+                          set(store.recall_dataset().schema.names)))
     _spool_view(con, store)
     # the audit log through Arrow on either backend (a store may not have one yet), as far
     # as the as-of time: it is append-only, so its past is a filter, not a version
-    audit = store.audit.dataset()
+    audit = store.audit_dataset()
     con.register("lance_audit_log", audit if audit is not None else AUDIT_SCHEMA.empty_table())
     present = set(AUDIT_SCHEMA.names if audit is None else audit.schema.names)
     con.execute(_raw_view("raw_audit_log", "lance_audit_log", AUDIT_SCHEMA, present)
@@ -329,14 +329,14 @@ def _consensus_views(con, store: Store) -> None:
     history to read as of a date; empty when a store has none)."""
     from memlib.store import consensus_tables as ct
     from memlib.store.session_tables import SCHEMAS as SESSION_SCHEMAS
-    from memlib.store.tables import SESSIONS, open_table
+    from memlib.store.tables import SESSIONS
 
     for view, name, schema in (("raw_fragments", ct.FRAGMENTS, ct.fragment_schema(store.dims)),
                                ("raw_clusters", ct.CLUSTERS, ct.cluster_schema(store.dims)),
                                ("raw_cluster_units", ct.UNITS, ct.UNIT_SCHEMA),
                                ("raw_contracts", ct.CONTRACTS, ct.CONTRACT_SCHEMA),
                                ("raw_sessions", SESSIONS, SESSION_SCHEMAS[SESSIONS])):
-        table = open_table(store.db, name)
+        table = store.concept_table(name)
         source = f"lance_{name}"
         con.register(source, table.to_lance() if table is not None else schema.empty_table())
         con.execute(_raw_view(view, source, schema, set((table.schema if table is not None else schema).names)))
@@ -369,7 +369,7 @@ def _spool_view(con, store: Store) -> None:
     schema = pa.schema([f for f in RECALL_SCHEMA if f.name not in ("flush_id", "flushed_at")])
     # Copied into DuckDB, not scanned through Arrow: joins push filters (bloom filters)
     # into scans that Arrow scans do not support.
-    con.register("spool_arrow", pa.Table.from_pylist(store.recalls.spooled(), schema=schema))
+    con.register("spool_arrow", pa.Table.from_pylist(store.spooled_recalls(), schema=schema))
     con.execute("create or replace table raw_recall_spool as select * from spool_arrow")
     con.unregister("spool_arrow")
 

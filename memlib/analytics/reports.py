@@ -33,6 +33,7 @@ from memlib.analytics.format import HEADLINE_MIME, cards_html
 from memlib.analytics.report_data import REPORTS as DEFINITIONS
 from memlib.clock import AsOf
 from memlib.errors import InvalidInput, MemlibError, StoreError
+from memlib.interface import StoreInterface
 from memlib.scope import sql_literal
 from memlib.settings import Settings
 
@@ -310,7 +311,7 @@ def _keep_previous(outcome: Outcome, previous: Path, run_dir: Path) -> None:
     outcome.stale_from = before.get("stale_from") or summary.get("generated_at")
 
 
-def _prebuild(store, as_of: AsOf, spec: dict[str, dict], values: dict[str, Any], cache: Path) -> None:
+def _prebuild(store: StoreInterface, as_of: AsOf, spec: dict[str, dict], values: dict[str, Any], cache: Path) -> None:
     """Build the shared materialization with the reports' common parameters, before the
     kernels start; a report whose own parameters differ builds its own. A failure here is
     the run's, named in one line."""

@@ -9,6 +9,7 @@ import click
 
 from memlib.cli.app import as_of_or_version, cli, echo_json, embedder_option, key_values, open_store, option_date
 from memlib.errors import InvalidInput
+from memlib.interface import MemoryInterface
 from memlib.scope import Scope
 from memlib.search import MAX_K, MODES, SearchConfig
 
@@ -127,7 +128,7 @@ def _scope(kw) -> Scope:
                  min_confidence=kw["min_confidence"], include_expired=kw["include_expired"])
 
 
-def _print_hits(hits, as_json: bool, store) -> None:
+def _print_hits(hits, as_json: bool, store: MemoryInterface) -> None:
     """The hits, each followed by the memories an open contradiction links it to."""
     if as_json:
         echo_json([h.to_dict() for h in hits])

@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 
 from memlib.errors import InvalidInput, NotFound
+from memlib.interface import StoreInterface
 from memlib.scope import sql_in, sql_literal
 from memlib.store.concurrency import committing
 from memlib.store.consensus_tables import (
@@ -29,7 +30,6 @@ from memlib.store.consensus_tables import (
     cluster_schema,
     fragment_schema,
 )
-from memlib.store.tables import open_or_create, open_table
 from memlib.consensus import clustering, conflicts, units
 from memlib.consensus.lexicon import Lexicon
 from memlib.consensus.records import (
@@ -56,7 +56,7 @@ def _fragment(row: dict) -> Fragment:
 class Consensus:
     """The consolidation of one store's fragments."""
 
-    def __init__(self, store, threshold: float = clustering.DEFAULT_THRESHOLD):
+    def __init__(self, store: StoreInterface, threshold: float = clustering.DEFAULT_THRESHOLD):
         self.store, self.threshold = store, threshold
         self._clusterer: tuple[int, clustering.Clusterer] | None = None  # (clusters table version, it)
 
@@ -66,7 +66,7 @@ class Consensus:
         schemas = {FRAGMENTS: lambda: fragment_schema(self.store.dims),
                    CLUSTERS: lambda: cluster_schema(self.store.dims), INPUTS: lambda: INPUT_SCHEMA,
                    UNITS: lambda: UNIT_SCHEMA, CONTRACTS: lambda: CONTRACT_SCHEMA}
-        table = open_or_create(self.store.db, name, schemas[name]()) if create else open_table(self.store.db, name)
+        table = self.store.concept_table(name, schemas[name]() if create else None)
         if table is not None:
             table.checkout_latest()
         return table
@@ -97,8 +97,8 @@ class Consensus:
                          .column("pointer").to_pylist())
         rest = [p for p in wanted if p not in found]
         if rest:
-            found |= {e["query_id"] for e in self.store.recalls.spooled() if e["query_id"] in rest}
-            events = self.store.recalls.dataset()
+            found |= {e["query_id"] for e in self.store.spooled_recalls() if e["query_id"] in rest}
+            events = self.store.recall_dataset()
             if events is not None and rest:
                 found |= set(events.to_table(columns=["query_id"], filter=sql_in("query_id", rest))
                              .column("query_id").to_pylist())
@@ -188,11 +188,11 @@ class Consensus:
         size = {c: len(clusterer.clusters[clusterer.index[c]].fragment_ids) for c in touched}
         note = {"completed": True} if stored else {}
         opened = [c for c in touched if c not in before]
-        self.store.audit.record("cluster_create", opened, actor=actor,
-                                details=[{"fragments": size[c], **note} for c in opened])
+        self.store.log_event("cluster_create", opened, actor=actor,
+                             details=[{"fragments": size[c], **note} for c in opened])
         changed = [c for c in touched if c in before]
-        self.store.audit.record("cluster_update", changed, actor=actor, details=[
-            {"fragments_before": before[c], "fragments": size[c], **note} for c in changed])
+        self.store.log_event("cluster_update", changed, actor=actor, details=[
+         {"fragments_before": before[c], "fragments": size[c], **note} for c in changed])
         return placed
 
     def _complete(self, actor: str | None) -> clustering.Clusterer:
@@ -337,8 +337,8 @@ class Consensus:
             table = self._table(CLUSTERS)
             update = pa.table({"cluster_id": [cluster_id], "conflict_risk": [risk]})
             committing(lambda: table.merge_insert("cluster_id").when_matched_update_all().execute(update))
-            self.store.audit.record("cluster_update", [cluster_id], actor=actor,
-                                    details={"conflict_risk": risk, "disagreements": len(out)})
+            self.store.log_event("cluster_update", [cluster_id], actor=actor,
+                                 details={"conflict_risk": risk, "disagreements": len(out)})
         return out, risk
 
     # -- contracts and units ------------------------------------------------------------------
@@ -360,8 +360,8 @@ class Consensus:
             row = pa.table({"contract_id": [contract.contract_id], "version": [contract.version],
                             "saved_at": [self.store.clock.now()], "contract": [body]}, schema=CONTRACT_SCHEMA)
             committing(lambda: table.add(row))
-            self.store.audit.record("contract_save", [contract.contract_id], actor=actor,
-                                    details={"version": contract.version})
+            self.store.log_event("contract_save", [contract.contract_id], actor=actor,
+                                 details={"version": contract.version})
         return contract
 
     def contract(self, contract_id: str, version: str | None = None) -> RetentionContract:
@@ -394,9 +394,9 @@ class Consensus:
         table = self._table(UNITS)
         committing(lambda: table.merge_insert("cluster_id").when_matched_update_all()
                    .when_not_matched_insert_all().execute(row))
-        self.store.audit.record("unit_write", [cluster_id], actor=actor, details={
-            "status": unit.compression_report["status"], "contract": unit.contract_id,
-            "contract_version": unit.contract_version, "disagreements": len(unit.disagreements)})
+        self.store.log_event("unit_write", [cluster_id], actor=actor, details={
+         "status": unit.compression_report["status"], "contract": unit.contract_id,
+         "contract_version": unit.contract_version, "disagreements": len(unit.disagreements)})
         return unit
 
     def unit(self, cluster_id: str) -> ClusterMemoryUnit:
@@ -426,7 +426,7 @@ class Consensus:
         memory = parse_memory({**data, "project_id": project_id, "source": "consensus", "metadata": meta},
                               record=f"consensus unit {cluster_id}")
         (memory_id,) = self.store.add([memory], actor=actor)
-        self.store.audit.record("unit_promote", [cluster_id], actor=actor, details={"to": memory_id, "kind": kind})
+        self.store.log_event("unit_promote", [cluster_id], actor=actor, details={"to": memory_id, "kind": kind})
         return memory_id
 
     def _cluster_row(self, cluster_id: str) -> dict:
@@ -469,6 +469,6 @@ class Consensus:
                     clusterer, ids, {f.fragment_id: (f.content, f.confidence) for f in fragments}), replace=True)
             else:
                 committing(lambda: self._table(CLUSTERS).delete("true"))
-            store.audit.record("cluster_rebuild", ids, actor=actor)
+            store.log_event("cluster_rebuild", ids, actor=actor)
         return len(clusterer.clusters)
 

@@ -5,6 +5,7 @@ correcting it with a new one, and forgetting memories. Each change is audited, w
 from __future__ import annotations
 
 from memlib.errors import InvalidInput, NotFound
+from memlib.interface import StoreInterface
 from memlib.models import Kind, parse_memory, title_key
 from memlib.scope import sql_literal
 
@@ -18,7 +19,7 @@ def _title(memory) -> str:
     return first if len(first) <= 80 else first[:77].rstrip() + "..."
 
 
-def _free_title(store, project_id: str, kind: Kind, title: str, iteration_id: str | None) -> str:
+def _free_title(store: StoreInterface, project_id: str, kind: Kind, title: str, iteration_id: str | None) -> str:
     """A derived title made unique in its project (titles are, models.title_key): the
     iteration it came from is added, then a number."""
     rows = store.dataset().to_table(columns=["title", "name"], filter=(
@@ -29,7 +30,7 @@ def _free_title(store, project_id: str, kind: Kind, title: str, iteration_id: st
     return next(c for c in candidates if title_key(c) not in taken)
 
 
-def promote(store, memory_id: str, title: str | None = None, actor: str | None = None,
+def promote(store: StoreInterface, memory_id: str, title: str | None = None, actor: str | None = None,
             reason: str = "manual", fields: dict | None = None, source_kind: Kind | None = None):
     """An insight becomes a project decision, a learning a reusable pattern. The new memory
     links to its source (`promoted_from`) and keeps its project, root task and iteration;
@@ -46,7 +47,7 @@ def promote(store, memory_id: str, title: str | None = None, actor: str | None =
         if source_kind is not None and source.kind is not source_kind:
             raise InvalidInput(f"{memory_id} is {_a(source.kind.value)}, not {_a(source_kind.value)}: "
                                f"{_a(source.kind.value)} becomes {_a(PROMOTIONS[source.kind].value)}")
-        done = store.audit.events(f"action = 'promote' AND subject_id = {sql_literal(memory_id)}")
+        done = store.audit_events(f"action = 'promote' AND subject_id = {sql_literal(memory_id)}")
         if done:
             raise InvalidInput(f"{source.kind.value} {memory_id} was already promoted to "
                                f"{done[-1]['details']['to']}")
@@ -62,13 +63,13 @@ def promote(store, memory_id: str, title: str | None = None, actor: str | None =
                 else {"kind": "pattern", "name": name, "description": source.content})
         new = parse_memory({**common, **data, **extra}, record=f"promotion of {memory_id}")
         (new_id,) = store.add([new], actor=actor, duplicates="link")  # its own link says where it came from
-        store.audit.record("promote", [memory_id], actor=actor,
-                           details={"to": new_id, "kind": new.kind.value, "reason": reason})
-        store.audit.record("promoted", [new_id], actor=actor, details={"from": memory_id, "reason": reason})
+        store.log_event("promote", [memory_id], actor=actor,
+                        details={"to": new_id, "kind": new.kind.value, "reason": reason})
+        store.log_event("promoted", [new_id], actor=actor, details={"from": memory_id, "reason": reason})
     return store.get(new_id)
 
 
-def finalize_iteration(store, project_id: str, iteration_id: str, actor: str | None = None) -> list:
+def finalize_iteration(store: StoreInterface, project_id: str, iteration_id: str, actor: str | None = None) -> list:
     """Close an iteration: its critical insights not yet promoted become decisions."""
     store.check_writable()
     where = (f"kind = 'insight' AND importance = 'critical' AND project_id = {sql_literal(project_id)} "
@@ -76,20 +77,20 @@ def finalize_iteration(store, project_id: str, iteration_id: str, actor: str | N
     with store.lock.held():
         store.refresh()
         ids = store.dataset().to_table(columns=["id"], filter=where).column("id").to_pylist()
-        promoted = {e["subject_id"] for e in store.audit.events("action = 'promote'")}
+        promoted = {e["subject_id"] for e in store.audit_events("action = 'promote'")}
         out = [promote(store, i, actor=actor, reason=f"critical insight of finalized iteration {iteration_id}")
                for i in sorted(ids) if i not in promoted]
-        store.audit.record("finalize", [iteration_id], actor=actor,
-                           details={"project_id": project_id, "promoted": [m.id for m in out]})
+        store.log_event("finalize", [iteration_id], actor=actor,
+                        details={"project_id": project_id, "promoted": [m.id for m in out]})
     return out
 
 
-def set_flag(store, memory_id: str, value: bool, actor: str | None = None):
+def set_flag(store: StoreInterface, memory_id: str, value: bool, actor: str | None = None):
     store.check_writable()
     return store.update(memory_id, action="flag", actor=actor, manual_promote_flag=value)
 
 
-def adjust_confidence(store, memory_id: str, delta: int, reason: str, actor: str | None = None):
+def adjust_confidence(store: StoreInterface, memory_id: str, delta: int, reason: str, actor: str | None = None):
     """Raise (delta > 0) or lower a memory's confidence, clamped to 0-100, with a reason."""
     store.check_writable()
     if not reason or not reason.strip():
@@ -106,7 +107,7 @@ REVISABLE = ("name", "description", "objective", "details", "title", "context", 
              "content", "code_example", "usage_examples", "importance", "tags", "confidence", "ttl_days")
 
 
-def revise(store, memory_id: str, reason: str, actor: str | None = None, **changes):
+def revise(store: StoreInterface, memory_id: str, reason: str, actor: str | None = None, **changes):
     """Change what a memory says in place (re-embedded if its text changed; the same id), with
     the reason in the audit event beside the fields' old and new values. Only REVISABLE
     fields; the reason is required (an agent says why it changes a memory)."""
@@ -131,7 +132,7 @@ def _check_change(reason: str, changes: dict) -> None:
         raise InvalidInput(f"{wrong[0]} cannot be changed; these can: {', '.join(REVISABLE)}")
 
 
-def forget(store, memory_ids: list[str], reason: str, actor: str | None = None, action: str = "forget"):
+def forget(store: StoreInterface, memory_ids: list[str], reason: str, actor: str | None = None, action: str = "forget"):
     """Remove memories as one retention run: archived first, so `memlib retention undo RUN`
     brings them back unchanged until `memlib retention purge RUN`; each gets a `forget`
     event with the reason. `action` "quarantine": a memory found harmful (a poisoned page, a
@@ -152,12 +153,12 @@ def forget(store, memory_ids: list[str], reason: str, actor: str | None = None, 
         if children:
             raise InvalidInput(f"{children} memories hang off these; forget them too, or delete with cascade")
         outcome = retention.remove(store, ids, {"policy": action, "reason": reason, "candidates": len(ids)}, actor)
-        store.audit.record(action, ids, actor=actor, run_id=outcome.run_id,
-                           details=[{"reason": reason, "project_id": found[i]["project_id"]} for i in ids])
+        store.log_event(action, ids, actor=actor, run_id=outcome.run_id,
+                        details=[{"reason": reason, "project_id": found[i]["project_id"]} for i in ids])
     return outcome
 
 
-def correct(store, memory_id: str, reason: str, actor: str | None = None, **changes):
+def correct(store: StoreInterface, memory_id: str, reason: str, actor: str | None = None, **changes):
     """Replace a memory with a corrected one: a new memory (a new id; `metadata.corrects`
     names the old) says what the old said with `changes`, and the old one leaves recall and
     context as a retention run (archived whole: its history, `memlib history OLD`, ends in a
@@ -184,30 +185,30 @@ def correct(store, memory_id: str, reason: str, actor: str | None = None, **chan
         run = retention.remove(store, [memory_id], {"policy": "correct", "reason": reason.strip(),
                                                     "corrected_by": new.id, "candidates": 1}, actor)
         (new_id,) = store.add([new], actor=actor, duplicates="link")  # its own link says where it came from
-        store.audit.record("correct", [memory_id, new_id], actor=actor, run_id=run.run_id,
-                           details={"from": memory_id, "to": new_id, "reason": reason.strip()})
+        store.log_event("correct", [memory_id, new_id], actor=actor, run_id=run.run_id,
+                        details={"from": memory_id, "to": new_id, "reason": reason.strip()})
     return store.get(new_id), run.run_id
 
 
-def uncorrect(store, run_id: str, actor: str | None = None) -> str:
+def uncorrect(store: StoreInterface, run_id: str, actor: str | None = None) -> str:
     """Undo a correction: the corrected memory comes back unchanged and the correction goes
     (refused while the correction has a correction of its own: undo that one first). Returns
     the id of the memory back."""
     from memlib.lifecycle import retention
 
-    events = store.audit.events(f"action = 'correct' AND run_id = {sql_literal(run_id)}")
+    events = store.audit_events(f"action = 'correct' AND run_id = {sql_literal(run_id)}")
     if not events:
         raise NotFound(f"no correction {run_id!r} (a correction's run id, as memlib correct printed it)")
     old, new = events[0]["details"]["from"], events[0]["details"]["to"]
-    later = {e["run_id"] for e in store.audit.events(f"action = 'correct' AND subject_id = {sql_literal(new)}")
+    later = {e["run_id"] for e in store.audit_events(f"action = 'correct' AND subject_id = {sql_literal(new)}")
              if e["details"]["from"] == new}  # corrections of the correction ...
-    later -= {e["run_id"] for e in store.audit.events(f"action = 'uncorrect' AND subject_id = {sql_literal(new)}")}
+    later -= {e["run_id"] for e in store.audit_events(f"action = 'uncorrect' AND subject_id = {sql_literal(new)}")}
     if later:  # ... that were not undone
         raise InvalidInput(f"the correction {new} was corrected again: undo that correction first")
     retention.undo(store, run_id, actor=actor)
     if store.lookup([new], ["id"]):
         store.delete([new], actor=actor)
-    store.audit.record("uncorrect", [old, new], actor=actor, run_id=run_id, details={"from": old, "to": new})
+    store.log_event("uncorrect", [old, new], actor=actor, run_id=run_id, details={"from": old, "to": new})
     return old
 
 

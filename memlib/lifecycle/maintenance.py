@@ -17,13 +17,14 @@ import pyarrow as pa
 from lancedb.index import IvfHnswSq
 
 from memlib import analytics
+from memlib.interface import StoreInterface
 from memlib.models import arrow_schema
 from memlib.clock import MAX_DAYS
 from memlib.errors import InvalidInput
 from memlib.search.vector_cache import vector_bytes
 from memlib.settings import DEFAULT_VECTOR_CACHE_MB
-from memlib.store.concurrency import committing, retryable
-from memlib.store.versions import CLEANUP_GRACE, HISTORY_DAYS, NO_CLEANUP, clean_up, keep_window
+from memlib.store.concurrency import retryable
+from memlib.store.versions import CLEANUP_GRACE, HISTORY_DAYS
 
 log = logging.getLogger("memlib")
 
@@ -53,14 +54,14 @@ where u.n_unfolded_flushed > 0
 USAGE_COLUMNS = ["id", "usage_count", "last_accessed_at", "recalls_folded_until"]
 
 
-def fold_usage(store, actor: str = "maintain") -> int:
+def fold_usage(store: StoreInterface, actor: str = "maintain") -> int:
     """Fold the flushed recall events each memory has not folded yet into its usage_count
     and last_accessed_at. Returns how many memories changed.
 
     The caller holds the recall log's lock (no other fold or flush); the store's writer lock
     keeps imports out, and each row's revision condition skips a row changed meanwhile
     (its recalls stay unfolded until the next fold)."""
-    if store.recalls.dataset().count_rows() == 0:
+    if store.recall_dataset().count_rows() == 0:
         return 0
     with store.lock.held():
         store.refresh()
@@ -84,11 +85,11 @@ def vector_index_due(rows: int, dims: int) -> bool:
     return vector_bytes(rows, dims) > DEFAULT_VECTOR_CACHE_MB * 2**20
 
 
-def ensure_vector_index(store, force: bool = False, again: bool = False) -> bool:
+def ensure_vector_index(store: StoreInterface, force: bool = False, again: bool = False) -> bool:
     """Build the ANN index when it is due (or `force`d, at any size but an empty table);
     later rows join it on optimize. `again`: train it anew even if there is one (the vectors
     changed under it: memlib reembed)."""
-    rows = store.table.count_rows()
+    rows = store.count_rows()
     if rows == 0 or (store.has_vector_index() and not again) or not (force or vector_index_due(rows, store.dims)):
         return False
     store.create_vector_index(IvfHnswSq(distance_type="cosine",
@@ -109,7 +110,7 @@ def _unless_contended(what: str, step) -> bool:
         return False
 
 
-def maintain(store, progress: bool = False, history_days: int = HISTORY_DAYS,
+def maintain(store: StoreInterface, progress: bool = False, history_days: int = HISTORY_DAYS,
              grace: timedelta = CLEANUP_GRACE, vector_index: bool = False) -> dict[str, Any]:
     """Flush, fold, index and compact; keep the versions an as-of report of the last
     `history_days` days reads (and retention runs' tagged ones), and clean up the others
@@ -130,12 +131,11 @@ def maintain(store, progress: bool = False, history_days: int = HISTORY_DAYS,
             bar.set_postfix_str(step)
             bar.update(1)
 
-    with store.recalls.locked():
-        flushed = store.recalls.flush_locked()
+    with store.flushing_recalls() as flushed:
         done("flush recalls")
         folded = fold_usage(store)
         done("fold usage")
-    created = store.ensure_indexes() if store.table.count_rows() else []
+    created = store.ensure_indexes() if store.count_rows() else []
     done("indexes")
     # compact first: an index built before would be remapped at once. Compaction loses to
     # writers that keep changing the same fragments; then it waits for the next maintain.
@@ -145,14 +145,13 @@ def maintain(store, progress: bool = False, history_days: int = HISTORY_DAYS,
     done("vector index")
     # tagged after compaction: today's tag holds the compacted version, not the fragments it
     # replaced (a tag on the version before kept the 1M bench store at twice its size)
-    window = keep_window(store.table, store.audit, store.clock.now(), history_days)
+    window = store.keep_window(history_days)
     done("as-of window")
-    cleaned = clean_up(store.table, grace)
+    cleaned = store.clean_up(grace)
     done("clean up")
     # the recall log keeps no history anyone reads (reports filter its events by time)
-    if _unless_contended("compact the recall log",
-                         lambda: committing(lambda: store.recalls.table.optimize(cleanup_older_than=NO_CLEANUP))):
-        clean_up(store.recalls.table, grace)
+    if _unless_contended("compact the recall log", store.compact_recall_log):
+        store.clean_up_recall_log(grace)
     if bar is not None:
         bar.close()
     return {"events_flushed": flushed, "memories_folded": folded, "indexes_created": created,

@@ -29,6 +29,7 @@ import numpy as np
 import pyarrow as pa
 
 from memlib.errors import InvalidInput, NotFound
+from memlib.interface import StoreInterface
 
 CHUNK = 1_024  # memories embedded and committed at a time
 ACTION = "reembed"
@@ -48,10 +49,10 @@ class Outcome:
     resumed: bool = False
 
 
-def runs(store) -> list[dict[str, Any]]:
+def runs(store: StoreInterface) -> list[dict[str, Any]]:
     """Every reembed run with its latest status (started, done, undone, forgotten), oldest first."""
     out: dict[str, dict] = {}
-    for event in store.audit.events(f"action = '{ACTION}'"):
+    for event in store.audit_events(f"action = '{ACTION}'"):
         run = out.setdefault(event["run_id"], {"run_id": event["run_id"], "started_at": event["at"]})
         details = event["details"] or {}
         if event["status"] == "progress":
@@ -62,7 +63,7 @@ def runs(store) -> list[dict[str, Any]]:
     return list(out.values())
 
 
-def reembed(store, embedder, progress: bool = False, actor: str | None = None,
+def reembed(store: StoreInterface, embedder, progress: bool = False, actor: str | None = None,
             on_step: Step = _nothing) -> Outcome:
     """Embed every memory again with `embedder` (see the module docstring); resumes a run
     that did not finish when it names the same model."""
@@ -85,39 +86,39 @@ def reembed(store, embedder, progress: bool = False, actor: str | None = None,
     store.embedder = embedder  # this handle embeds as the store now records
     done = _embed_all(store, embedder, run, progress, actor, on_step)
     _rebuild_vector_index(store)
-    store.audit.record(ACTION, [run["run_id"]], status="done", actor=actor, run_id=run["run_id"],
-                       details={"from": run["from"], "to": run["to"], "memories": done})
+    store.log_event(ACTION, [run["run_id"]], status="done", actor=actor, run_id=run["run_id"],
+                    details={"from": run["from"], "to": run["to"], "memories": done})
     on_step("done")
     return Outcome(run["run_id"], run["from"], run["to"], done, resumed)
 
 
-def _start(store, embedder, actor: str | None) -> dict[str, Any]:
+def _start(store: StoreInterface, embedder, actor: str | None) -> dict[str, Any]:
     run_id = str(uuid.uuid4())
     with store.lock.held():
         store.refresh()
         before = store.version
         tag = f"reembed-{run_id}"
-        store.table.tags.create(tag, before)
+        store.tag(tag, before)
         run = {"run_id": run_id, "from": store.model_name, "to": embedder.name, "tag": tag,
                "version_before": before}
-        store.audit.record(ACTION, [run_id], status="started", actor=actor, run_id=run_id,
-                           details={k: v for k, v in run.items() if k != "run_id"})
+        store.log_event(ACTION, [run_id], status="started", actor=actor, run_id=run_id,
+                        details={k: v for k, v in run.items() if k != "run_id"})
         store.record_model(embedder)
     return run
 
 
-def _held(store, version: int) -> list[str]:
+def _held(store: StoreInterface, version: int) -> list[str]:
     """The ids the store held at `version`, in id order."""
-    return sorted(store.table.to_lance().checkout_version(version).to_table(columns=["id"]).column("id").to_pylist())
+    return sorted(store.dataset_at(version).to_table(columns=["id"]).column("id").to_pylist())
 
 
-def _written_since(store, held: list[str]) -> list[str]:
+def _written_since(store: StoreInterface, held: list[str]) -> list[str]:
     """The ids the store holds now that it did not hold then (`held`)."""
     store.refresh()
     return sorted(set(store.dataset().to_table(columns=["id"]).column("id").to_pylist()) - set(held))
 
 
-def _redo(store, embedder, ids: list[str], run_id: str, actor: str | None) -> None:
+def _redo(store: StoreInterface, embedder, ids: list[str], run_id: str, actor: str | None) -> None:
     """Embed these again until none is left that another process changed meanwhile."""
     for _ in range(10):
         if not ids:
@@ -125,7 +126,7 @@ def _redo(store, embedder, ids: list[str], run_id: str, actor: str | None) -> No
         ids = _chunk(store, embedder, ids, run_id, actor)
 
 
-def _embed_all(store, embedder, run: dict[str, Any], progress: bool, actor: str | None, on_step: Step) -> int:
+def _embed_all(store: StoreInterface, embedder, run: dict[str, Any], progress: bool, actor: str | None, on_step: Step) -> int:
     held = _held(store, run["version_before"])
     through = run.get("through")
     ids = held if through is None else held[np.searchsorted(np.asarray(held, dtype=object), through, side="right"):]
@@ -139,8 +140,8 @@ def _embed_all(store, embedder, run: dict[str, Any], progress: bool, actor: str 
         chunk = ids[start:start + CHUNK]
         done += len(chunk)
         again += _chunk(store, embedder, chunk, run["run_id"], actor)
-        store.audit.record(ACTION, [run["run_id"]], status="progress", actor=actor, run_id=run["run_id"],
-                           details={"through": chunk[-1]})
+        store.log_event(ACTION, [run["run_id"]], status="progress", actor=actor, run_id=run["run_id"],
+                        details={"through": chunk[-1]})
         on_step(f"chunk {start // CHUNK}")
         if bar is not None:
             bar.update(len(chunk))
@@ -152,7 +153,7 @@ def _embed_all(store, embedder, run: dict[str, Any], progress: bool, actor: str 
     return done
 
 
-def _chunk(store, embedder, ids: list[str], run_id: str, actor: str | None) -> list[str]:
+def _chunk(store: StoreInterface, embedder, ids: list[str], run_id: str, actor: str | None) -> list[str]:
     """Embed these memories again and write their vectors, each on the condition that its
     revision is the one read; returns the ids another process changed first."""
     store.refresh()
@@ -164,9 +165,9 @@ def _chunk(store, embedder, ids: list[str], run_id: str, actor: str | None) -> l
     return _write_vectors(store, live, vectors, [rows[i]["revision"] or 0 for i in live], run_id, actor)
 
 
-def _write_vectors(store, ids: list[str], vectors: np.ndarray, revisions: list[int], run_id: str,
+def _write_vectors(store: StoreInterface, ids: list[str], vectors: np.ndarray, revisions: list[int], run_id: str,
                    actor: str | None) -> list[str]:
-    field = store.table.schema.field("embedding")
+    field = store.schema.field("embedding")
     frame = pa.table({
         "id": pa.array(ids, pa.string()),
         "embedding": pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1), pa.float32()), store.dims)
@@ -177,7 +178,7 @@ def _write_vectors(store, ids: list[str], vectors: np.ndarray, revisions: list[i
     return sorted(set(ids) - set(applied))
 
 
-def _rebuild_vector_index(store) -> None:
+def _rebuild_vector_index(store: StoreInterface) -> None:
     """Lance's vector index, if the store has one, trained again on the new vectors."""
     if store.has_vector_index():
         from memlib.lifecycle.maintenance import ensure_vector_index
@@ -185,7 +186,7 @@ def _rebuild_vector_index(store) -> None:
         ensure_vector_index(store, force=True, again=True)
 
 
-def undo(store, run_id: str, progress: bool = False, actor: str | None = None) -> Outcome:
+def undo(store: StoreInterface, run_id: str, progress: bool = False, actor: str | None = None) -> Outcome:
     """Put back the vectors a run replaced, from its tagged version: a memory whose text is
     unchanged gets its old vector, one changed since is embedded with the old model; the
     store records the old model again."""
@@ -198,12 +199,12 @@ def undo(store, run_id: str, progress: bool = False, actor: str | None = None) -
         raise NotFound(f"no reembed run {run_id!r} (see 'memlib reembed --runs')")
     if run["status"] not in ("started", "done"):
         raise InvalidInput(f"reembed run {run_id} was {run['status']}; it cannot be undone")
-    if run["tag"] not in store.table.tags.list():
+    if run["tag"] not in store.tags():
         raise InvalidInput(f"reembed run {run_id} was forgotten: its old vectors are gone")
     old_embedder = embedder_for(run["from"], store.dims, store.settings)
     with store.lock.held():
         store.record_model(old_embedder)
-    old = store.table.to_lance().checkout_version(run["version_before"])
+    old = store.dataset_at(run["version_before"])
     before = old.to_table(columns=["id", "text", "embedding"])
     ids = before.column("id").to_pylist()
     bar = None
@@ -233,12 +234,12 @@ def undo(store, run_id: str, progress: bool = False, actor: str | None = None) -
     if bar is not None:
         bar.close()
     _rebuild_vector_index(store)
-    store.audit.record(ACTION, [run_id], status="undone", actor=actor, run_id=run_id,
-                       details={"from": run["to"], "to": run["from"]})
+    store.log_event(ACTION, [run_id], status="undone", actor=actor, run_id=run_id,
+                    details={"from": run["to"], "to": run["from"]})
     return Outcome(run_id, run["to"], run["from"], len(ids))
 
 
-def forget(store, run_id: str, actor: str | None = None) -> None:
+def forget(store: StoreInterface, run_id: str, actor: str | None = None) -> None:
     """Drop a finished run's tag: its old vectors can then be cleaned up, and it can no
     longer be undone."""
     store.check_writable()
@@ -247,9 +248,9 @@ def forget(store, run_id: str, actor: str | None = None) -> None:
         raise NotFound(f"no reembed run {run_id!r} (see 'memlib reembed --runs')")
     if run["status"] == "started":
         raise InvalidInput(f"reembed run {run_id} did not finish: run it again or undo it first")
-    if run["tag"] in store.table.tags.list():
-        store.table.tags.delete(run["tag"])
-    store.audit.record(ACTION, [run_id], status="forgotten", actor=actor, run_id=run_id,
-                       details={"tag": run["tag"]})
+    if run["tag"] in store.tags():
+        store.untag(run["tag"])
+    store.log_event(ACTION, [run_id], status="forgotten", actor=actor, run_id=run_id,
+                    details={"tag": run["tag"]})
 
 

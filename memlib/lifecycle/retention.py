@@ -29,9 +29,10 @@ from memlib import analytics
 from memlib.clock import AsOf
 from memlib.errors import InvalidInput, NotFound
 from memlib import policy as policies
+from memlib.interface import StoreInterface
 from memlib.scope import sql_in, sql_literal
 from memlib.store.storage import tree_bytes
-from memlib.store.tables import ARCHIVE, MEMORIES, add_missing_columns, open_or_create, open_table
+from memlib.store.tables import ARCHIVE, MEMORIES, add_missing_columns
 CHUNK = 5_000  # ids per filter when rows are read by id
 
 
@@ -66,7 +67,7 @@ class RunOutcome:
     plan: dict[str, Any] = field(default_factory=dict)
 
 
-def plan(store, policy, as_of: AsOf | date | datetime | str | None = None) -> Plan:
+def plan(store: StoreInterface, policy, as_of: AsOf | date | datetime | str | None = None) -> Plan:
     """What `policy` would remove from the store as it is, judged as of `as_of` (default
     now): the retention report's candidates, read from the same view
     (sql/mart_retention_candidates.sql) with the same parameters. The report as of today
@@ -82,13 +83,13 @@ def plan(store, policy, as_of: AsOf | date | datetime | str | None = None) -> Pl
 
 # -- runs --------------------------------------------------------------------------------------
 
-def _open_archive(store, create: bool):
+def _open_archive(store: StoreInterface, create: bool):
     """The archive table; created (the memories' columns, run_id, archived_at) if asked."""
     if not create:
-        return open_table(store.db, ARCHIVE)
-    schema = store.table.schema
+        return store.concept_table(ARCHIVE)
+    schema = store.schema
     fields = [*schema, pa.field("run_id", pa.string()), pa.field("archived_at", pa.timestamp("us", tz="UTC"))]
-    return open_or_create(store.db, ARCHIVE, pa.schema(fields, metadata=schema.metadata))
+    return store.concept_table(ARCHIVE, pa.schema(fields, metadata=schema.metadata))
 
 
 def _rows(dataset, ids: list[str], columns: list[str] | None = None) -> pa.Table:
@@ -98,19 +99,19 @@ def _rows(dataset, ids: list[str], columns: list[str] | None = None) -> pa.Table
     return pa.concat_tables(parts) if parts else dataset.to_table(columns=columns, limit=0)
 
 
-def _present(store, ids: list[str]) -> list[str]:
+def _present(store: StoreInterface, ids: list[str]) -> list[str]:
     if not ids:
         return []
     return _rows(store.dataset(), ids, ["id"]).column("id").to_pylist()
 
 
-def runs(store) -> list[dict[str, Any]]:
+def runs(store: StoreInterface) -> list[dict[str, Any]]:
     """Every retention run with its latest status, oldest first."""
     out: dict[str, dict] = {}
-    for event in store.audit.events("action = 'retention_apply'"):
+    for event in store.audit_events("action = 'retention_apply'"):
         run = out.setdefault(event["run_id"], {"run_id": event["run_id"], "started_at": event["at"]})
         run.update({"status": event["status"], "at": event["at"], **(event["details"] or {})})
-    for event in store.audit.events("action IN ('retention_undo', 'purge') AND subject_id IS NOT NULL"):
+    for event in store.audit_events("action IN ('retention_undo', 'purge') AND subject_id IS NOT NULL"):
         if event["subject_id"] in out and event["status"] == "done":
             run = out[event["subject_id"]]
             run["status"] = "undone" if event["action"] == "retention_undo" else "purged"
@@ -135,7 +136,7 @@ def _nothing(step: str) -> None:
     pass
 
 
-def finish_unfinished(store, actor: str | None = None, on_step: Step = _nothing) -> list[str]:
+def finish_unfinished(store: StoreInterface, actor: str | None = None, on_step: Step = _nothing) -> list[str]:
     """Complete every run that started and did not end (a killed apply); returns their ids.
     The caller holds the store's writer lock."""
     finished = []
@@ -147,8 +148,8 @@ def finish_unfinished(store, actor: str | None = None, on_step: Step = _nothing)
             columns=[c for c in ("id", "revision") if c in archive.schema.names],
             filter=f"run_id = {sql_literal(run_id)}")
         if archived is None or not len(archived):  # killed before the archive commit: nothing changed
-            store.audit.record("retention_apply", [run_id], status="abandoned", actor=actor,
-                               run_id=run_id, details={"policy": run.get("policy")})
+            store.log_event("retention_apply", [run_id], status="abandoned", actor=actor,
+                            run_id=run_id, details={"policy": run.get("policy")})
             finished.append(run_id)
             continue
         _remove(store, archive, run_id, archived, actor, on_step)
@@ -174,7 +175,7 @@ def _unchanged(rows: pa.Table) -> str:
         f"AND ({_id_filter(chunk)}))" for revision, chunk in by_revision.items())
 
 
-def _remove(store, archive, run_id: str, archived: pa.Table, actor: str | None, on_step: Step) -> list[str]:
+def _remove(store: StoreInterface, archive, run_id: str, archived: pa.Table, actor: str | None, on_step: Step) -> list[str]:
     """Delete from `memories` the archived rows still there unchanged (one commit); a row
     changed since it was planned stays, and leaves the archive. Records what was removed."""
     ids = archived.column("id").to_pylist()
@@ -190,18 +191,18 @@ def _remove(store, archive, run_id: str, archived: pa.Table, actor: str | None, 
     return removed
 
 
-def _record_removed(store, run_id: str, ids: list[str], actor: str | None, version: int | None,
+def _record_removed(store: StoreInterface, run_id: str, ids: list[str], actor: str | None, version: int | None,
                     on_step: Step) -> None:
-    removed = {e["subject_id"] for e in store.audit.events(
+    removed = {e["subject_id"] for e in store.audit_events(
         f"action = 'retention_remove' AND run_id = {sql_literal(run_id)}")}
-    store.audit.record("retention_remove", [i for i in ids if i not in removed], actor=actor,
-                       run_id=run_id, version=version)
+    store.log_event("retention_remove", [i for i in ids if i not in removed], actor=actor,
+                    run_id=run_id, version=version)
     on_step("events")
-    store.audit.record("retention_apply", [run_id], status="done", actor=actor, run_id=run_id,
-                       details={"removed": len(ids)})
+    store.log_event("retention_apply", [run_id], status="done", actor=actor, run_id=run_id,
+                    details={"removed": len(ids)})
 
 
-def apply(store, policy, as_of=None, actor: str | None = None, on_step: Step = _nothing) -> RunOutcome:
+def apply(store: StoreInterface, policy, as_of=None, actor: str | None = None, on_step: Step = _nothing) -> RunOutcome:
     """Remove exactly the plan's rows, archived first and tagged, so `undo` restores them.
     A row another process changes between the plan and the delete stays. `on_step` is
     called after each step (started, tagged, archived, deleted, events)."""
@@ -211,13 +212,13 @@ def apply(store, policy, as_of=None, actor: str | None = None, on_step: Step = _
         resumed = finish_unfinished(store, actor, on_step)
         chosen = plan(store, policy, as_of)
         if not chosen.ids:
-            store.audit.record("retention_apply", [None], status="nothing", actor=actor,
-                               details=chosen.summary())
+            store.log_event("retention_apply", [None], status="nothing", actor=actor,
+                            details=chosen.summary())
             return RunOutcome(None, 0, resumed=resumed, plan=chosen.summary())
         return remove(store, chosen.ids, chosen.summary(), actor, on_step, resumed)
 
 
-def remove(store, ids: list[str], details: dict[str, Any], actor: str | None = None,
+def remove(store: StoreInterface, ids: list[str], details: dict[str, Any], actor: str | None = None,
            on_step: Step = _nothing, resumed: list[str] | None = None) -> RunOutcome:
     """Remove these memories as a retention run: archived and tagged first, one delete,
     reversible by `undo`. `details` describe why (a policy's plan, or another caller's)."""
@@ -227,10 +228,10 @@ def remove(store, ids: list[str], details: dict[str, Any], actor: str | None = N
         run_id = str(uuid.uuid4())
         before = store.version
         tag = f"retention-{run_id}"
-        store.audit.record("retention_apply", [run_id], status="started", actor=actor, run_id=run_id,
-                           details={**details, "version_before": before, "tag": tag})
+        store.log_event("retention_apply", [run_id], status="started", actor=actor, run_id=run_id,
+                        details={**details, "version_before": before, "tag": tag})
         on_step("started")
-        store.table.tags.create(tag, before)
+        store.tag(tag, before)
         on_step("tagged")
         rows = _rows(store.dataset(), ids)
         now = store.clock.now()
@@ -245,7 +246,7 @@ def remove(store, ids: list[str], details: dict[str, Any], actor: str | None = N
     return RunOutcome(run_id, len(removed), tag, resumed or [], details)
 
 
-def undo(store, run_id: str, actor: str | None = None) -> int:
+def undo(store: StoreInterface, run_id: str, actor: str | None = None) -> int:
     """Put a run's archived rows back into `memories`, unchanged, in one commit; returns how
     many came back (a row whose id the store holds again is not). The run's archive rows are
     then dropped (its tag stays)."""
@@ -263,14 +264,14 @@ def undo(store, run_id: str, actor: str | None = None) -> int:
         restored: list[str] = []
         if rows is not None and len(rows):
             restored, version = store.restore(rows)
-            store.audit.record("restore", restored, actor=actor, run_id=run_id, version=version)
+            store.log_event("restore", restored, actor=actor, run_id=run_id, version=version)
             archive.delete(f"run_id = {sql_literal(run_id)}")
-        store.audit.record("retention_undo", [run_id], actor=actor, run_id=run_id,
-                           details={"restored": len(restored)})
+        store.log_event("retention_undo", [run_id], actor=actor, run_id=run_id,
+                        details={"restored": len(restored)})
     return len(restored)
 
 
-def purge(store, run_id: str, actor: str | None = None) -> dict[str, Any]:
+def purge(store: StoreInterface, run_id: str, actor: str | None = None) -> dict[str, Any]:
     """Delete a run's archived rows for good: its rows of the archive table, the archive's old
     versions that still held them (only the archive's: the memories table keeps its history
     for time travel; `cleanup_versions` is the store-wide command) and the run's tag. Returns
@@ -291,37 +292,37 @@ def purge(store, run_id: str, actor: str | None = None) -> dict[str, Any]:
 
         freed = _freed(store, ARCHIVE, drop_run)
     tag = f"retention-{run_id}"
-    if tag in store.table.tags.list():
-        store.table.tags.delete(tag)
-    store.audit.record("purge", [run_id], actor=actor, run_id=run_id,
-                       details={"archived_rows_deleted": n, "bytes_freed": freed})
+    if tag in store.tags():
+        store.untag(tag)
+    store.log_event("purge", [run_id], actor=actor, run_id=run_id,
+                    details={"archived_rows_deleted": n, "bytes_freed": freed})
     return {"run_id": run_id, "archived_rows_deleted": n, "bytes_freed": freed}
 
 
-def cleanup_versions(store, older_than_days: int, actor: str | None = None) -> dict[str, Any]:
+def cleanup_versions(store: StoreInterface, older_than_days: int, actor: str | None = None) -> dict[str, Any]:
     """Delete the versions of the memories table older than `older_than_days` that no tag
     holds (maintain's as-of tags of days before then are dropped first): the store-wide
     cleanup. Time travel (and as-of reports) to dates before then ends here. Returns the
     versions removed and the bytes freed on disk, measured."""
-    from memlib.store.versions import AS_OF_TAG, clean_up
+    from memlib.store.versions import AS_OF_TAG
 
     store.check_writable()
     if isinstance(older_than_days, bool) or not isinstance(older_than_days, int) or older_than_days < 0:
         raise InvalidInput(f"--older-than must be a whole number of days, 0 or more, not {older_than_days!r}")
-    before_versions = {v["version"] for v in store.table.list_versions()}
+    before_versions = set(store.versions_kept())
     first_day = (store.clock.now() - timedelta(days=older_than_days)).date().isoformat()
-    for name in store.table.tags.list():
+    for name in store.tags():
         if name.startswith(AS_OF_TAG) and name.removeprefix(AS_OF_TAG) < first_day:
-            store.table.tags.delete(name)
-    freed = _freed(store, MEMORIES, lambda: clean_up(store.table, timedelta(days=older_than_days)))
-    removed = sorted(before_versions - {v["version"] for v in store.table.list_versions()})
-    store.audit.record("cleanup", [None], actor=actor,
-                       details={"versions_removed": len(removed), "bytes_freed": freed,
-                                "older_than_days": older_than_days})
+            store.untag(name)
+    freed = _freed(store, MEMORIES, lambda: store.clean_up(timedelta(days=older_than_days)))
+    removed = sorted(before_versions - set(store.versions_kept()))
+    store.log_event("cleanup", [None], actor=actor,
+                    details={"versions_removed": len(removed), "bytes_freed": freed,
+                             "older_than_days": older_than_days})
     return {"versions_removed": removed, "bytes_freed": freed}
 
 
-def _freed(store, table: str, cleanup: Callable[[], None]) -> int:
+def _freed(store: StoreInterface, table: str, cleanup: Callable[[], None]) -> int:
     """Run a cleanup of `table` that removes old versions, and return the bytes it freed
     where the store lives (disk or bucket), measured."""
     before = _disk_bytes(store, table)
@@ -332,6 +333,6 @@ def _freed(store, table: str, cleanup: Callable[[], None]) -> int:
     return max(before - after, 0)
 
 
-def _disk_bytes(store, table: str) -> int:
+def _disk_bytes(store: StoreInterface, table: str) -> int:
     """What a table takes where the store lives: on this machine's disk or in its bucket."""
     return tree_bytes(f"{store.uri.rstrip('/')}/{table}.lance", store.settings)

@@ -12,6 +12,7 @@ import random
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 
+from memlib.interface import StoreInterface
 from memlib.sample.text import COMPONENTS, PROJECT_PREFIXES, PROJECT_SUFFIXES, TECH
 
 AGENTS = ["planner", "coder", "reviewer", "tester", "ops-bot"]
@@ -179,7 +180,7 @@ SLOT = {"number": "measure", "date": "schedule", "choice": "choice", "flag": "se
 SAMPLE_TOPICS = 60
 
 
-def build_consensus_sample(store, n_topics: int = SAMPLE_TOPICS, seed: int = 7,
+def build_consensus_sample(store: StoreInterface, n_topics: int = SAMPLE_TOPICS, seed: int = 7,
                            anchor: datetime | None = None) -> dict[str, int]:
     """The multi-agent part of the sample store: the agents' fragments on `n_topics` topics
     over the 30 days before `anchor`, clustered, and each cluster of two or more

@@ -16,8 +16,9 @@ import pyarrow as pa
 
 from memlib.clock import Clock
 from memlib.control import ControlPlane
+from memlib.interface import StoreInterface
 from memlib.store.session_tables import SCHEMAS
-from memlib.store.tables import SESSIONS, open_or_create
+from memlib.store.tables import SESSIONS
 
 DAYS = 14
 TASKS_PER_DAY = 120
@@ -34,18 +35,18 @@ def session_id(agent: str, day) -> str:
     return f"sample-{agent}-{day:%Y%m%d}"
 
 
-def write_sessions(store, keys: set[tuple[str, object]]) -> int:
+def write_sessions(store: StoreInterface, keys: set[tuple[str, object]]) -> int:
     """One ended session per (agent, day): the whole day, in no project."""
     rows = [{"session_id": session_id(agent, day), "agent": agent, "project_id": None, "status": "ended",
              "started_at": datetime.combine(day, datetime.min.time(), tzinfo=timezone.utc),
              "ended_at": datetime.combine(day, datetime.max.time(), tzinfo=timezone.utc),
              "preferences": "{}"} for agent, day in sorted(keys)]
     if rows:
-        open_or_create(store.db, SESSIONS, SCHEMAS[SESSIONS]).add(pa.Table.from_pylist(rows, schema=SCHEMAS[SESSIONS]))
+        store.concept_table(SESSIONS, SCHEMAS[SESSIONS]).add(pa.Table.from_pylist(rows, schema=SCHEMAS[SESSIONS]))
     return len(rows)
 
 
-def build_control_sample(store, agents: list[str], seed: int, anchor: datetime) -> dict[str, int]:
+def build_control_sample(store: StoreInterface, agents: list[str], seed: int, anchor: datetime) -> dict[str, int]:
     """Two weeks of queue traffic up to `anchor` in the store's control plane."""
     rng = random.Random(seed + 11)
     clock = Clock(anchor - timedelta(days=DAYS))

@@ -24,6 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from memlib.interface import StoreInterface
 from memlib.sample import text as T
 from memlib.errors import InvalidInput
 from memlib.models import (
@@ -268,7 +269,7 @@ def approximate_vectors(centroids: dict[str, np.ndarray], topics: list[str], rng
     return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
 
 
-def build_sample(store, size: int = DEFAULT_SIZE, seed: int = 7, anchor: datetime | None = None,
+def build_sample(store: StoreInterface, size: int = DEFAULT_SIZE, seed: int = 7, anchor: datetime | None = None,
                  vectors: str = "auto", progress: bool = False) -> dict[str, Any]:
     """Write the sample corpus and its recall history into an empty store, one commit per
     day of the history, each at that day's time by the store's clock."""
@@ -279,7 +280,7 @@ def build_sample(store, size: int = DEFAULT_SIZE, seed: int = 7, anchor: datetim
     if vectors not in ("auto", "model", "approx"):
         raise InvalidInput(f"vectors must be auto, model or approx, not {vectors!r}")
     _check_size(size)
-    if store.table.count_rows():
+    if store.count_rows():
         raise InvalidInput(f"store {store.uri!r} already holds memories; sample needs an empty store")
     from memlib.control.db import path_for
 
@@ -331,7 +332,7 @@ def build_sample(store, size: int = DEFAULT_SIZE, seed: int = 7, anchor: datetim
         if fold_at is not None:
             folded = _fold_old_recalls(store, events, fold_at)
         store.clock.set(anchor)
-        store.recalls.table.add(events.filter(pc.equal(events["flush_id"], "sample-recent")))
+        store.add_recall_events(events.filter(pc.equal(events["flush_id"], "sample-recent")))
         ensure_vector_index(store)
         store.optimize()
         consensus = build_consensus_sample(store, seed=seed, anchor=anchor)
@@ -349,10 +350,10 @@ def build_sample(store, size: int = DEFAULT_SIZE, seed: int = 7, anchor: datetim
             "anchor": anchor.date().isoformat(), "seconds": round(time.perf_counter() - started, 1)}
 
 
-def _fold_old_recalls(store, events: pa.Table, when: datetime) -> int:
+def _fold_old_recalls(store: StoreInterface, events: pa.Table, when: datetime) -> int:
     """The recalls of the first weeks, flushed and folded into usage at `when`."""
     from memlib.lifecycle.maintenance import fold_usage
 
     store.clock.set(when)
-    store.recalls.table.add(events.filter(pc.equal(events["flush_id"], "sample-old")))
+    store.add_recall_events(events.filter(pc.equal(events["flush_id"], "sample-old")))
     return fold_usage(store, actor="sample")

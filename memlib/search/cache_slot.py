@@ -11,6 +11,7 @@ import time
 import numpy as np
 import pyarrow as pa
 
+from memlib.interface import StoreInterface
 from memlib.search.vector_cache import ADDR, DELTA_ROWS, MAX_SEGMENTS, NEVER, Cached, VectorCache, vector_bytes
 from memlib.settings import DEFAULT_VECTOR_CACHE_MB
 
@@ -89,7 +90,7 @@ class CacheSlot:
         self._declined: int | None = None  # a version too large (or empty) to hold
         self._appended: tuple[int, pa.Table] | None = None  # (version, rows) this process appended
 
-    def get(self, store) -> Cached | None:
+    def get(self, store: StoreInterface) -> Cached | None:
         """The cache for the store's current version if it is ready, else None."""
         version = store.version
         cache = self.current(store, version)
@@ -100,7 +101,7 @@ class CacheSlot:
             self._seen = (version, searches)
             if (self.mode == "auto" and searches < 2) or version in (self._building, self._declined):
                 return None
-            rows = store.table.count_rows()  # only when about to build, not on every search
+            rows = store.count_rows()  # only when about to build, not on every search
             if rows == 0 or vector_bytes(rows, store.dims) > self.limit_mb * 2**20:
                 self._declined = version
                 return None
@@ -110,7 +111,7 @@ class CacheSlot:
         threading.Thread(target=self.build, args=(store, version), daemon=True).start()
         return None
 
-    def current(self, store, version: int | None = None) -> Cached | None:
+    def current(self, store: StoreInterface, version: int | None = None) -> Cached | None:
         """The cache at the store's current version, brought there from an older one when
         little changed; None if there is none (nothing is built here)."""
         version = store.version if version is None else version
@@ -137,7 +138,7 @@ class CacheSlot:
         here); only the latest append is kept, and only while there is a cache it can join."""
         self._appended = (version, rows) if self.cache is not None and rows.num_rows <= DELTA_ROWS else None
 
-    def build(self, store, version: int | None = None) -> Cached:
+    def build(self, store: StoreInterface, version: int | None = None) -> Cached:
         version = store.version if version is None else version
         started = time.perf_counter()
         try:

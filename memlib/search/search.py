@@ -10,16 +10,17 @@ from datetime import datetime
 from typing import Any, Literal
 
 import numpy as np
-from lance.dataset import serialize_row_addrs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memlib.clock import utc
 from memlib.errors import InvalidInput
-from memlib.models import Memory, from_row, trusted
-from memlib.scope import Scope, sql_in
+from memlib.interface import StoreInterface
+from memlib.models import Memory, trusted
+from memlib.scope import Scope
 from memlib.search.answers import asked_for, holds
 from memlib.search.dates import Period, named_period
 from memlib.search.fusion import UNTRUSTED_WEIGHT, convex, rrf, with_boost, with_neighbours, with_weight
+from memlib.search.sources import HitRows, LanceRows, rows_of
 from memlib.search.speakers import named_speaker
 
 MODES = ("vector", "fts", "hybrid")
@@ -76,35 +77,13 @@ class SearchConfig(BaseModel):
             raise InvalidInput(f"{where}: search setting {field}: {error['msg']}") from None
 
 
-class _Rows:
-    """The rows of one result's hits. From the vector cache they are read when first asked
-    for: the typed memories all at once, or only their texts, which is cheaper (a caller that
-    needs ids, scores and texts never builds a Memory)."""
-
-    def __init__(self, ids: list[str], cache=None, memories: dict[str, Memory] | None = None):
-        self.ids, self.cache, self.memories = ids, cache, memories
-        self.texts: dict[str, str] | None = None
-
-    def memory(self, memory_id: str) -> Memory:
-        if self.memories is None:
-            self.memories = materialize(None, self.ids, self.cache)
-        return self.memories[memory_id]
-
-    def text(self, memory_id: str) -> str:
-        if self.memories is not None:
-            return self.memories[memory_id].text
-        if self.texts is None:
-            self.texts = {row["id"]: row["text"] for row in self.cache.take(self.ids, columns=["id", "text"])}
-        return self.texts[memory_id]
-
-
 @dataclass
 class Hit:
     id: str
     score: float
     rank: int
     sources: dict[str, float] = field(default_factory=dict)
-    rows: _Rows | None = field(default=None, repr=False, compare=False)
+    rows: HitRows | None = field(default=None, repr=False, compare=False)
 
     @property
     def memory(self) -> Memory:
@@ -121,169 +100,88 @@ class Hit:
         return {"rank": self.rank, "score": self.score, "sources": self.sources, "memory": data}
 
 
-def vector_candidates(store, vector: np.ndarray, n: int, scope: Scope, config: SearchConfig,
+def vector_candidates(store: StoreInterface, vector: np.ndarray, n: int, scope: Scope, config: SearchConfig,
                       now: datetime | None = None, cache=None) -> list[tuple[str, float]]:
     """(id, cosine similarity) of the n nearest memories in scope, best first: from the
     store's in-memory vectors (`cache`, exact) when given, else from Lance."""
-    if cache is not None:
-        return cache.search(vector, n, scope, now)
-    where = scope.where(now)
-    in_scope = store.table.count_rows(where) if where else store.table.count_rows()
-    if in_scope <= config.exact_below:
-        # A small scope is scanned exactly: faster than an index probe here, and an IVF
-        # index probing a few partitions can miss matches of a narrow filter.
-        return _exact(store, vector, n, where, in_scope)
-    query = (store.table.search(vector, vector_column_name="embedding").distance_type("cosine")
-             .select(["id", "_distance"]).limit(n))
-    if where:
-        query = query.where(where, prefilter=True)
-    if store.has_vector_index():
-        query = query.nprobes(config.nprobes)
-        if config.ef:
-            query = query.ef(config.ef)
-        if config.refine_factor:
-            query = query.refine_factor(config.refine_factor)
-    rows = query.to_arrow()
-    return list(zip(rows.column("id").to_pylist(),
-                    (1.0 - rows.column("_distance").to_numpy()).tolist()))
+    return rows_of(store, cache).nearest(vector, n, scope, config, now)
 
 
-def _exact(store, vector: np.ndarray, n: int, where: str | None, in_scope: int) -> list[tuple[str, float]]:
-    if in_scope == 0:
-        return []
-    rows = store.dataset().to_table(columns=["id", "embedding"], filter=where)
-    matrix = rows.column("embedding").combine_chunks().flatten().to_numpy().reshape(-1, store.dims)
-    norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(vector) or 1.0)
-    scores = (matrix @ vector) / np.where(norms == 0, 1.0, norms)
-    ids = rows.column("id").to_numpy(zero_copy_only=False)
-    top = np.lexsort((ids, -scores))[:n]  # equal scores in id order, as the vector cache does
-    return [(ids[i], float(scores[i])) for i in top]
-
-
-def fts_candidates(store, text: str, n: int, where: str | None, scope: Scope | None = None,
+def fts_candidates(store: StoreInterface, text: str, n: int, where: str | None, scope: Scope | None = None,
                    now: datetime | None = None, cache=None) -> list[tuple[str, float]]:
-    """(id, BM25 score) of the n best full-text matches in scope, best first (_fts_candidates).
-    A store without its full-text index yet (its first write stopped before it, or is still
-    committing) is given it now, if this handle may write; else the full-text list is empty
-    and hybrid search ranks by the vectors alone."""
+    """(id, BM25 score) of the n best full-text matches in scope, best first."""
+    return _full_text(rows_of(store, cache), text, n, where, scope, now)
+
+
+def _full_text(rows: LanceRows, text: str, n: int, where: str | None, scope: Scope | None = None,
+               now: datetime | None = None) -> list[tuple[str, float]]:
+    """`rows.full_text`. A store without its full-text index yet (its first write stopped
+    before it, or is still committing) is given it now, if this handle may write; else the
+    full-text list is empty and hybrid search ranks by the vectors alone."""
     try:
-        return _fts_candidates(store, text, n, where, scope, now, cache)
+        return rows.full_text(text, n, where, scope, now)
     except (ValueError, RuntimeError) as exc:
         if "INVERTED index" not in str(exc):
             raise
-    if not store.build_missing_indexes():
+    if not rows.store.build_missing_indexes():
         log.warning("the store has no full-text index yet and this handle cannot build it: "
                     "full-text matches left out ('memlib maintain' builds it)")
         return []
-    return _fts_candidates(store, text, n, where, scope, now, cache)
+    return rows.full_text(text, n, where, scope, now)
 
 
-def _fts_candidates(store, text: str, n: int, where: str | None, scope: Scope | None = None,
-                    now: datetime | None = None, cache=None) -> list[tuple[str, float]]:
-    """Asked of the
-    Lance dataset itself: the same index and answer as LanceDB's query builder, in half the
-    time (4.6 against 9.7 ms at 100k memories). With the rows in memory (`cache`, at the
-    dataset's version), the scope goes to Lance as the row addresses in it rather than as a
-    filter to evaluate (the same ranking, about three times faster for a narrow scope), and
-    Lance returns the hits' addresses, whose ids the cache holds: the index alone is read,
-    no data file (on object storage, a data file read is a round trip per range)."""
-    if cache is not None:
-        addresses = None if scope is None else cache.addresses(scope, now)
-        if addresses is not None and len(addresses) == 0:
-            return []
-        allow = None if addresses is None else serialize_row_addrs(addresses.tolist())
-        hits = store.dataset().scanner(columns=["_score"], with_row_address=True, full_text_query=text,
-                                       limit=n, row_addr_allowlist=allow,
-                                       filter=where if addresses is None else None,
-                                       prefilter=bool(where) and addresses is None).to_table()
-        ids = cache.ids_at(hits.column("_rowaddr").to_numpy().astype(np.int64))
-        if ids is not None:
-            return list(zip(ids, hits.column("_score").to_pylist()))
-    rows = store.dataset().to_table(columns=["id", "_score"], full_text_query=text, limit=n,
-                                    filter=where, prefilter=bool(where))
-    return list(zip(rows.column("id").to_pylist(), rows.column("_score").to_pylist()))
+def column_of(rows: LanceRows, ids: list[str], column: str) -> dict[str, object]:
+    """{id: value of `column`} for those of `ids` that exist."""
+    return {row["id"]: row[column] for row in rows.take(ids, ["id", column])}
 
 
-def materialize(store, ids: list[str], cache=None) -> dict[str, Memory]:
-    """The typed memories of the final hits, fetched in one query (or from memory)."""
-    if not ids:
-        return {}
-    if cache is not None:
-        rows = cache.take(ids)
-    else:
-        columns = [c for c in store.dataset().schema.names if c != "embedding"]
-        rows = store.dataset().to_table(columns=columns, filter=sql_in("id", ids)).to_pylist()
-    return {row["id"]: from_row(row, trusted=True) for row in rows}
-
-
-def column_of(store, ids: list[str], column: str, cache=None) -> dict[str, object]:
-    """{id: value of `column`} for those of `ids` that exist (from memory, or one query)."""
-    if cache is not None:
-        return {row["id"]: row[column] for row in cache.take(ids, ["id", column])}
-    return {i: row[column] for i, row in store.lookup(ids, [column]).items()}
-
-
-def untrusted(store, ids: list[str], cache=None) -> set[str]:
+def untrusted(rows: LanceRows, ids: list[str]) -> set[str]:
     """Those of `ids` nobody vouches for (models.trusted)."""
-    columns = ["id", "source", "tags"]
-    rows = cache.take(ids, columns) if cache is not None else store.lookup(ids, columns[1:]).values()
-    return {row["id"] for row in rows if not trusted(row["source"], row["tags"])}
+    return {row["id"] for row in rows.take(ids, ["id", "source", "tags"]) if not trusted(row["source"], row["tags"])}
 
 
-def written_in(store, ids: list[str], period: Period, cache=None) -> set[str]:
+def written_in(rows: LanceRows, ids: list[str], period: Period) -> set[str]:
     """Those of `ids` created within the period."""
-    return {i for i, created in column_of(store, ids, "created_at", cache).items()
+    return {i for i, created in column_of(rows, ids, "created_at").items()
             if created is not None and utc(created) in period}
 
 
-def own_words(store, ids: list[str], cache=None) -> dict[str, str]:
+def own_words(store: StoreInterface, ids: list[str], cache=None) -> dict[str, str]:
     """{id: the memory's own words} for those of `ids` that exist: its indexed text, without
     the context a conversation turn replies to (indexed after its own words)."""
-    columns = ["id", "kind", "text", "context"]
-    rows = cache.take(ids, columns) if cache is not None else store.lookup(ids, columns[1:]).values()
+    return _own_words(rows_of(store, cache), ids)
+
+
+def _own_words(rows: LanceRows, ids: list[str]) -> dict[str, str]:
     return {row["id"]: row["text"].removesuffix("\n" + row["context"])
-            if row["kind"] == "conversation" and row["context"] else row["text"] for row in rows}
+            if row["kind"] == "conversation" and row["context"] else row["text"]
+            for row in rows.take(ids, ["id", "kind", "text", "context"])}
 
 
-def answering(store, text: str, ids: list[str], cache=None) -> set[str]:
+def answering(rows: LanceRows, text: str, ids: list[str]) -> set[str]:
     """Those of `ids` whose own words hold the kind of thing `text` asks for (search/answers.py)."""
     kinds = asked_for(text)
     if not kinds:
         return set()
-    return {i for i, words in own_words(store, ids, cache).items() if holds(words, kinds)}
+    return {i for i, words in _own_words(rows, ids).items() if holds(words, kinds)}
 
 
-def by_named_speaker(store, text: str, ids: list[str], cache=None) -> set[str]:
+def by_named_speaker(rows: LanceRows, text: str, ids: list[str]) -> set[str]:
     """Those of `ids` said by the one speaker among them that `text` names (none if it names
     none of them, or several)."""
-    speakers = column_of(store, ids, "speaker", cache)
+    speakers = column_of(rows, ids, "speaker")
     name = named_speaker(text, set(speakers.values()))
     return set() if name is None else {i for i, speaker in speakers.items() if speaker == name}
 
 
-def neighbour_links(store, ids: list[str], scope: Scope, now: datetime,
+def neighbour_links(store: StoreInterface, ids: list[str], scope: Scope, now: datetime,
                     cache=None) -> list[tuple[str, str]]:
     """(before, after) pairs of adjacent conversation turns (`previous_id` links) where one
     of the two is among `ids` and the other is in scope."""
-    if cache is not None:
-        return cache.links(ids, scope, now)
-    if not ids or "previous_id" not in store.dataset().schema.names:  # older stores lack it
-        return []
-    rows = store.dataset().to_table(columns=["id", "previous_id"],
-                                    filter=f"{sql_in('id', ids)} OR {sql_in('previous_id', ids)}")
-    pairs = {(b, a) for a, b in zip(rows.column("id").to_pylist(), rows.column("previous_id").to_pylist()) if b}
-    if not pairs:
-        return []
-    where = scope.where(now)
-    ends = sorted({end for pair in pairs for end in pair})
-    inside = set(store.dataset().to_table(
-        columns=["id"], filter=sql_in("id", ends) + (f" AND ({where})" if where else ""))
-        .column("id").to_pylist())
-    wanted = set(ids)
-    return sorted((b, a) for b, a in pairs if (a in wanted and b in inside) or (b in wanted and a in inside))
+    return rows_of(store, cache).links(ids, scope, now)
 
 
-def search(store, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | None = None,
+def search(store: StoreInterface, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | None = None,
            config: SearchConfig | None = None, vector: np.ndarray | None = None) -> list[Hit]:
     if not isinstance(text, str) or not text.strip():
         raise InvalidInput("the query text must not be empty")
@@ -300,50 +198,43 @@ def search(store, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | N
     if scope.user_id is not None and "user_id" not in store.dataset().schema.names:
         return []  # a table from before memories named their person (its next write adds the column)
     now = store.clock.now()
-    cache = store.vectors.get(store)  # in memory for this version, or None (and maybe loading)
+    rows = rows_of(store, store.cached(searching=True))  # in memory for this version, or Lance
     where = None if mode == "vector" else scope.where(now)  # full text asks Lance with it
-    if (len(cache) if cache is not None else store.table.count_rows()) == 0:
+    if len(rows) == 0:
         return []
     if mode == "fts":
-        ranked = [(i, s, {"fts": s}) for i, s in fts_candidates(store, text, k, where, scope, now, cache)]
+        ranked = [(i, s, {"fts": s}) for i, s in _full_text(rows, text, k, where, scope, now)]
     elif mode == "vector":
         if vector is None:
             vector = store.embedder.embed([text])[0]
-        ranked = [(i, s, {"vector": s})
-                  for i, s in vector_candidates(store, vector, k, scope, config, now, cache)]
+        ranked = [(i, s, {"vector": s}) for i, s in rows.nearest(vector, k, scope, config, now)]
     else:
         n = max(k, config.candidates)
         with ThreadPoolExecutor(max_workers=1) as pool:  # full-text runs while we embed
-            fts = pool.submit(fts_candidates, store, text, n, where, scope, now, cache)
+            fts = pool.submit(_full_text, rows, text, n, where, scope, now)
             if vector is None:
                 vector = store.embedder.embed([text])[0]
-            lists = {"vector": vector_candidates(store, vector, n, scope, config, now, cache),
-                     "fts": fts.result()}
+            lists = {"vector": rows.nearest(vector, n, scope, config, now), "fts": fts.result()}
         every = 2 * n  # fuse every candidate; cut to k only after the neighbours are counted
         if config.fusion == "rrf":
             ranked = rrf(lists, every, config.rrf_k)
         else:
             ranked = convex(lists, every, {"vector": config.alpha, "fts": 1.0 - config.alpha})
         if config.neighbours and ranked:
-            links = neighbour_links(store, [memory_id for memory_id, _, _ in ranked], scope, now, cache)
+            links = rows.links([memory_id for memory_id, _, _ in ranked], scope, now)
             ranked = with_neighbours(ranked, links, config.neighbours)
         if config.dated and ranked and (period := named_period(text)) is not None:
-            ranked = with_boost(ranked, written_in(store, [i for i, _, _ in ranked], period, cache),
-                                config.dated, "period")
+            ranked = with_boost(ranked, written_in(rows, [i for i, _, _ in ranked], period), config.dated, "period")
         if config.answer and ranked:
-            ranked = with_boost(ranked, answering(store, text, [i for i, _, _ in ranked], cache),
-                                config.answer, "answer")
+            ranked = with_boost(ranked, answering(rows, text, [i for i, _, _ in ranked]), config.answer, "answer")
         if config.speaker and ranked:
-            ranked = with_boost(ranked, by_named_speaker(store, text, [i for i, _, _ in ranked], cache),
+            ranked = with_boost(ranked, by_named_speaker(rows, text, [i for i, _, _ in ranked]),
                                 config.speaker, "speaker")
         ranked = ranked[:k]
     if ranked:
-        ranked = with_weight(ranked, untrusted(store, [i for i, _, _ in ranked], cache), UNTRUSTED_WEIGHT, "trust")
-    ids = [memory_id for memory_id, _, _ in ranked]
-    if cache is not None:  # every hit is a row of the cached version: read them when asked
-        rows = _Rows(ids, cache)
-    else:  # read now: a hit deleted since it was found is left out
-        rows = _Rows(ids, memories=materialize(store, ids))
-        ranked = [entry for entry in ranked if entry[0] in rows.memories]
-    return [Hit(memory_id, score, rank, sources, rows)
-            for rank, (memory_id, score, sources) in enumerate(ranked, start=1)]
+        ranked = with_weight(ranked, untrusted(rows, [i for i, _, _ in ranked]), UNTRUSTED_WEIGHT, "trust")
+    hit_rows = rows.hits([memory_id for memory_id, _, _ in ranked])
+    kept = set(hit_rows.ids)  # from Lance, a hit deleted since it was found is left out
+    return [Hit(memory_id, score, rank, sources, hit_rows)
+            for rank, (memory_id, score, sources) in enumerate(
+                [entry for entry in ranked if entry[0] in kept], start=1)]

@@ -28,6 +28,7 @@ from memlib.settings import Settings
 from memlib.store import batch as batches
 from memlib.store import versions
 from memlib.store.audit import AuditLog
+from memlib.store.doors import Doors
 from memlib.store.concurrency import ATTEMPTS, Contended, WriterLock, committing, pause, writable_dir
 from memlib.store.recall_log import RecallLog, spool_dir_for
 from memlib.store.storage import is_local, storage_options
@@ -54,8 +55,8 @@ def recorded_meta(table) -> dict[str, str]:
     return {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
 
 
-class Store:
-    """The write half of memlib over any LanceDB URI."""
+class Store(Doors):
+    """The write half of memlib over any LanceDB URI (its named doors: store/doors.py)."""
 
     tokenizer = "simple"  # the full-text index's (a MemoryStore reads the one its store records)
 
@@ -84,6 +85,8 @@ class Store:
         self._dataset = None
         self._dims: int | None = None
         self._migrated = False
+        self._holder: Callable[[bool], Any] | None = None  # answers `cached`
+        self._listeners: list[Callable[[pa.Table, int], None]] = []  # told of each append
         self.last_merged: dict[str, str] = {}  # of the latest write: a repeat's id -> the memory it repeats
 
     # -- opening ---------------------------------------------------------------------------
@@ -368,7 +371,8 @@ class Store:
         ids = rows.column("id").to_pylist()
         if not upsert:
             version = self._committed(committing(lambda: self._table.add(rows)))
-            self.appended(rows, version)
+            for on_append in self._listeners:
+                on_append(rows, version)
             return ids, version
         result = committing(lambda: self._table.merge_insert("id").when_matched_update_all(where=CAS)
                             .when_not_matched_insert_all().execute(rows))
@@ -528,14 +532,20 @@ class Store:
         self.version  # noqa: B018 (fresh within max_staleness)
         return self._table.search().where(where).select(columns).limit(limit).to_list()
 
-    def cached(self):
-        """The rows of the version this handle reads held in memory (a MemoryStore's vector
-        cache, `take(ids, columns)`), or None."""
-        return None
+    def cached(self, searching: bool = False):
+        """The rows of the version this handle reads held in memory (`take(ids, columns)`:
+        whoever `hold`s them for this handle, such as a MemoryStore's vector cache), or None.
+        `searching`: a search asks (the holder may start loading them for the next one)."""
+        return None if self._holder is None else self._holder(searching)
 
-    def appended(self, rows: pa.Table, version: int) -> None:
-        """This handle's append of `rows` made `version` (a MemoryStore's cache takes them
-        from here rather than reading them back)."""
+    def hold(self, holder: Callable[[bool], Any]) -> None:
+        """Let `holder(searching)` answer `cached` for this handle."""
+        self._holder = holder
+
+    def listen(self, on_append: Callable[[pa.Table, int], None]) -> None:
+        """Call `on_append(rows, version)` after each append this handle commits (a cache
+        takes the rows from there rather than reading them back)."""
+        self._listeners.append(on_append)
 
     def lookup(self, ids: Sequence[str], columns: list[str]) -> dict[str, dict]:
         """Rows of the given ids that exist, chunked so filters stay small. A filter reads

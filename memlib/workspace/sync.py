@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from memlib.errors import InvalidInput
+from memlib.interface import StoreInterface
 from memlib.models import Kind, from_row, title_key
 from memlib.scope import sql_in, sql_literal
 from memlib.workspace import convert, markdown
@@ -122,7 +123,7 @@ def save_state(ws, state: dict[str, Any]) -> None:
             ws.files.path(relative).unlink()
 
 
-def run(ws, store, prefer: str = "file", actor: str | None = None, on_step: Step = _nothing) -> Report:
+def run(ws, store: StoreInterface, prefer: str = "file", actor: str | None = None, on_step: Step = _nothing) -> Report:
     if prefer not in ("file", "store"):
         raise InvalidInput(f"prefer must be 'file' or 'store', not {prefer!r}")
     ws.check()  # a bad folder is refused before the lock is taken (and its file made)
@@ -131,7 +132,7 @@ def run(ws, store, prefer: str = "file", actor: str | None = None, on_step: Step
 
 
 class _Sync:
-    def __init__(self, ws, store, prefer, actor, on_step):
+    def __init__(self, ws, store: StoreInterface, prefer, actor, on_step):
         self.ws, self.store, self.prefer, self.actor, self.on_step = ws, store, prefer, actor, on_step
         self.zone = ws.zone
         self.now = store.clock.now()
@@ -214,7 +215,7 @@ class _Sync:
         """The stored memories of these ids in one lookup (None: not stored), remembered for
         the rest of the sync."""
         todo = [i for i in dict.fromkeys(ids) if i not in self.stored]
-        rows = self.store.lookup(todo, [n for n in self.store.table.schema.names if n != "embedding"])
+        rows = self.store.lookup(todo, self.store.columns())
         self.stored.update({i: from_row(rows[i]) if i in rows else None for i in todo})
         return {i: self.stored[i] for i in ids}
 
@@ -394,11 +395,11 @@ class _Sync:
                 outcome = retention.remove(store, ids, {"reason": "deleted from the workspace files",
                                                         "workspace": str(self.ws.files.root)}, actor=self.actor)
                 self.report.undo = outcome.run_id
-                store.audit.record("workspace_delete", ids, actor=self.actor, run_id=outcome.run_id,
-                                   details={"workspace": str(self.ws.files.root)})
+                store.log_event("workspace_delete", ids, actor=self.actor, run_id=outcome.run_id,
+                                details={"workspace": str(self.ws.files.root)})
             self.report.deleted = len(ids)
         for memory_id, event in self.conflicts:
-            store.audit.record("workspace_conflict", [memory_id], actor=self.actor, details=event)
+            store.log_event("workspace_conflict", [memory_id], actor=self.actor, details=event)
 
 
 def _one(text: str, form: str, kind: str) -> markdown.Entry:
@@ -429,7 +430,7 @@ def _pending(file_state: dict) -> bool:
     return any(rec.get("pending") for rec in file_state["entries"].values())
 
 
-def _fill_revisions(store, state: dict) -> None:
+def _fill_revisions(store: StoreInterface, state: dict) -> None:
     """Each record's memory revision as the store now has it: the next sync reads the text
     only of memories whose revision moved."""
     records = [rec for f in state["files"].values() for rec in f["entries"].values() if rec.get("rev") is None]
@@ -442,7 +443,7 @@ def _fill_revisions(store, state: dict) -> None:
         rec["rev"] = revisions.get(rec["id"], -1)
 
 
-def _revisions(store, ids: list[str]) -> dict[str, int]:
+def _revisions(store: StoreInterface, ids: list[str]) -> dict[str, int]:
     """The stored revision of each id the store holds (0 for rows written before revisions):
     a filter on the ids for a few, one scan of two columns for many."""
     table = store.dataset().to_table(columns=["id", "revision"],

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Callable
 
 from memlib.errors import MemlibError
+from memlib.interface import StoreInterface
 from memlib.workspace.files import STATE_DIR
 
 QUIET = 0.3  # seconds without another event before the sync
@@ -25,7 +26,7 @@ def _ours(path: str, root: Path) -> bool:
             and STATE_DIR not in relative.parts)
 
 
-def watch(ws, store, report: Callable[[str], None], stop: threading.Event | None = None,
+def watch(ws, store: StoreInterface, report: Callable[[str], None], stop: threading.Event | None = None,
           prefer: str = "file") -> None:
     """Sync once, then after each burst of saves, until `stop` is set (or Ctrl-C). A sync
     that fails (a file a person left invalid) is reported and the watch goes on."""

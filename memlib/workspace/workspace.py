@@ -25,6 +25,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 from memlib.errors import InvalidInput, invalid
+from memlib.interface import StoreInterface
 from memlib.models import Project, uuid4_text
 from memlib.workspace import convert, markdown, records, sync
 from memlib.workspace.files import MEMORY, OWNER, SPIRIT, STATE_DIR, TOOLS, Root, daily_path, day_of
@@ -144,7 +145,7 @@ class Workspace:
         return ZoneInfo(self.config["timezone"])
 
     @classmethod
-    def init(cls, root: str | os.PathLike, store, name: str | None = None, language: str = "en",
+    def init(cls, root: str | os.PathLike, store: StoreInterface, name: str | None = None, language: str = "en",
              timezone_name: str = "UTC") -> tuple["Workspace", list[str]]:
         """A workspace in `root` (made if missing): the starter files it lacks (a file that
         exists is never touched), and its project in the store. Returns it and what was written."""
@@ -172,7 +173,7 @@ class Workspace:
             ws.files.path("memory").mkdir(exist_ok=True)
         return ws, written
 
-    def ensure_project(self, store) -> None:
+    def ensure_project(self, store: StoreInterface) -> None:
         """The workspace's project in this store (a store the workspace is new to gets it)."""
         if not store.lookup([self.project_id], ["id"]):
             store.add([Project(id=self.project_id, name=self.files.root.name or "workspace",
@@ -184,10 +185,10 @@ class Workspace:
 
     # -- keeping files and store in step ----------------------------------------------------
 
-    def sync(self, store, prefer: str = "file", actor: str | None = None, on_step=None) -> sync.Report:
+    def sync(self, store: StoreInterface, prefer: str = "file", actor: str | None = None, on_step=None) -> sync.Report:
         return sync.run(self, store, prefer=prefer, actor=actor, on_step=on_step or sync._nothing)
 
-    def saved(self, store, memories, actor: str | None = None) -> list[str]:
+    def saved(self, store: StoreInterface, memories, actor: str | None = None) -> list[str]:
         """Append memories just saved in the store to the files, in each file's own format:
         a long-term kind (convert.LONG_TERM) to MEMORY.md with a line in today's log, the
         others to their day's log. A journal line per entry tells the next sync which memory
@@ -239,8 +240,8 @@ class Workspace:
                 os.fsync(fh.fileno())
             for relative, text in texts.items():
                 self.files.write(relative, text)
-        store.audit.record("workspace_append", [memory_id for memory_id, _ in events], actor=actor,
-                           details=[{"file": relative} for _, relative in events])  # one commit
+        store.log_event("workspace_append", [memory_id for memory_id, _ in events], actor=actor,
+                        details=[{"file": relative} for _, relative in events])  # one commit
         return sorted(texts)
 
     # -- persona, owner, tools --------------------------------------------------------------
