@@ -176,10 +176,12 @@ def test_a_kernel_error_that_does_not_recur_in_a_fresh_kernel_is_run_again(store
 
 
 def test_a_warm_kernel_holds_what_reports_import_and_none_of_the_unused(tmp_path):
-    kernel, seen = reports._Kernel("python3", tmp_path / "kernel.log"), tmp_path / "seen.json"
+    from memlib.analytics.report_kernels import Kernel
+
+    kernel, seen = Kernel("python3", tmp_path / "kernel.log"), tmp_path / "seen.json"
     try:
         kernel.warm()
-        kernel._cell(f"import json, pathlib, sys\npathlib.Path({str(seen)!r}).write_text(json.dumps("
+        kernel.cell(f"import json, pathlib, sys\npathlib.Path({str(seen)!r}).write_text(json.dumps("
                      "{m: repr(sys.modules.get(m, 'absent'))[:12] for m in "
                      "['memlib.analytics.report_data', 'altair', 'jsonschema', 'rfc3987_syntax']}))")
     finally:
@@ -218,7 +220,7 @@ def test_rerun_replaces_the_date_atomically(store_uri, tmp_path, monkeypatch):
     def crash(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(reports, "_write_index", crash)
+    monkeypatch.setattr(reports, "write_index", crash)
     with pytest.raises(KeyboardInterrupt):
         reports.run(["confidence"], datetime(2026, 10, 25).date(), store_uri, out_root=out)
     # the interrupted run left the published date untouched and complete
