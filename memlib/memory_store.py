@@ -216,8 +216,7 @@ class MemoryStore(Store):
         recorded whoever opens it; asking an existing store for other settings is refused.
         `workspace`: a markdown workspace folder (memlib.workspace) saves go to.
         `vector_cache`: a flag over `settings.vector_cache`."""
-        flags = {"store": uri, "vector_cache": vector_cache, "max_staleness": max_staleness}
-        settings = settings.given(**flags) if settings is not None else Settings.resolve(**flags)
+        settings = Settings.at_edge(settings, store=uri, vector_cache=vector_cache, max_staleness=max_staleness)
         store = super().open(None, embedder, create, as_of, clock,
                              recorded={META_SEARCH: (search or SearchConfig()).to_json()}, settings=settings,
                              version=version)

@@ -138,9 +138,7 @@ class Settings:
         """The settings in force: each flag given (not None), else its environment variable,
         else the config file, else the default. One line naming the source of a bad value."""
         env = os.environ if environ is None else environ
-        unknown = set(flags) - set(SOURCES)
-        if unknown:
-            raise TypeError(f"no setting named {', '.join(sorted(unknown))}")
+        given = _flags(flags)
         path, data = _config(env)
         section = _table(data, path, "settings")
         stray = set(section) - {s.key for s in SOURCES.values() if s.section == "settings"}
@@ -150,14 +148,13 @@ class Settings:
         values: dict[str, Any] = {}
         for name, source in SOURCES.items():
             configured = _table(data, path, source.section).get(source.key)
-            if flags.get(name) is not None:
-                values[name] = source.parse(flags[name], name.replace("_", " "))
+            if name in given:
+                values[name] = given[name]
             elif env.get(source.env):
                 values[name] = source.parse(env[source.env], f"${source.env}")
             elif configured is not None:
                 values[name] = source.parse(configured, f"memlib config {path}: [{source.section}] {source.key}")
-        home = env.get("HOME") or str(Path.home())
-        return cls(**values, cache_dir=str(Path(env.get("XDG_CACHE_HOME") or Path(home) / ".cache") / "memlib"),
+        return cls(**values, cache_dir=str(Path(env.get("XDG_CACHE_HOME") or _home(env) / ".cache") / "memlib"),
                    storage_options=_pairs(data, path, "storage_options"), duckdb=_pairs(data, path, "duckdb"),
                    aws_endpoint=env.get("AWS_ENDPOINT_URL_S3") or env.get("AWS_ENDPOINT_URL") or None,
                    config_file=str(path) if data else None)
@@ -165,18 +162,34 @@ class Settings:
     def given(self, **flags: Any) -> "Settings":
         """These settings with the flags given (not None) in force: an argument of a function
         that was handed settings already, checked as its flag would be."""
-        unknown = set(flags) - set(SOURCES)
-        if unknown:
-            raise TypeError(f"no setting named {', '.join(sorted(unknown))}")
-        chosen = {n: SOURCES[n].parse(v, n.replace("_", " ")) for n, v in flags.items() if v is not None}
+        chosen = _flags(flags)
         return replace(self, **chosen) if chosen else self
+
+    @classmethod
+    def at_edge(cls, settings: "Settings | None", **flags: Any) -> "Settings":
+        """What a function that may be an edge runs with: the `settings` its caller resolved,
+        with its own arguments as flags; or, without them, resolved here (it is the edge)."""
+        return settings.given(**flags) if settings is not None else cls.resolve(**flags)
+
+
+def _flags(flags: dict[str, Any]) -> dict[str, Any]:
+    """The flags given (not None), each checked, a bad one named as its flag; an unknown name
+    is a programming error."""
+    unknown = set(flags) - set(SOURCES)
+    if unknown:
+        raise TypeError(f"no setting named {', '.join(sorted(unknown))}")
+    return {n: SOURCES[n].parse(v, n.replace("_", " ")) for n, v in flags.items() if v is not None}
+
+
+def _home(environ: Mapping[str, str]) -> Path:
+    return Path(environ.get("HOME") or Path.home())
 
 
 def config_path(environ: Mapping[str, str]) -> Path:
     explicit = environ.get("MEMLIB_CONFIG")
     if explicit:
         return Path(explicit)
-    base = environ.get("XDG_CONFIG_HOME") or str(Path(environ.get("HOME") or Path.home()) / ".config")
+    base = environ.get("XDG_CONFIG_HOME") or str(_home(environ) / ".config")
     return Path(base) / "memlib" / "config.toml"
 
 

@@ -51,7 +51,7 @@ def usage_daily(store_uri: str, as_of: datetime, settings: Settings | None = Non
     daft = _daft()
     if as_of.tzinfo is None:
         raise InvalidInput("as_of must be an aware datetime (UTC)")
-    options = storage.storage_options(store_uri, settings or Settings.resolve())
+    options = storage.storage_options(store_uri, Settings.at_edge(settings))
     io_config = _io_config(daft, options) if "://" in store_uri else None
     base = store_uri.rstrip("/")
     events = daft.read_lance(f"{base}/recall_events.lance", io_config=io_config) \

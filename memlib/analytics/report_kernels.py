@@ -11,6 +11,7 @@ replaced before the next report.
 
 from __future__ import annotations
 
+import os
 import queue
 import sys
 import threading
@@ -79,8 +80,6 @@ class Kernel:
 
     def run(self, source: str, output: str, parameters: dict) -> None:
         """Execute the notebook `source` into `output` with `parameters` (papermill)."""
-        import os
-
         import papermill
 
         papermill.execute_notebook(source, output, kernel_name=self.name, km=self._started(), progress_bar=False,

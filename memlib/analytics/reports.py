@@ -236,7 +236,7 @@ def plan(names: list[str], as_of: AsOf | date | str | None, store: str, override
     from memlib.analytics.views import ordered_views
     from memlib.store import Store
 
-    settings = settings.given(store=store) if settings else Settings.resolve(store=store)
+    settings = Settings.at_edge(settings, store=store)
     opened = Store.open(store, create=False, settings=settings)
     as_of = AsOf.of(as_of, opened.clock, "--as-of").whole_day()
     specs = {name: parameters(name) for name in names}

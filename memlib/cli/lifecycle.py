@@ -11,7 +11,7 @@ from memlib.errors import InvalidInput
 
 policy_option = click.option("--policy", default="default", show_default=True, metavar="NAME|PATH",
                              help="A policy name (memlib policy list) or a .toml/.yaml file.")
-as_of_option = as_of_option("Judge as of the end of this day (UTC); default now.")
+judged_as_of = as_of_option("Judge as of the end of this day (UTC); default now.")
 
 
 @cli.group()
@@ -21,7 +21,7 @@ def retention():
 
 @retention.command("plan")
 @policy_option
-@as_of_option
+@judged_as_of
 @click.option("--json", "as_json", is_flag=True, help="Every candidate with its reasons, as JSON.")
 @click.option("--limit", type=click.IntRange(min=0), default=20, show_default=True,
               help="Candidates listed in the text output.")
@@ -48,7 +48,7 @@ def retention_plan(ctx, policy, as_of, as_json, limit):
 
 @retention.command("apply")
 @policy_option
-@as_of_option
+@judged_as_of
 @click.pass_context
 def retention_apply(ctx, policy, as_of):
     """Remove exactly the plan's memories: tagged and archived first, so undo restores them."""

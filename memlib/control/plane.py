@@ -65,7 +65,7 @@ class ControlPlane:
         file at `path`. `settings`: what the caller resolved; without them this is the edge
         (memlib.settings), with `store_uri` as the store flag."""
         if path is None:
-            settings = settings.given(store=store_uri) if settings else Settings.resolve(store=store_uri)
+            settings = Settings.at_edge(settings, store=store_uri)
             path = path_for(settings.store, settings)
         return cls(Database(path, create=create, file_lock=file_lock), clock)
 

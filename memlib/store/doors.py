@@ -5,7 +5,7 @@ The audit log, the recall log, the memories table's versions and tags, and the t
 concept keeps beside the memories are reached through these methods, never through the
 store's attributes (`tests/test_layout.py` checks that no module outside `store/` touches
 `.audit`, `.recalls`, `.table`, `.db` or a private member of a store). `StoreInterface`
-(store/interface.py) names every door a concept uses, the rows included.
+(memlib/interface.py) names every door a concept uses, the rows included.
 """
 
 from __future__ import annotations

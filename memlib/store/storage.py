@@ -34,7 +34,7 @@ def storage_options(uri: str, settings: Settings) -> dict[str, str]:
     """What Lance (and DuckDB's secret, pyarrow, Daft) need to reach `uri`: the config's
     options, the endpoint of the environment when the config names none, and allow_http when
     the endpoint is plain http. {} for a local store."""
-    if not uri or is_local(uri):
+    if is_local(uri):
         return {}
     options = dict(settings.storage_options)
     if endpoint(options) is None and settings.aws_endpoint:

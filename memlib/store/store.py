@@ -99,12 +99,11 @@ class Store(Doors):
         """Open (or create) the store at `uri` (default: the settings' store). `as_of`: open it
         as it was at a date or time (time travel, read-only: the version current then, see
         store/versions.py); `version`: open it at a table version (12, "v12") or a tag (such
-        as a retention run's), read-only too. `recorded`: more settings a new store records beside its model (`meta()` reads them
-        back). `settings`: what the caller resolved (memlib.settings); without them, this is
-        the edge and resolves them from the environment and the config file, with `uri` and
-        `max_staleness` as flags."""
-        flags = {"store": uri, "max_staleness": max_staleness}
-        settings = settings.given(**flags) if settings is not None else Settings.resolve(**flags)
+        as a retention run's), read-only too. `recorded`: more settings a new store records
+        beside its model (`meta()` reads them back). `settings`: what the caller resolved
+        (memlib.settings); without them, this is the edge and resolves them from the
+        environment and the config file, with `uri` and `max_staleness` as flags."""
+        settings = Settings.at_edge(settings, store=uri, max_staleness=max_staleness)
         uri = settings.store
         if as_of is not None and version is not None:
             raise InvalidInput("open a store as of a date or at a version, not both")
@@ -504,7 +503,7 @@ class Store(Doors):
     # -- reading ---------------------------------------------------------------------------
 
     def get(self, memory_id: str, with_embedding: bool = False) -> Memory:
-        columns = [n for n in self._table.schema.names if with_embedding or n != "embedding"]
+        columns = self.columns(with_embedding)
         return from_row(self.require([memory_id], columns)[memory_id])  # from memory when it can
 
     def require(self, ids: Sequence[str], columns: list[str]) -> dict[str, dict]:
@@ -528,7 +527,7 @@ class Store(Doors):
     def rows(self, where: str, limit: int, columns: list[str] | None = None,
              with_embedding: bool = False) -> list[dict]:
         if columns is None:
-            columns = [n for n in self._table.schema.names if with_embedding or n != "embedding"]
+            columns = self.columns(with_embedding)
         self.version  # noqa: B018 (fresh within max_staleness)
         return self._table.search().where(where).select(columns).limit(limit).to_list()
 
