@@ -12,14 +12,15 @@ arrows make no loop (tests/test_layout.py checks these lines, and the README's l
 against the imports):
 
     cli          -> agents, analytics, control, lifecycle, memory_store, sample, search, store, workspace
-    agents       -> control, lifecycle, store
-    sample       -> consensus, control, lifecycle, store
+    agents       -> control, lifecycle, sessions, store
+    sample       -> consensus, control, lifecycle, sessions, store
     memory_store -> consensus, lifecycle, search, store, workspace
     workspace    -> lifecycle
     lifecycle    -> analytics, search, store
-    analytics    -> control, store
+    analytics    -> consensus, control, sessions, store
     consensus    -> store
     control      -> store
+    sessions     -> store
     search       ->
     store        ->
     testing      ->
@@ -33,10 +34,12 @@ against the imports):
                 fold, compaction, indexes).
 - `sample/`     a deterministic corpus written as a 240-day history, and the agents'
                 fragments on it for the consensus report.
-- `agents/`     sessions, the lifecycle policy, project-memory queries, the context builder,
+- `agents/`     sessions as an agent ends them, the lifecycle policy, project-memory queries, the context builder,
                 the agent tools and their MCP server.
 - `workspace/`  markdown files a person edits (SPIRIT, OWNER, MEMORY, TOOLS, daily logs) kept
                 in step with a store: formats, records, sync, watcher, paths and lock.
+- `sessions/`   the session layers (seed 002): a session and its preferences, its short-term
+                transcript, its pending loops, each a table beside the memories.
 - `control/`    the control plane (seed 002): tasks, events, approvals, results and a leased
                 dispatch queue with backpressure, in a SQLite file in the store's directory.
 - `consensus/`  fragments several agents report, clustered by meaning (with a lexicon learned

@@ -13,6 +13,7 @@ door, and that no module outside `store/` reaches into a store's attributes inst
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence, runtime_checkable
@@ -22,6 +23,19 @@ from memlib.embeddings import Embedder
 from memlib.models import Memory
 from memlib.scope import Scope
 from memlib.settings import Settings
+
+
+@dataclass(frozen=True)
+class TableSource:
+    """A table a concept keeps beside the memories (`StoreInterface.concept_table`) that the
+    analytics views read: the view `view` (raw_...) over the store's table `table`, laid out
+    as `schema(dims)` for a store whose model has `dims` dimensions. Each concept declares its
+    own (consensus/tables.py, sessions/tables.py); memlib.analytics loops over them, and a
+    store without the table reads an empty one of that layout."""
+
+    view: str
+    table: str
+    schema: Callable[[int], Any]  # dims -> pyarrow.Schema
 
 
 @runtime_checkable

@@ -345,3 +345,32 @@ def test_a_cached_view_is_read_again_only_while_the_store_is_unchanged(sample, t
     # what the last connection did not read goes, the rest stays
     gone = prune_cache(cache, before=rebuilt_from)
     assert gone >= len(built) and {p.name for p in cache.glob("*.duckdb")} == rebuilt
+
+
+def test_the_concepts_tables_are_read_as_they_declare_them(tmp_path, monkeypatch):
+    """Each table a concept declares (consensus/tables.py, sessions/tables.py) is a view with its
+    declared columns, empty on a store without it and its rows once written; a source a concept
+    adds is read without a change to analytics."""
+    import pyarrow as pa
+
+    from memlib.analytics import connection
+    from memlib.interface import TableSource
+    from memlib.sessions import Sessions
+
+    store = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder())
+    store.add([Project(name="p")])
+    layout = pa.schema([("note", pa.string()), ("n", pa.int64())])
+    monkeypatch.setattr(connection, "CONCEPT_SOURCES",
+                        (*connection.CONCEPT_SOURCES, TableSource("raw_notes", "notes", lambda dims: layout)))
+    declared = {s.view: [f.name for f in s.schema(store.dims) if f.name not in ("embedding", "centroid", "vector_sum")]
+                for s in connection.CONCEPT_SOURCES}
+    assert {"raw_fragments", "raw_clusters", "raw_cluster_units", "raw_contracts", "raw_sessions", "raw_notes"} <= set(declared)
+    con = analytics.connect(store)
+    for view, columns in declared.items():
+        assert [d[0] for d in con.execute(f"select * from {view}").description] == columns, view
+        assert con.execute(f"select count(*) from {view}").fetchone()[0] == 0, view
+    Sessions(store).start("coder")
+    store.concept_table("notes", layout).add(pa.table({"note": ["a", "b"], "n": [1, 2]}))
+    con = analytics.connect(store)
+    assert con.execute("select agent from raw_sessions").fetchall() == [("coder",)]
+    assert con.execute("select sum(n) from raw_notes").fetchone()[0] == 3

@@ -388,8 +388,8 @@ def test_memories_written_per_session_match_python(tmp_path):
 
     from memlib import Insight, MemoryStore, Project, analytics
     from memlib.embeddings import HashEmbedder
-    from memlib.store.session_tables import SCHEMAS
-    from memlib.store.tables import SESSIONS, open_or_create
+    from memlib.sessions.tables import SCHEMAS, SESSIONS
+    from memlib.store.tables import open_or_create
 
     rng = random.Random(5)
     store = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder(), clock=Clock(T0 - timedelta(days=2)))

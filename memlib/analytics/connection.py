@@ -39,16 +39,21 @@ import pyarrow as pa
 
 from memlib.analytics.views import CACHED, MATERIALIZE, VIEW, closure, ordered_views
 from memlib.clock import MAX_DAYS, AsOf
+from memlib.consensus import tables as consensus_tables
+from memlib.control import db as control_db
 from memlib.errors import InvalidInput, StoreError
 from memlib import policy as policy_module
 from memlib.policy import Policy, rule_key
 from memlib.models import UNTRUSTED, UNTRUSTED_SOURCES, arrow_schema
 from memlib.scope import sql_literal
+from memlib.sessions import tables as session_tables
 from memlib.store import Store
 from memlib.store.audit import SCHEMA as AUDIT_SCHEMA
 from memlib.store.recall_log import SCHEMA as RECALL_SCHEMA
 from memlib.store.storage import is_local
 
+# The tables the concepts keep beside the memories that the views read, as each declares them
+CONCEPT_SOURCES = (*consensus_tables.SOURCES, *session_tables.SOURCES)
 DEFAULT_POLICIES = ("default", "conservative", "aggressive")  # the retention report's
 # How much each source is trusted, for effective confidence (sql/effective_confidence.sql);
 # "default" weighs the sources not listed.
@@ -190,23 +195,19 @@ def _connection(store: Store, params: Params, backend: str) -> duckdb.DuckDBPyCo
 
 def _sources(store: Store) -> list:
     """The state of everything the views read: the memories' version, the recall log's (its
-    Lance table and the spool files), the audit log's, the consensus and session tables' and
-    the control plane's file. A cached materialization is reused only while all are equal,
-    so a report run on a store nobody wrote to since the last run reads the last run's."""
-    from memlib.store import consensus_tables as ct
-    from memlib.store.tables import SESSIONS
-
+    Lance table and the spool files), the audit log's, the tables the concepts declare
+    (`CONCEPT_SOURCES`) and the control plane's file. A cached materialization is reused only
+    while all are equal, so a report run on a store nobody wrote to since the last run reads
+    the last run's."""
     where = os.path.abspath(store.uri.removeprefix("file://")) if is_local(store.uri) else store.uri
     audit = store.audit_dataset()
     state: list = [where, store.version, store.recall_dataset().version,
                    [(p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in store.recall_segments()],
                    None if audit is None else audit.version]
-    for name in (ct.FRAGMENTS, ct.CLUSTERS, ct.UNITS, ct.CONTRACTS, SESSIONS):
-        table = store.concept_table(name)
+    for source in CONCEPT_SOURCES:
+        table = store.concept_table(source.table)
         state.append(None if table is None else table.version)
-    from memlib.control.db import located
-
-    control = located(store.uri, store.settings)
+    control = control_db.located(store.uri, store.settings)
     state.append([control.stat().st_size, control.stat().st_mtime_ns] if control and control.exists() else None)
     return state
 
@@ -296,17 +297,15 @@ def _attach(con, store: Store, backend: str) -> None:
     present = set(AUDIT_SCHEMA.names if audit is None else audit.schema.names)
     con.execute(_raw_view("raw_audit_log", "lance_audit_log", AUDIT_SCHEMA, present)
                 + " where \"at\" <= (select as_of from memlib_params)")
-    _consensus_views(con, store)
+    _concept_views(con, store)
     _control_views(con, store)
 
 
 def _control_views(con, store: Store) -> None:
-    """raw_tasks, raw_task_events, raw_approvals, raw_task_results: the control plane's SQLite
-    file (memlib.control) through DuckDB's sqlite scanner, as it is now (the views filter
-    by time); empty tables of the same layout when the store has no control plane."""
-    from memlib.control.db import TABLES, located
-
-    path = located(store.uri, store.settings)
+    """The control plane's views (control/db.py `VIEWS`): its SQLite file (memlib.control)
+    through DuckDB's sqlite scanner, as it is now (the views filter by time); empty tables of
+    the same layout when the store has no control plane."""
+    path = control_db.located(store.uri, store.settings)
     if path is not None and path.exists():
         scanner = extension("sqlite_scanner")
         if not scanner:
@@ -315,31 +314,22 @@ def _control_views(con, store: Store) -> None:
         con.execute(f"attach {sql_literal(str(path))} as memlib_control (type sqlite, read_only)")
     else:
         con.execute("attach ':memory:' as memlib_control")
-        for name, ddl in TABLES.items():
+        for name, ddl in control_db.TABLES.items():
             con.execute(ddl.replace(f"exists {name} (", f"exists memlib_control.{name} (", 1)
                         .replace(" integer", " bigint"))
-    for view, name in (("raw_tasks", "tasks"), ("raw_task_events", "events"), ("raw_approvals", "approvals"),
-                       ("raw_task_results", "results")):
+    for view, name in control_db.VIEWS.items():
         con.execute(f"create or replace view {view} as select * from memlib_control.{name}")
 
 
-def _consensus_views(con, store: Store) -> None:
-    """raw_fragments, raw_clusters, raw_cluster_units, raw_contracts: the consensus tables
-    (memlib/consensus), and raw_sessions (memlib/agents), as they are now (they keep no
-    history to read as of a date; empty when a store has none)."""
-    from memlib.store import consensus_tables as ct
-    from memlib.store.session_tables import SCHEMAS as SESSION_SCHEMAS
-    from memlib.store.tables import SESSIONS
-
-    for view, name, schema in (("raw_fragments", ct.FRAGMENTS, ct.fragment_schema(store.dims)),
-                               ("raw_clusters", ct.CLUSTERS, ct.cluster_schema(store.dims)),
-                               ("raw_cluster_units", ct.UNITS, ct.UNIT_SCHEMA),
-                               ("raw_contracts", ct.CONTRACTS, ct.CONTRACT_SCHEMA),
-                               ("raw_sessions", SESSIONS, SESSION_SCHEMAS[SESSIONS])):
-        table = store.concept_table(name)
-        source = f"lance_{name}"
-        con.register(source, table.to_lance() if table is not None else schema.empty_table())
-        con.execute(_raw_view(view, source, schema, set((table.schema if table is not None else schema).names)))
+def _concept_views(con, store: Store) -> None:
+    """The views over the tables the concepts declare (`CONCEPT_SOURCES`: consensus, sessions),
+    as they are now (they keep no history to read as of a date; empty when a store has none)."""
+    for source in CONCEPT_SOURCES:
+        table = store.concept_table(source.table)
+        schema = source.schema(store.dims)
+        name = f"lance_{source.table}"
+        con.register(name, table.to_lance() if table is not None else schema.empty_table())
+        con.execute(_raw_view(source.view, name, schema, set((table.schema if table is not None else schema).names)))
 
 
 def _raw_view(name: str, source: str, schema: pa.Schema, present: set[str]) -> str:

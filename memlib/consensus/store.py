@@ -18,19 +18,18 @@ from memlib.errors import InvalidInput, NotFound
 from memlib.interface import StoreInterface
 from memlib.scope import sql_in, sql_literal
 from memlib.store.concurrency import committing
-from memlib.store.consensus_tables import (
+from memlib.consensus import clustering, conflicts, units
+from memlib.consensus.tables import (
     CLUSTERS,
     CONTRACT_SCHEMA,
     CONTRACTS,
     FRAGMENTS,
     INPUT_SCHEMA,
     INPUTS,
+    SCHEMAS,
     UNIT_SCHEMA,
     UNITS,
-    cluster_schema,
-    fragment_schema,
 )
-from memlib.consensus import clustering, conflicts, units
 from memlib.consensus.lexicon import Lexicon
 from memlib.consensus.records import (
     Cluster,
@@ -63,10 +62,7 @@ class Consensus:
     # -- tables ----------------------------------------------------------------------------
 
     def _table(self, name: str, create: bool = True):
-        schemas = {FRAGMENTS: lambda: fragment_schema(self.store.dims),
-                   CLUSTERS: lambda: cluster_schema(self.store.dims), INPUTS: lambda: INPUT_SCHEMA,
-                   UNITS: lambda: UNIT_SCHEMA, CONTRACTS: lambda: CONTRACT_SCHEMA}
-        table = self.store.concept_table(name, schemas[name]() if create else None)
+        table = self.store.concept_table(name, SCHEMAS[name](self.store.dims) if create else None)
         if table is not None:
             table.checkout_latest()
         return table

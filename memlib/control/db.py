@@ -88,6 +88,9 @@ TABLES = {
             primary key (task_id, attempt))""",
     "meta": "create table if not exists meta (key text primary key, value text not null)",
 }
+# the views memlib.analytics reads the tables through (view -> table)
+VIEWS = {"raw_tasks": "tasks", "raw_task_events": "events", "raw_approvals": "approvals",
+         "raw_task_results": "results"}
 INDEXES = (
     # the claim walks this in order: highest priority first, then oldest (rowid)
     "create index if not exists tasks_ready on tasks (priority desc) where status = 'queued'",

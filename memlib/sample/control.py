@@ -17,8 +17,7 @@ import pyarrow as pa
 from memlib.clock import Clock
 from memlib.control import ControlPlane
 from memlib.interface import StoreInterface
-from memlib.store.session_tables import SCHEMAS
-from memlib.store.tables import SESSIONS
+from memlib.sessions.tables import SCHEMAS, SESSIONS
 
 DAYS = 14
 TASKS_PER_DAY = 120

@@ -17,9 +17,6 @@ MEMORIES = "memories"
 RECALL_EVENTS = "recall_events"
 AUDIT_LOG = "audit_log"
 ARCHIVE = "archive"
-SESSIONS = "sessions"            # the agent layers (memlib/agents/sessions.py)
-SHORT_TERM = "short_term"
-PENDING_LOOPS = "pending_loops"
 SNAPSHOTS = "knowledge_snapshots"  # iteration knowledge (memlib/agents/knowledge.py)
 
 

@@ -1,10 +1,12 @@
-"""The layout of the consensus tables (memlib/consensus): seed 001's fragments, clusters,
-cluster memory units and retention contracts, and the inputs trace pointers name. Kept with
-the store's other tables so the consensus package and the analytics views read one layout."""
+"""The consensus tables' layout (seed 001's fragments, clusters, cluster memory units and
+retention contracts, and the inputs trace pointers name), and the ones the analytics views
+read (`SOURCES`)."""
 
 from __future__ import annotations
 
 import pyarrow as pa
+
+from memlib.interface import TableSource
 
 FRAGMENTS, CLUSTERS, INPUTS = "fragments", "clusters", "consensus_inputs"
 UNITS, CONTRACTS = "cluster_memory_units", "retention_contracts"
@@ -39,3 +41,10 @@ CONTRACT_SCHEMA = pa.schema([pa.field("contract_id", pa.string(), nullable=False
                              ("saved_at", TS), ("contract", pa.string())])
 INPUT_SCHEMA = pa.schema([pa.field("pointer", pa.string(), nullable=False), ("registered_at", TS),
                           ("source", pa.string())])
+
+
+SCHEMAS = {FRAGMENTS: fragment_schema, CLUSTERS: cluster_schema, INPUTS: lambda dims: INPUT_SCHEMA,
+           UNITS: lambda dims: UNIT_SCHEMA, CONTRACTS: lambda dims: CONTRACT_SCHEMA}  # name -> dims -> layout
+SOURCES = tuple(TableSource(view, name, SCHEMAS[name]) for view, name in (
+    ("raw_fragments", FRAGMENTS), ("raw_clusters", CLUSTERS), ("raw_cluster_units", UNITS),
+    ("raw_contracts", CONTRACTS)))
