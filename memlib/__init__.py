@@ -11,7 +11,8 @@ concept; each imports only the ones it points to, besides the shared vocabulary,
 arrows make no loop (tests/test_layout.py checks these lines, and the README's layout table,
 against the imports):
 
-    cli          -> agents, analytics, control, lifecycle, memory_store, sample, search, store, workspace
+    cli          -> agents, analytics, control, lifecycle, memory_store, sample, search, server, store, workspace
+    server       -> agents, consensus, lifecycle, store
     agents       -> control, lifecycle, sessions, store
     sample       -> consensus, control, lifecycle, sessions, store
     memory_store -> consensus, lifecycle, search, store, workspace
@@ -45,6 +46,9 @@ against the imports):
 - `consensus/`  fragments several agents report, clustered by meaning (with a lexicon learned
                 from them), their disagreements, consensus units under retention contracts,
                 promotion into memories (seed 001).
+- `server/`     the memory server for a team (`memlib serve`): the REST API and the agent tools
+                over MCP's streamable HTTP from one process, bearer tokens per agent, the
+                group commit.
 - `memory_store` `MemoryStore`: the store with search, maintenance, the write screen
                 (duplicates, contradictions) and a workspace's hooks; what agents hold.
 - `testing`     the S3-compatible server on loopback that tests and benchmarks run against.

@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequence, runtime_checkable
 
 from memlib.clock import AsOf, Clock
 from memlib.embeddings import Embedder
@@ -79,7 +79,7 @@ class StoreInterface(Protocol):
 
     # -- writes --------------------------------------------------------------------------
     def add(self, memories: Iterable[Memory | dict], vectors: Any = None, progress: bool = False,
-            labels: Sequence[str] | None = None, actor: str | None = None,
+            labels: Sequence[str] | None = None, actor: str | Mapping[str, str] | None = None,
             duplicates: str = "merge") -> list[str]: ...
     def upsert(self, memories: Iterable[Memory | dict], vectors: Any = None, progress: bool = False,
                labels: Sequence[str] | None = None, actor: str | None = None, action: str = "upsert",

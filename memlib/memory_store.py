@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import collections
 import logging
-from typing import Any, NamedTuple
+from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
@@ -69,7 +69,7 @@ class MemoryStore(Store):
         self.workspace = None  # a memlib.workspace.Workspace the memories saved here go to
 
     def add(self, memories, vectors=None, progress: bool = False, labels=None,
-            actor: str | None = None, duplicates: str = "merge") -> list[str]:
+            actor: str | Mapping[str, str] | None = None, duplicates: str = "merge") -> list[str]:
         """See `Store.add`. With a workspace configured, what was saved is also appended to
         its markdown files (memlib.workspace.Workspace.saved)."""
         if self.workspace is None:
@@ -78,7 +78,11 @@ class MemoryStore(Store):
         labels = list(labels) if labels is not None else [record_label(i, m) for i, m in enumerate(items)]
         items = [m if isinstance(m, Memory) else parse_memory(m, label) for m, label in zip(items, labels)]
         ids = super().add(items, vectors, progress, labels, actor, duplicates)
-        self.workspace.saved(self, items, actor=actor)
+        if not isinstance(actor, Mapping):
+            self.workspace.saved(self, items, actor=actor)
+            return ids
+        for writer in dict.fromkeys(actor.values()):  # each writer's, in the order they came
+            self.workspace.saved(self, [m for m in items if actor.get(m.id) == writer], actor=writer)
         return ids
 
     @property

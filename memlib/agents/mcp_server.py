@@ -1,5 +1,6 @@
-"""memlib's agent tools over MCP (the official SDK's low-level `Server`, stdio transport):
-`memlib mcp --store URI --agent NAME --workspace DIR`.
+"""memlib's agent tools over MCP (the official SDK's low-level `Server`): on stdio for one
+agent, `memlib mcp --store URI --agent NAME --workspace DIR`, and over streamable HTTP for a
+team from `memlib serve` (memlib/server).
 
 Each tool is published with the JSON schema of its pydantic input model
 (memlib.agents.tools), through the SDK's public handlers for listing and calling tools.
@@ -12,7 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from memlib.agents.tools import TOOLS, Toolbox, call
 from memlib.errors import MemlibError, first_line
@@ -46,9 +47,11 @@ def answer(box: Toolbox, name: str, arguments: dict[str, Any] | None):
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
 
-def build_server(box: Toolbox):
+def build_server(call: Callable[[Any, str, dict[str, Any] | None], Any]):
     """The MCP server of these tools: it lists them with their input models' schemas and
-    answers each call in a worker thread (the event loop keeps reading the client)."""
+    answers each call with `call(ctx, name, arguments)` (an `answer`) in a worker thread (the
+    event loop keeps reading the client). `ctx` is the SDK's request context: over HTTP, its
+    `request` is the HTTP request (memlib.server finds the caller's token there)."""
     import anyio.to_thread
     from mcp import types
     from mcp.server.lowlevel import Server
@@ -60,7 +63,7 @@ def build_server(box: Toolbox):
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx, params) -> types.CallToolResult:
-        return await anyio.to_thread.run_sync(answer, box, params.name, params.arguments)
+        return await anyio.to_thread.run_sync(call, ctx, params.name, params.arguments)
 
     return Server("memlib", instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool)
 
@@ -77,13 +80,15 @@ def serve(store: MemoryInterface, agent: str = "agent", workspace: str | Path | 
     it loads the model and the store's rows into memory in the background as it starts (calls
     are answered meanwhile, from Lance), and keeps them current as memories are written."""
     box = Toolbox(store=store, agent=agent, workspace=Path(workspace) if workspace else None, session_id=session_id)
-    threading.Thread(target=_warm, args=(store,), daemon=True, name="memlib-warm").start()
+    threading.Thread(target=warm_quietly, args=(store,), daemon=True, name="memlib-warm").start()
     import anyio
 
-    anyio.run(_run_stdio, build_server(box))
+    anyio.run(_run_stdio, build_server(lambda ctx, name, arguments: answer(box, name, arguments)))
 
 
-def _warm(store: MemoryInterface) -> None:
+def warm_quietly(store: MemoryInterface) -> None:
+    """Load the model and the store's rows into memory; a failure is one warning (a cold
+    server still answers)."""
     try:
         store.embedder.embed(["warm"])
         if store.settings.vector_cache != "off" and store.count():  # the vector_cache setting off: never

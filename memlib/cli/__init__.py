@@ -13,7 +13,7 @@ import sys
 
 import click
 
-from memlib.cli import agents, control, lifecycle, memories, reports, workspace  # noqa: F401  (they register their commands)
+from memlib.cli import agents, control, lifecycle, memories, reports, server, workspace  # noqa: F401  (they register their commands)
 from memlib.cli.app import cli
 from memlib.errors import MemlibError
 

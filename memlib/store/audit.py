@@ -90,11 +90,12 @@ class AuditLog:
         return sorted(zip(first.column("version").to_pylist(), first.column("at_min").to_pylist()))
 
     def record(self, action: str, subjects: Sequence[str | None], status: str = "done",
-               actor: str | None = None, run_id: str | None = None,
+               actor: str | Sequence[str | None] | None = None, run_id: str | None = None,
                details: dict[str, Any] | Sequence[dict[str, Any] | None] | None = None,
                version: int | None = None) -> None:
-        """One event per subject, all in one commit. `details` is shared, or one per subject;
-        `version` is the memories table version this change committed, if it changed any."""
+        """One event per subject, all in one commit. `actor` and `details` are shared, or one
+        per subject (a group commit writes for several agents); `version` is the memories
+        table version this change committed, if it changed any."""
         n = len(subjects)
         if n == 0:
             return
@@ -109,7 +110,8 @@ class AuditLog:
             "subject_id": pa.array(list(subjects), pa.string()),
             "action": pa.array([action] * n, pa.string()),
             "status": pa.array([status] * n, pa.string()),
-            "actor": pa.array([actor or self.actor] * n, pa.string()),
+            "actor": pa.array([a or self.actor for a in ([actor] * n if actor is None or isinstance(actor, str)
+                                                         else actor)], pa.string()),
             "at": pa.array([now] * n, pa.timestamp("us", tz="UTC")),
             "run_id": pa.array([run_id] * n, pa.string()),
             "details": pa.array(texts, pa.string()),

@@ -11,7 +11,7 @@ import logging
 import os
 import time
 from datetime import date, datetime
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import lancedb
 import numpy as np
@@ -54,6 +54,11 @@ def recorded_meta(table) -> dict[str, str]:
     """The settings a memories table records in its schema metadata, as text."""
     return {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
 
+
+
+def actors(actor: str | Mapping[str, str] | None, ids: Sequence[str]) -> str | list[str | None] | None:
+    """Who wrote `ids`, for the audit log: one writer for all, or each id's (a mapping)."""
+    return [actor.get(i) for i in ids] if isinstance(actor, Mapping) else actor
 
 class Store(Doors):
     """The write half of memlib over any LanceDB URI (its named doors: store/doors.py)."""
@@ -267,8 +272,10 @@ class Store(Doors):
 
     def add(self, memories: Iterable[Memory | dict], vectors: np.ndarray | None = None,
             progress: bool = False, labels: Sequence[str] | None = None,
-            actor: str | None = None, duplicates: str = "merge") -> list[str]:
+            actor: str | Mapping[str, str] | None = None, duplicates: str = "merge") -> list[str]:
         """Insert new memories in one commit; the whole batch is refused if one is invalid.
+        `actor`: who writes them, or who writes each (by memory id: a group commit of several
+        agents' writes, memlib.server), for the audit log.
 
         `vectors` (n, dims) may carry precomputed embeddings, one row per memory.
         `duplicates`: what becomes of a new memory that says what a stored one (or one before
@@ -313,7 +320,8 @@ class Store(Doors):
                 # unchanged since it was checked: no commit since, or none to these ids
                 if self.refresh() == batch.version or self.revisions(batch.ids) == batch.read:
                     applied, version = self._commit(batch.rows, upsert)
-                    self.audit.record(action, applied, actor=actor, details=details, version=version)
+                    self.audit.record(action, applied, actor=actors(actor, applied), details=details,
+                                      version=version)
                 else:
                     applied = []
             if applied:
@@ -323,28 +331,31 @@ class Store(Doors):
             pause(attempt)
         raise Contended(f"{action} of {len(items)} memories lost to other writers {ATTEMPTS} times")
 
-    def _written(self, batch, actor: str | None) -> list[str]:
+    def _written(self, batch, actor: str | Mapping[str, str] | None) -> list[str]:
         """The ids a write returns: a merged repeat's is the id of the memory it repeats
         (`last_merged` maps the one to the other, for the caller who asks)."""
         self._record_duplicates(batch, actor)
         self.last_merged = dict(batch.merged)
         return [batch.merged.get(i, i) for i in batch.ids]
 
-    def _record_duplicates(self, batch, actor: str | None) -> None:
+    def _record_duplicates(self, batch, actor: str | Mapping[str, str] | None) -> None:
         """What the screen found, in the audit log, one commit per action: a merged repeat as
         a 'corroborate' event of the memory it repeats (who wrote it again, the id it would
         have had); a linked one as a 'duplicate' event of the new memory naming the one it
         repeats; a disagreement as a 'contradiction' event on each of the two memories
         (details.with: the other, details.newer: the new one), or an 'update' event of the
         new memory when it reports the change (details.of: what it supersedes)."""
-        events: dict[str, tuple[list, list]] = {a: ([], []) for a in ("corroborate", "duplicate", "contradiction", "update")}
+        events: dict[str, tuple[list, list, list]] = {
+            a: ([], [], []) for a in ("corroborate", "duplicate", "contradiction", "update")}
 
-        def add(action: str, subject: str, details: dict) -> None:
+        def add(action: str, subject: str, details: dict) -> None:  # written by new_id's writer
             events[action][0].append(subject)
             events[action][1].append(details)
+            events[action][2].append(writer)
 
         for found in batch.duplicates:
             new_id = batch.ids[found.position]
+            writer = actor.get(new_id) if isinstance(actor, Mapping) else actor
             details = {"kind": found.kind, "cosine": round(found.cosine, 4), "project_id": found.project_id}
             if found.kind in ("exact", "near"):
                 if new_id in batch.merged:
@@ -356,8 +367,8 @@ class Store(Doors):
             else:
                 add("contradiction", new_id, {**details, "with": found.of, "newer": new_id})
                 add("contradiction", found.of, {**details, "with": new_id, "newer": new_id})
-        for action, (subjects, details) in events.items():
-            self.audit.record(action, subjects, actor=actor, details=details)
+        for action, (subjects, details, writers) in events.items():
+            self.audit.record(action, subjects, actor=writers, details=details)
 
     def revisions(self, ids: Sequence[str]) -> dict[str, int | None]:
         """The stored revision of each id (None: not stored), read from this handle's version."""

@@ -1,0 +1,599 @@
+"""The memory server: one process over one store (one model, one warm cache) serving the
+REST API (`/v1/...`, described at `/openapi.json` from the same pydantic models that validate
+the input) and the agent tools over MCP's streamable HTTP transport (`/mcp`).
+
+Every request but `/v1/health` carries `Authorization: Bearer <token>` (memlib/server/tokens.py):
+the token names the agent (its writes are that agent's) and the projects it may read and
+write. New memories (`POST /v1/memories`, the save tools) go through the group commit
+(commit.py); every other change runs one at a time under the server's write lock, and reads
+run beside them. A user's mistake is a 4xx whose body is one line, `{"error": "..."}`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from datetime import datetime
+from typing import Any, Callable, Literal
+
+import anyio.to_thread
+from fastapi import Depends, FastAPI, Header, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.routing import Route
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from memlib.agents import tools as agent_tools
+from memlib.agents.context import build_context
+from memlib.agents.mcp_server import answer, build_server
+from memlib.agents.sessions import Sessions
+from memlib.agents.tools import Toolbox
+from memlib.errors import InvalidInput, MemlibError, NotFound, first_line
+from memlib.interface import MemoryInterface
+from memlib.lifecycle import curation
+from memlib.models import MAX_TEXT
+from memlib.scope import Scope
+from memlib.server.commit import GroupCommit
+from memlib.server.tokens import Caller, Tokens
+from memlib.store.concurrency import Contended
+
+log = logging.getLogger("memlib.server")
+MAX_BODY = 8 * 2**20  # bytes of one request body
+MAX_MEMORIES = 1_000  # memories in one write
+
+# The agent tools by what they do to the store. Reads run beside everything; the saves' one
+# write is store.add, which the group commit batches; any other tool (and one added later)
+# changes the store one at a time under the write lock.
+READ_TOOLS = frozenset({"query_memory", "load_document_summary", "load_base_knowledge", "list_files_workspace",
+                        "list_reviews"})
+GROUPED_TOOLS = frozenset({"save_insight", "save_issue", "save_learning"})
+# Tools that touch memories of no one project: the review queue is every project's
+TEAM_TOOLS = frozenset({"list_reviews", "decide_review"})
+ID_FIELDS = ("memory_id", "insight_id", "learning_id")
+
+
+class Forbidden(Exception):
+    """A request outside what its token allows (403)."""
+
+
+# -- the request bodies (and so the OpenAPI description) ------------------------------------
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ScopeBody(_Body):
+    """Where a search may look (memlib.Scope)."""
+
+    project_id: str | None = None
+    root_task_id: str | None = None
+    level: int | None = Field(default=None, ge=0, le=2)
+    kinds: list[str] = Field(default_factory=list, max_length=20)
+    tags: list[str] = Field(default_factory=list, max_length=100)
+    all_tags: list[str] = Field(default_factory=list, max_length=100)
+    iteration_ids: list[str] = Field(default_factory=list, max_length=100)
+    source: str | None = None
+    user_id: str | None = None
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+    min_confidence: int | None = Field(default=None, ge=0, le=100)
+    include_expired: bool = False
+    trusted_only: bool = False
+
+
+class AddBody(_Body):
+    memories: list[dict[str, Any]] = Field(min_length=1, max_length=MAX_MEMORIES,
+                                           description="Memories as memlib's models take them (kind first).")
+    duplicates: Literal["merge", "link", "keep"] = "merge"
+
+
+class SearchBody(_Body):
+    query: str = Field(min_length=1, max_length=MAX_TEXT)
+    k: int = Field(default=10, ge=1, le=200)
+    mode: Literal["hybrid", "vector", "fts"] = "hybrid"
+    scope: ScopeBody = Field(default_factory=ScopeBody)
+
+
+class RecallBody(SearchBody):
+    session_id: str | None = None
+
+
+class ChangeBody(_Body):
+    reason: str = Field(min_length=1, max_length=MAX_TEXT, description="Why it changes (kept in the audit log).")
+    changes: dict[str, Any] = Field(min_length=1, description="The fields to change and their new values.")
+
+
+class ForgetBody(_Body):
+    memory_ids: list[str] = Field(min_length=1, max_length=MAX_MEMORIES)
+    reason: str = Field(min_length=1, max_length=MAX_TEXT)
+
+
+class SessionBody(_Body):
+    project_id: str | None = None
+    preferences: dict[str, Any] = Field(default_factory=dict)
+
+
+class TurnBody(_Body):
+    role: str = Field(min_length=1, max_length=50)
+    content: str = Field(min_length=1, max_length=MAX_TEXT)
+
+
+class LoopBody(_Body):
+    goal: str = Field(min_length=1, max_length=MAX_TEXT)
+    step: int = Field(ge=0)
+    state: dict[str, Any] = Field(default_factory=dict)
+
+
+class ContextBody(_Body):
+    session_id: str
+    goal: str = Field(min_length=1, max_length=MAX_TEXT)
+    budget_tokens: int = Field(default=4_000, ge=50, le=200_000)
+
+
+class FragmentsBody(_Body):
+    fragments: list[dict[str, Any]] = Field(min_length=1, max_length=MAX_MEMORIES,
+                                            description="Fragments as memlib.consensus.Fragment takes them.")
+
+
+class ConsolidateBody(_Body):
+    cluster_id: str
+    contract: str | None = None
+
+
+# -- the server ------------------------------------------------------------------------------
+
+class Server:
+    """What every request runs against: the store, its tokens, the write lock, the group commit."""
+
+    def __init__(self, store: MemoryInterface, window: float | None = None):
+        self.store, self.tokens = store, Tokens(store)
+        self.lock = threading.RLock()
+        self.writing = threading.local()  # set while this thread holds the write lock
+        self.commit = GroupCommit(store, self.lock, **({} if window is None else {"window": window}))
+        self.tools_store = _Grouped(self)
+
+    # who, and what they may touch
+
+    def caller(self, authorization: str | None) -> Caller | None:
+        scheme, _, token = (authorization or "").partition(" ")
+        return self.tokens.caller(token.strip()) if scheme.lower() == "bearer" else None
+
+    def projects_of(self, ids: list[str]) -> dict[str, str | None]:
+        rows = self.store.lookup(ids, ["id", "project_id"])
+        missing = [i for i in ids if i not in rows]
+        if missing:
+            raise NotFound(f"no memory {missing[0]!r}")
+        return {i: rows[i]["project_id"] for i in ids}
+
+    def check(self, caller: Caller, projects, write: bool) -> None:
+        for project in dict.fromkeys(projects):
+            if not (caller.may_write(project) if write else caller.may_read(project)):
+                raise Forbidden(f"agent {caller.agent!r} may not {'write' if write else 'read'} "
+                                f"project {project!r} (its token's projects: {', '.join(caller.readable)})")
+
+    def scope_for(self, caller: Caller, body: ScopeBody) -> Scope:
+        """The request's scope, narrowed to the projects the token may read."""
+        scope = Scope(**body.model_dump())
+        if caller.every_project:
+            return scope
+        if scope.project_id is not None:
+            self.check(caller, [scope.project_id], write=False)
+            return scope
+        return Scope(**{**body.model_dump(), "any_of": tuple(Scope(project_id=p) for p in caller.readable)})
+
+    # how
+
+    def writes(self, fn: Callable[[], Any]) -> Any:
+        """Run a change under the write lock (one at a time)."""
+        with self.lock:
+            self.writing.active = True
+            try:
+                return fn()
+            finally:
+                self.writing.active = False
+
+    def toolbox(self, caller: Caller, session_id: str | None = None) -> Toolbox:
+        return Toolbox(store=self.tools_store, agent=caller.agent, session_id=session_id)
+
+    def check_tool(self, caller: Caller, name: str, arguments: dict[str, Any]) -> None:
+        """Refuse (Forbidden) a tool call that touches a project its token does not allow."""
+        if caller.every_project or name not in agent_tools.TOOLS:
+            return
+        if name in TEAM_TOOLS:
+            raise Forbidden(f"{name} is for a token of every project; agent {caller.agent!r}'s is limited to "
+                            f"{', '.join(caller.readable)}")
+        model, _ = agent_tools.TOOLS[name]
+        try:
+            args = model.model_validate(arguments)
+        except ValidationError:
+            return  # the call itself says what is wrong with it
+        write = name not in READ_TOOLS
+        projects = [args.project_id] if getattr(args, "project_id", None) else []
+        ids = [getattr(args, f) for f in ID_FIELDS if getattr(args, f, None)] + list(getattr(args, "memory_ids", []) or [])
+        if ids:
+            projects += self.projects_of(ids).values()
+        self.check(caller, projects, write)
+
+    def call_tool(self, caller: Caller, name: str, arguments: dict[str, Any], session_id: str | None = None):
+        """A tool's MCP answer (memlib.agents.mcp_server.answer), after the token's check."""
+        from mcp import types
+
+        try:
+            self.check_tool(caller, name, arguments or {})
+        except (Forbidden, MemlibError) as exc:
+            return types.CallToolResult(content=[types.TextContent(
+                type="text", text=f"Error executing tool {name}: {first_line(exc)}")], isError=True)
+        box = self.toolbox(caller, session_id)
+        if name in READ_TOOLS or name in GROUPED_TOOLS:
+            return answer(box, name, arguments)
+        return self.writes(lambda: answer(box, name, arguments))
+
+    def close(self) -> None:
+        self.commit.close()
+
+
+class _Grouped:
+    """The store as the server's tools see it: a new memory goes through the group commit,
+    except from a change already holding the write lock (a promotion), which writes it."""
+
+    def __init__(self, server: Server):
+        self._server = server
+
+    def __getattr__(self, name: str):
+        return getattr(self._server.store, name)
+
+    def add(self, memories, vectors=None, progress: bool = False, labels=None, actor=None,
+            duplicates: str = "merge") -> list[str]:
+        server = self._server
+        if vectors is not None or not isinstance(actor, str) or getattr(server.writing, "active", False):
+            return server.writes(lambda: server.store.add(memories, vectors, progress, labels, actor, duplicates))
+        return server.commit.write(list(memories), actor, duplicates, labels=list(labels) if labels else None)["ids"]
+
+
+def create_app(server: Server):
+    """The ASGI application: the REST API, the MCP endpoint and their lifespan."""
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+    store = server.store
+    mcp = StreamableHTTPSessionManager(app=build_server(_mcp_call(server)), stateless=True, json_response=True,
+                                       max_request_body_size=MAX_BODY)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        async with mcp.run():
+            yield
+        await anyio.to_thread.run_sync(server.close)
+
+    app = FastAPI(title="memlib", summary="The memory server: memories, search, sessions, context, consensus, "
+                  "the agent tools", version=_version(), lifespan=lifespan)
+
+    def error(status: int, message: str) -> JSONResponse:
+        return JSONResponse({"error": message}, status_code=status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request, exc):
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"] if p != "body") or "(body)"
+        message = {"extra_forbidden": "is not a field here", "json_invalid": "is not valid JSON"}.get(
+            err["type"], err["msg"].removeprefix("Value error, "))
+        return error(422, f"{where}: {message}")
+
+    @app.exception_handler(MemlibError)
+    async def _mistake(request, exc):
+        status = 404 if isinstance(exc, NotFound) else 409 if isinstance(exc, Contended) else 400
+        return error(status, first_line(exc))
+
+    @app.exception_handler(Forbidden)
+    async def _forbidden(request, exc):
+        return error(403, first_line(exc))
+
+    @app.exception_handler(PermissionError)
+    async def _impersonation(request, exc):
+        return error(403, first_line(exc))
+
+    @app.exception_handler(Exception)
+    async def _internal(request, exc):  # not the caller's mistake: one line, here and there
+        reason = f"{type(exc).__name__}: {first_line(exc)}"
+        log.error("%s %s failed: %s", request.method, request.url.path, reason)
+        return error(500, f"internal error ({reason})")
+
+    @app.middleware("http")
+    async def _guard(request: Request, call_next):
+        """Bodies over MAX_BODY are refused before they are read; /mcp needs a token too."""
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+            return error(413, f"the body is over {MAX_BODY // 2**20} MiB")
+        return await call_next(request)
+
+    def caller(authorization: str | None = Header(default=None, description="Bearer <token>")) -> Caller:
+        who = server.caller(authorization)
+        if who is None:
+            raise _Unauthorized()
+        return who
+
+    @app.exception_handler(_Unauthorized)
+    async def _unauthorized(request, exc):
+        return JSONResponse({"error": "give a valid token: Authorization: Bearer <token> (memlib serve tokens create)"},
+                            status_code=401, headers={"WWW-Authenticate": "Bearer"})
+
+    def read(fn: Callable[[], Any]):
+        return anyio.to_thread.run_sync(fn)
+
+    def change(fn: Callable[[], Any]):
+        return anyio.to_thread.run_sync(server.writes, fn)
+
+    @app.get("/v1/health", tags=["server"])
+    async def health() -> dict:
+        return {"ok": True, "store": store.uri, "memories": await read(store.count), "version": store.version,
+                "model": store.model_name}
+
+    # memories
+
+    @app.post("/v1/memories", tags=["memories"])
+    async def add(body: AddBody, who: Caller = Depends(caller),
+                  idempotency_key: str | None = Header(default=None, max_length=200)) -> dict:
+        """Save memories (one group commit with other clients' writes); returns their ids,
+        and which were exact repeats merged into a stored memory. With an Idempotency-Key,
+        a retry returns the first attempt's ids and writes nothing."""
+        def run():
+            from memlib.models import parse_memory, record_label
+
+            parsed = [parse_memory(m, record_label(i, m)) for i, m in enumerate(body.memories)]
+            projects = [getattr(m, "project_id", None) for m in parsed]
+            unknown = [m.root_task_id for m, p in zip(parsed, projects) if p is None and getattr(m, "root_task_id", None)]
+            if unknown:
+                projects += server.projects_of(unknown).values()
+            server.check(who, [p for p in projects if p is not None] or ([None] if None in projects else []), write=True)
+            return server.commit.write(parsed, who.agent, body.duplicates, key=idempotency_key)
+        return await read(run)
+
+    @app.get("/v1/memories/{memory_id}", tags=["memories"])
+    async def get(memory_id: str, who: Caller = Depends(caller)) -> dict:
+        def run():
+            memory = store.get(memory_id)
+            server.check(who, [getattr(memory, "project_id", None)], write=False)
+            return memory.model_dump(mode="json", exclude={"embedding"})
+        return await read(run)
+
+    @app.post("/v1/search", tags=["memories"])
+    async def search(body: SearchBody, who: Caller = Depends(caller)) -> list[dict]:
+        return await read(lambda: [h.to_dict() for h in store.search(
+            body.query, k=body.k, mode=body.mode, scope=server.scope_for(who, body.scope))])
+
+    @app.post("/v1/recall", tags=["memories"])
+    async def recall(body: RecallBody, who: Caller = Depends(caller)) -> list[dict]:
+        """Search on the token's agent's behalf and log the recall."""
+        return await read(lambda: [h.to_dict() for h in store.recall(
+            body.query, k=body.k, mode=body.mode, scope=server.scope_for(who, body.scope), agent=who.agent,
+            tool="rest", session_id=body.session_id)])
+
+    def changing(memory_ids: list[str], who: Caller) -> None:
+        server.check(who, server.projects_of(memory_ids).values(), write=True)
+
+    @app.patch("/v1/memories/{memory_id}", tags=["memories"])
+    async def update(memory_id: str, body: ChangeBody, who: Caller = Depends(caller)) -> dict:
+        """Change what a memory says in place (the same id), with the reason."""
+        def run():
+            changing([memory_id], who)
+            return curation.revise(store, memory_id, body.reason, actor=who.agent, **body.changes).model_dump(
+                mode="json", exclude={"embedding"})
+        return await change(run)
+
+    @app.post("/v1/memories/{memory_id}/correct", tags=["memories"])
+    async def correct(memory_id: str, body: ChangeBody, who: Caller = Depends(caller)) -> dict:
+        """Replace a memory with a corrected one (a new id); the old one leaves recall."""
+        def run():
+            changing([memory_id], who)
+            memory, run_id = curation.correct(store, memory_id, body.reason, actor=who.agent, **body.changes)
+            return {"memory": memory.model_dump(mode="json", exclude={"embedding"}), "corrects": memory_id,
+                    "run_id": run_id}
+        return await change(run)
+
+    @app.post("/v1/forget", tags=["memories"])
+    async def forget(body: ForgetBody, who: Caller = Depends(caller)) -> dict:
+        """Remove memories as one retention run (undoable until purged)."""
+        def run():
+            changing(body.memory_ids, who)
+            out = curation.forget(store, body.memory_ids, body.reason, actor=who.agent)
+            return {"forgotten": out.removed, "run_id": out.run_id}
+        return await change(run)
+
+    @app.get("/v1/memories/{memory_id}/history", tags=["memories"])
+    async def history(memory_id: str, who: Caller = Depends(caller)) -> dict:
+        """The memory's whole life: its audit events, and the memory as it is (or null)."""
+        from memlib.store.history import memory_history
+
+        def run():
+            life = memory_history(store, memory_id)
+            if life["memory"] is not None:
+                server.check(who, [life["memory"].get("project_id")], write=False)
+            elif not who.every_project:
+                raise Forbidden("the history of a memory no longer stored is for a token of every project")
+            return life
+        return _jsonable(await read(run))
+
+    # sessions and context
+
+    sessions = Sessions(server.tools_store)
+
+    def own_session(session_id: str, who: Caller):
+        session = sessions.get(session_id)
+        if session.agent != who.agent:
+            raise Forbidden(f"session {session_id!r} is agent {session.agent!r}'s, not {who.agent!r}'s")
+        return session
+
+    @app.post("/v1/sessions", tags=["sessions"])
+    async def start_session(body: SessionBody, who: Caller = Depends(caller)) -> dict:
+        def run():
+            if body.project_id is not None:
+                server.check(who, [body.project_id], write=True)
+            return sessions.start(who.agent, project_id=body.project_id, preferences=body.preferences)
+        return _jsonable(await change(run))
+
+    @app.get("/v1/sessions/{session_id}", tags=["sessions"])
+    async def get_session(session_id: str, who: Caller = Depends(caller)) -> dict:
+        return _jsonable(await read(lambda: own_session(session_id, who)))
+
+    async def in_session(session_id: str, who: Caller, fn: Callable[[], Any], changes: bool):
+        """`fn` on the caller's own session: a change under the write lock, or a read."""
+        def run():
+            own_session(session_id, who)
+            return fn()
+        return _jsonable(await (change(run) if changes else read(run)))
+
+    @app.post("/v1/sessions/{session_id}/turns", tags=["sessions"])
+    async def append_turn(session_id: str, body: TurnBody, who: Caller = Depends(caller)) -> dict:
+        return await in_session(session_id, who, lambda: sessions.append(session_id, body.role, body.content), True)
+
+    @app.get("/v1/sessions/{session_id}/transcript", tags=["sessions"])
+    async def transcript(session_id: str, who: Caller = Depends(caller), last: int | None = None) -> list[dict]:
+        return await in_session(session_id, who, lambda: sessions.transcript(session_id, last=last), False)
+
+    @app.put("/v1/sessions/{session_id}/loop", tags=["sessions"])
+    async def save_loop(session_id: str, body: LoopBody, who: Caller = Depends(caller)) -> dict:
+        return await in_session(session_id, who, lambda: sessions.save_loop(session_id, body.goal, body.step,
+                                                                            body.state), True)
+
+    @app.get("/v1/sessions/{session_id}/loop", tags=["sessions"])
+    async def pending_loop(session_id: str, who: Caller = Depends(caller)) -> dict | None:
+        return await in_session(session_id, who, lambda: sessions.pending_loop(session_id), False)
+
+    @app.delete("/v1/sessions/{session_id}/loop", tags=["sessions"])
+    async def clear_loop(session_id: str, who: Caller = Depends(caller)) -> dict:
+        """The loop resumed: its snapshots go (a session with a pending loop recalls nothing)."""
+        return await in_session(session_id, who, lambda: {"cleared": sessions.clear_loop(session_id)}, True)
+
+    @app.post("/v1/sessions/{session_id}/end", tags=["sessions"])
+    async def end_session(session_id: str, who: Caller = Depends(caller)) -> dict:
+        return await in_session(session_id, who, lambda: sessions.end(session_id), True)
+
+    @app.post("/v1/context", tags=["sessions"])
+    async def context(body: ContextBody, who: Caller = Depends(caller)) -> dict:
+        """The context an agent starts a turn with (memlib.agents.build_context): its profile,
+        its tools, what it recalls for the goal within the session's project, its transcript."""
+        def run():
+            session = own_session(body.session_id, who)
+            if session.project_id is not None:
+                server.check(who, [session.project_id], write=False)
+            elif not who.every_project:
+                raise Forbidden("a session without a project recalls from every project: start it with one")
+            built = build_context(server.tools_store, body.session_id, body.goal, budget_tokens=body.budget_tokens)
+            return {"text": built.text, "tokens": built.tokens, "budget_tokens": built.budget_tokens,
+                    "recalled": built.recalled, "parts": built.report()}
+        return _jsonable(await read(run))
+
+    # consensus (seed 001: agents report fragments about one topic)
+
+    def consensus():
+        from memlib.consensus import Consensus
+
+        return Consensus(store)
+
+    def team(who: Caller) -> None:
+        if not who.every_project:
+            raise Forbidden(f"consensus is every project's: agent {who.agent!r}'s token is limited to "
+                            f"{', '.join(who.readable)}")
+
+    @app.post("/v1/consensus/fragments", tags=["consensus"])
+    async def add_fragments(body: FragmentsBody, who: Caller = Depends(caller)) -> list[dict]:
+        """Report fragments; each is clustered by meaning as it arrives."""
+        def run():
+            team(who)
+            for f in body.fragments:
+                if f.get("source_agent") not in (None, who.agent):
+                    raise Forbidden(f"source_agent {f['source_agent']!r} is not this token's ({who.agent!r})")
+            added = consensus().add([{**f, "source_agent": who.agent} for f in body.fragments], actor=who.agent)
+            return [{"fragment_id": f, "cluster_id": c, "new_cluster": new} for f, c, new in added]
+        return await change(run)
+
+    @app.post("/v1/consensus/consolidate", tags=["consensus"])
+    async def consolidate(body: ConsolidateBody, who: Caller = Depends(caller)) -> dict:
+        def run():
+            team(who)
+            return consensus().consolidate(body.cluster_id, body.contract, actor=who.agent).model_dump(mode="json")
+        return await change(run)
+
+    @app.get("/v1/consensus/units/{cluster_id}", tags=["consensus"])
+    async def unit(cluster_id: str, who: Caller = Depends(caller)) -> dict:
+        def run():
+            team(who)
+            return consensus().unit(cluster_id).model_dump(mode="json")
+        return await read(run)
+
+    @app.get("/v1/consensus/clusters", tags=["consensus"])
+    async def clusters(who: Caller = Depends(caller)) -> list[dict]:
+        def run():
+            team(who)
+            return [c.model_dump(mode="json", exclude={"centroid"}) for c in consensus().clusters()]
+        return await read(run)
+
+    # the agent tools (the same as over MCP): promotions, knowledge, the queue, reviews
+
+    @app.get("/v1/tools", tags=["tools"])
+    async def list_tools(who: Caller = Depends(caller)) -> list[dict]:
+        return agent_tools.describe()
+
+    @app.post("/v1/tools/{name}", tags=["tools"])
+    async def call_tool(name: str, request: Request, who: Caller = Depends(caller),
+                        x_session_id: str | None = Header(default=None)) -> Any:
+        """Call an agent tool with its arguments (GET /v1/tools lists them with their schemas)."""
+        try:
+            arguments = await request.json()
+        except ValueError:
+            raise InvalidInput("the body is not valid JSON") from None
+        if not isinstance(arguments, dict):
+            raise InvalidInput("the body must be a JSON object of the tool's arguments")
+
+        def run():
+            server.check_tool(who, name, arguments)
+            box = server.toolbox(who, x_session_id)
+            if name in READ_TOOLS or name in GROUPED_TOOLS:
+                return agent_tools.call(box, name, arguments)
+            return server.writes(lambda: agent_tools.call(box, name, arguments))
+        return _jsonable(await read(run))
+
+    # MCP over streamable HTTP, behind the same tokens
+
+    class MCPEndpoint:  # an ASGI app, so the route hands it the request as it came
+        async def __call__(self, scope, receive, send):
+            headers = dict(scope.get("headers") or [])
+            who = server.caller(headers.get(b"authorization", b"").decode("latin-1"))
+            if who is None:
+                response = JSONResponse({"error": "give a valid token: Authorization: Bearer <token>"},
+                                        status_code=401, headers={"WWW-Authenticate": "Bearer"})
+                await response(scope, receive, send)
+                return
+            scope.setdefault("state", {})["memlib_caller"] = who
+            scope["state"]["memlib_session"] = headers.get(b"x-session-id", b"").decode("latin-1") or None
+            await mcp.handle_request(scope, receive, send)
+
+    app.router.routes.append(Route("/mcp", endpoint=MCPEndpoint(), methods=["GET", "POST", "DELETE"]))
+    return app
+
+
+class _Unauthorized(Exception):
+    pass
+
+
+def _mcp_call(server: Server):
+    def call(ctx, name: str, arguments: dict[str, Any] | None):
+        state = ctx.request.state
+        return server.call_tool(state.memlib_caller, name, arguments or {}, getattr(state, "memlib_session", None))
+    return call
+
+
+def _jsonable(value: Any) -> Any:
+    """Plain JSON data from what memlib returns (pydantic models, dataclasses, datetimes)."""
+    import pydantic_core
+
+    return pydantic_core.to_jsonable_python(value, fallback=str)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("memlib")
+    except PackageNotFoundError:
+        return "0+unknown"

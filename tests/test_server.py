@@ -1,0 +1,303 @@
+"""`memlib serve` as a team's agents reach it: a real server process on loopback, its REST API
+through HTTP, its tools through the MCP SDK's streamable HTTP client, tokens that fix who
+writes and what they may touch, and the group commit that batches their writes."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import anyio
+import httpx
+import pytest
+
+from memlib import Insight, MemoryStore, Project
+from memlib.embeddings import HashEmbedder
+from memlib.server import Server, Tokens
+
+
+class Served:
+    """A `memlib serve` subprocess on a free loopback port, and its store's tokens."""
+
+    def __init__(self, uri: str, *more: str):
+        self.uri = uri
+        self.proc = subprocess.Popen([sys.executable, "-m", "memlib.cli", "--store", uri, "serve", "--port", "0", *more],
+                                     stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+        line = self.proc.stderr.readline()
+        found = re.search(r"at (http://127\.0\.0\.1:\d+) ", line)
+        assert found, line + self.proc.stderr.read() if self.proc.poll() is not None else line
+        self.url = found.group(1)
+        self.err: list[str] = []
+        threading.Thread(target=lambda: self.err.extend(self.proc.stderr), daemon=True).start()
+
+    def client(self, token: str | None) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=60)
+
+    def stop(self, sig=signal.SIGTERM) -> bool:
+        """Whether it stopped as it should: after SIGTERM, by that signal once drained
+        (uvicorn raises it again after its graceful shutdown, so a parent sees why)."""
+        self.proc.send_signal(sig)
+        return self.proc.wait(60) in (0, -sig)
+
+
+@pytest.fixture
+def team(tmp_path):
+    """A store with three projects, and tokens: a lead (every project), a coder (project A),
+    a reader (reads A and B, writes nothing)."""
+    store = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder())
+    a, b, c = Project(name="payments"), Project(name="search"), Project(name="secret")
+    store.add([a, b, c])
+    store.add([Insight(project_id=p.id, content=f"the {p.name} service retries idempotent writes") for p in (a, b, c)])
+    tokens = Tokens(store)
+    made = {"lead": tokens.create("lead")[0], "coder": tokens.create("coder", projects=[a.id])[0],
+            "reader": tokens.create("reader", read_projects=[a.id, b.id])[0]}
+    served = Served(store.uri)
+    yield store, (a, b, c), made, served
+    if served.proc.poll() is None:
+        served.stop(signal.SIGKILL)
+
+
+def one_line_error(response, status: int) -> str:
+    assert response.status_code == status, (response.status_code, response.text)
+    message = response.json()["error"]
+    assert "\n" not in message and "Traceback" not in message
+    return message
+
+
+def test_the_rest_api_writes_reads_and_changes_as_the_tokens_agent(team):
+    store, (a, b, c), tokens, served = team
+    lead, coder = served.client(tokens["lead"]), served.client(tokens["coder"])
+    assert lead.get("/v1/health").json()["memories"] == 6
+
+    saved = coder.post("/v1/memories", json={"memories": [
+        {"kind": "insight", "project_id": a.id, "content": "Ledger retries need an idempotency key"}]})
+    assert saved.status_code == 200, saved.text
+    (new_id,) = saved.json()["ids"]
+    got = coder.get(f"/v1/memories/{new_id}").json()
+    assert got["content"] == "Ledger retries need an idempotency key" and got["agent"] == "coder"
+    hits = coder.post("/v1/recall", json={"query": "ledger idempotency key", "k": 3,
+                                          "scope": {"project_id": a.id}}).json()
+    assert hits[0]["memory"]["id"] == new_id
+
+    changed = coder.patch(f"/v1/memories/{new_id}", json={"reason": "named the header",
+                                                          "changes": {"content": "Ledger retries carry Idempotency-Key"}})
+    assert changed.status_code == 200 and changed.json()["id"] == new_id, changed.text
+    corrected = coder.post(f"/v1/memories/{new_id}/correct", json={"reason": "it is a request id",
+                                                                   "changes": {"content": "Ledger retries carry a request id"}})
+    assert corrected.status_code == 200, corrected.text
+    newer = corrected.json()["memory"]["id"]
+    gone = coder.post("/v1/forget", json={"memory_ids": [newer], "reason": "moved to the runbook"})
+    assert gone.json()["forgotten"] == 1
+    life = lead.get(f"/v1/memories/{new_id}/history").json()
+    actions = [e["action"] for e in life["events"]]
+    assert actions[:2] == ["write", "revise"] and "correct" in actions and life["memory"] is None
+
+    store.refresh()
+    actors = {(e["action"], e["actor"]) for e in store.audit.events() if e["subject_id"] in (new_id, newer)}
+    assert {("write", "coder"), ("revise", "coder"), ("forget", "coder")} <= actors
+    assert {(e["agent"], e["tool"]) for e in store.recalls.spooled()} == {("coder", "rest")}
+
+    spec = lead.get("/openapi.json").json()
+    body = spec["paths"]["/v1/memories"]["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    assert body.endswith("/AddBody") and "duplicates" in spec["components"]["schemas"]["AddBody"]["properties"]
+
+
+def test_a_token_fixes_the_agent_and_the_projects_and_a_refusal_writes_nothing(team):
+    store, (a, b, c), tokens, served = team
+    coder, reader = served.client(tokens["coder"]), served.client(tokens["reader"])
+    before = store.count()
+
+    assert "may not write project" in one_line_error(coder.post("/v1/memories", json={"memories": [
+        {"kind": "insight", "project_id": b.id, "content": "written where it may not"}]}), 403)
+    assert "is not this token's" in one_line_error(coder.post("/v1/memories", json={"memories": [
+        {"kind": "insight", "project_id": a.id, "content": "as someone else", "agent": "lead"}]}), 403)
+    assert "may not write" in one_line_error(reader.post("/v1/memories", json={"memories": [
+        {"kind": "insight", "project_id": a.id, "content": "a reader writes"}]}), 403)
+    secret = next(i for i in store.rows("kind = 'insight'", 10) if i["project_id"] == c.id)
+    assert "may not read" in one_line_error(coder.get(f"/v1/memories/{secret['id']}"), 403)
+    assert "may not write" in one_line_error(coder.post("/v1/forget", json={"memory_ids": [secret["id"]],
+                                                                            "reason": "x"}), 403)
+    assert "may not read" in one_line_error(coder.post("/v1/search", json={
+        "query": "retries", "scope": {"project_id": c.id}}), 403)
+    # a search without a project looks only where the token may read
+    hits = reader.post("/v1/search", json={"query": "service retries", "k": 20}).json()
+    seen = {h["memory"].get("project_id", h["memory"]["id"]) for h in hits}  # a project is its own
+    assert seen == {a.id, b.id}
+    assert "is for a token of every project" in one_line_error(coder.post("/v1/tools/list_reviews", json={}), 403)
+    store.refresh()
+    assert store.count() == before
+
+
+def test_bad_requests_are_one_line_4xx_and_no_token_is_logged(team):
+    store, (a, b, c), tokens, served = team
+    lead = served.client(tokens["lead"])
+    assert "valid token" in one_line_error(served.client(None).get("/v1/memories/x"), 401)
+    assert "valid token" in one_line_error(served.client("mlt_000000000000_" + "A" * 43).get("/v1/memories/x"), 401)
+    assert "valid token" in one_line_error(served.client(tokens["lead"][:-1] + "x").post("/mcp", json={}), 401)
+    assert one_line_error(lead.post("/v1/memories", content=b"{not json", headers={"content-type": "application/json"}),
+                          422).endswith("is not valid JSON")
+    assert one_line_error(lead.post("/v1/search", json={"query": "x", "mood": "happy"}), 422) == "mood: is not a field here"
+    assert one_line_error(lead.post("/v1/search", json={"query": "x", "scope": {"project_id": a.id, "x": 1}}),
+                          422) == "scope.x: is not a field here"
+    assert "content" in one_line_error(lead.post("/v1/memories", json={"memories": [
+        {"kind": "insight", "project_id": a.id, "content": ""}]}), 400)
+    assert "does not exist" in one_line_error(lead.post("/v1/memories", json={"memories": [
+        {"kind": "insight", "project_id": "no-such-project", "content": "x"}]}), 400)
+    assert "over 8 MiB" in one_line_error(lead.post("/v1/memories", content=b"x" * (9 * 2**20),
+                                                    headers={"content-type": "application/json"}), 413)
+    hostile = lead.post("/v1/search", json={"query": "x", "scope": {"project_id": "a' OR '1'='1", "tags": ["') OR 1=1 --"]}})
+    assert hostile.status_code == 200 and hostile.json() == []
+    assert "no memory" in one_line_error(lead.get("/v1/memories/0b6c1c53-2f0c-4d5a-9c3e-6f1e2d3c4b5a"), 404)
+    assert served.stop()
+    logged = "".join(served.err)
+    assert "Traceback" not in logged and not any(t.split("_")[2] in logged for t in tokens.values())
+
+
+def test_an_idempotency_key_makes_a_retry_write_nothing(team):
+    store, (a, b, c), tokens, served = team
+    coder = served.client(tokens["coder"])
+    body = {"memories": [{"kind": "issue", "project_id": a.id, "content": "Settlement job timed out at 02:00"},
+                         {"kind": "learning", "project_id": a.id, "content": "Run settlement after the bank file"}]}
+    first = coder.post("/v1/memories", json=body, headers={"Idempotency-Key": "job-42"}).json()
+    again = coder.post("/v1/memories", json=body, headers={"Idempotency-Key": "job-42"}).json()
+    other = coder.post("/v1/memories", json=body, headers={"Idempotency-Key": "job-43"}).json()
+    assert first["ids"] == again["ids"] and not first["replayed"] and again["replayed"]
+    assert set(other["ids"]).isdisjoint(first["ids"])
+    store.refresh()
+    assert store.count() == 6 + 4
+
+
+def test_sessions_and_the_context_an_agent_starts_with(team):
+    store, (a, b, c), tokens, served = team
+    coder, lead = served.client(tokens["coder"]), served.client(tokens["lead"])
+    session = coder.post("/v1/sessions", json={"project_id": a.id, "preferences": {"persona": "terse"}}).json()
+    sid = session["session_id"]
+    assert session["agent"] == "coder"
+    coder.post(f"/v1/sessions/{sid}/turns", json={"role": "user", "content": "Why do ledger retries fail?"})
+    assert [t["role"] for t in coder.get(f"/v1/sessions/{sid}/transcript").json()] == ["user"]
+    coder.put(f"/v1/sessions/{sid}/loop", json={"goal": "fix retries", "step": 2, "state": {"file": "ledger.py"}})
+    assert coder.get(f"/v1/sessions/{sid}/loop").json()["step"] == 2
+    assert coder.delete(f"/v1/sessions/{sid}/loop").json() == {"cleared": 1}  # resumed: it recalls again
+    built = coder.post("/v1/context", json={"session_id": sid, "goal": "service retries idempotent writes",
+                                            "budget_tokens": 800}).json()
+    assert "persona" in built["text"].lower() and built["tokens"] <= 800
+    assert built["recalled"] and all(store.get(i).project_id == a.id for i in built["recalled"])
+    assert "is agent 'coder'" in one_line_error(lead.get(f"/v1/sessions/{sid}/transcript"), 403)
+    assert coder.post(f"/v1/sessions/{sid}/end").json()["status"] == "ended"
+
+
+def test_the_agent_tools_over_rest_and_over_mcp_on_http(team):
+    store, (a, b, c), tokens, served = team
+    coder = served.client(tokens["coder"])
+    saved = coder.post("/v1/tools/save_insight", json={"project_id": a.id, "content": "Retries must be idempotent"})
+    assert saved.status_code == 200, saved.text
+    promoted = coder.post("/v1/tools/promote_to_decision", json={"insight_id": saved.json()["id"]})
+    assert promoted.status_code == 200, promoted.text  # a change that adds a memory under the write lock
+    assert "mood: is not an argument" in one_line_error(
+        coder.post("/v1/tools/save_issue", json={"project_id": a.id, "content": "x", "mood": "sad"}), 400)
+
+    async def script():
+        import httpx2
+        from mcp.client.session import ClientSession
+        from mcp.client.streamable_http import streamable_http_client
+
+        out = {}
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {tokens['coder']}"}, timeout=60) as http:
+            async with streamable_http_client(f"{served.url}/mcp", http_client=http) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    out["tools"] = [t.name for t in (await session.list_tools()).tools]
+                    out["saved"] = await session.call_tool("save_learning", {"project_id": a.id,
+                                                                             "content": "COPY beats INSERT"})
+                    out["query"] = await session.call_tool("query_memory", {"project_id": a.id, "scope": "project"})
+                    out["refused"] = await session.call_tool("save_issue", {"project_id": b.id, "content": "x"})
+        return out
+
+    out = anyio.run(script)
+    assert {"save_insight", "query_memory", "enqueue_task", "correct_memory"} <= set(out["tools"])
+    learning = json.loads(out["saved"].content[0].text)
+    assert not out["saved"].is_error and not out["query"].is_error
+    assert out["refused"].is_error and "may not write project" in out["refused"].content[0].text
+    store.refresh()
+    assert store.get(learning["id"]).agent == "coder"
+    written = {e["actor"] for e in store.audit.events("action = 'write'") if e["subject_id"] == learning["id"]}
+    assert written == {"coder"}
+
+
+def test_a_revoked_token_is_refused_within_a_second(team):
+    store, (a, b, c), tokens, served = team
+    coder = served.client(tokens["coder"])
+    assert coder.get("/v1/health").status_code == 200
+    assert coder.post("/v1/search", json={"query": "x", "scope": {"project_id": a.id}}).status_code == 200
+    out = subprocess.run([sys.executable, "-m", "memlib.cli", "--store", store.uri, "serve", "tokens", "revoke",
+                          tokens["coder"]], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and "revoked" in out.stdout, out.stderr
+    time.sleep(1.2)
+    one_line_error(coder.post("/v1/search", json={"query": "x", "scope": {"project_id": a.id}}), 401)
+
+
+def test_sigterm_commits_every_write_in_flight_before_it_stops(team):
+    store, (a, b, c), tokens, served = team
+    lead = served.client(tokens["lead"])
+    answered: list[str] = []
+
+    def write(n: int):
+        try:
+            r = lead.post("/v1/memories", json={"memories": [
+                {"kind": "insight", "project_id": a.id, "content": f"finding number {n} about retries"}]})
+        except httpx.HTTPError:
+            return
+        if r.status_code == 200:
+            answered.extend(r.json()["ids"])
+
+    with ThreadPoolExecutor(8) as pool:
+        futures = [pool.submit(write, n) for n in range(64)]
+        time.sleep(0.3)
+        assert served.stop()
+        for f in futures:
+            f.result()
+    store.refresh()
+    assert answered and not set(answered) - set(store.lookup(answered, ["id"]))
+
+
+def test_the_group_commit_batches_many_writers_into_few_commits_and_credits_each(tmp_path):
+    store = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder())
+    project = Project(name="p")
+    store.add([project])
+    server = Server(store, window=0.05)
+    try:
+        def write(n: int):
+            return server.commit.write([Insight(project_id=project.id, content=f"note {n} from agent {n % 8}")],
+                                       agent=f"agent-{n % 8}")
+
+        with ThreadPoolExecutor(16) as pool:
+            results = list(pool.map(write, range(64)))
+        ids = [r["ids"][0] for r in results]
+        assert len(set(ids)) == 64 and len(store.lookup(ids, ["id"])) == 64
+        assert server.commit.commits < 32  # batched: most commits held several writers' memories
+        actors = {e["subject_id"]: e["actor"] for e in store.audit.events("action = 'write'")}
+        assert all(actors[i] == f"agent-{n % 8}" for n, i in enumerate(ids))
+        # a batch refused as a whole is written again one request at a time: only the bad one fails
+        bad = Insight(project_id="no-such-project", content="orphan")
+
+        def mixed(n: int):
+            memory = bad if n == 3 else Insight(project_id=project.id, content=f"mixed {n}")
+            try:
+                return server.commit.write([memory], agent="a")["ids"][0]
+            except Exception as exc:  # noqa: BLE001
+                return exc
+
+        with ThreadPoolExecutor(8) as pool:
+            outcome = list(pool.map(mixed, range(8)))
+        assert "does not exist" in str(outcome[3])
+        assert len(store.lookup([o for i, o in enumerate(outcome) if i != 3], ["id"])) == 7
+    finally:
+        server.close()
