@@ -25,6 +25,7 @@ against the imports):
     search       ->
     store        ->
     testing      ->
+    adapters     ->
 
 - `store/`      tables, versions (time travel), add/upsert/update/delete, audit and recall logs,
                 JSONL import/export, a memory's history.
@@ -51,6 +52,8 @@ against the imports):
                 group commit.
 - `memory_store` `MemoryStore`: the store with search, maintenance, the write screen
                 (duplicates, contradictions) and a workspace's hooks; what agents hold.
+- `adapters/`   memlib in agent frameworks, optional extras: LangGraph's store, a LangChain
+                retriever.
 - `testing`     the S3-compatible server on loopback that tests and benchmarks run against.
 - `cli/`        the `memlib` command, one module per command group.
 

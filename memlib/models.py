@@ -9,6 +9,7 @@ tasks, project-wide knowledge) is 1, what hangs off a root task (sub tasks, task
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import math
 import types
@@ -376,6 +377,14 @@ AnyMemory = Annotated[
     Field(discriminator="kind"),
 ]
 _ADAPTER: TypeAdapter = TypeAdapter(AnyMemory)
+
+
+def stable_id(*parts: str) -> str:
+    """A memory id made from `parts`: the same parts always give the same id, so a retry, a
+    sync that lost its state or an adapter's key finds its memory again instead of adding it
+    twice. A valid UUIDv4 (its version bits are set)."""
+    digest = hashlib.sha256("\n".join(parts).encode()).digest()
+    return str(uuid.UUID(bytes=digest[:16], version=4))
 
 
 def parse_memory(data: dict[str, Any], record: str = "record") -> Memory:

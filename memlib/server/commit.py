@@ -14,17 +14,15 @@ connection) finds its rows committed and is answered with them instead of writin
 
 from __future__ import annotations
 
-import hashlib
 import queue
 import threading
 import time
-import uuid
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 from memlib.errors import InvalidInput, MemlibError
 from memlib.interface import MemoryInterface
-from memlib.models import Memory, parse_memory, record_label
+from memlib.models import Memory, parse_memory, record_label, stable_id
 
 WINDOW = 0.004   # seconds the committer waits for more writes after the first (bench/server.py)
 MAX_ROWS = 1024  # memories in one commit at most
@@ -33,8 +31,7 @@ MAX_ROWS = 1024  # memories in one commit at most
 def keyed_id(agent: str, key: str, position: int) -> str:
     """The id of the `position`th memory of a write with idempotency key `key` by `agent`:
     the same on every retry, a valid UUID4 (random-looking bits from the key's hash)."""
-    digest = hashlib.sha256(f"{agent}\0{key}\0{position}".encode()).digest()
-    return str(uuid.UUID(bytes=digest[:16], version=4))
+    return stable_id("idempotency", agent, key, str(position))
 
 
 @dataclass

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import uuid
 from datetime import date, datetime, time, timezone
 from zoneinfo import ZoneInfo
 
-from memlib.models import Kind, Memory, parse_memory
+from memlib.models import Kind, Memory, parse_memory, stable_id
 from memlib.workspace import markdown
 from memlib.workspace.markdown import Entry
 
@@ -64,8 +63,7 @@ def _hash(value) -> str:
 def derived_id(project_id: str, relative: str, key: str) -> str:
     """A new entry's memory id, from where it is: a sync that lost its state finds the same
     memory again instead of adding it twice. A valid UUIDv4 (its version bits are set)."""
-    digest = hashlib.sha256(f"{project_id}\n{relative}\n{key}".encode()).digest()
-    return str(uuid.UUID(bytes=digest[:16], version=4))
+    return stable_id(project_id, relative, key)
 
 
 def created_at(entry: Entry, day: date | None, zone: ZoneInfo, now: datetime) -> datetime:
