@@ -301,3 +301,55 @@ def test_the_group_commit_batches_many_writers_into_few_commits_and_credits_each
         assert len(store.lookup([o for i, o in enumerate(outcome) if i != 3], ["id"])) == 7
     finally:
         server.close()
+
+
+def test_kill_9_during_group_commits_loses_no_answered_write_and_a_retry_duplicates_nothing(team):
+    """The server killed while eight clients write: every write answered 200 is in the store,
+    the others failed with a connection error, and retried with their idempotency keys against
+    the server restarted on the same store (no repair step) each lands exactly once."""
+    store, (a, b, c), tokens, served = team
+    answered: dict[str, list[str]] = {}
+    failed: list[str] = []
+    lock = threading.Lock()
+
+    def body(key: str) -> dict:
+        return {"memories": [{"kind": "insight", "project_id": a.id, "content": f"write {key} about retries"}]}
+
+    def write(server: Served, key: str) -> None:
+        try:
+            r = server.client(tokens["lead"]).post("/v1/memories", json=body(key), headers={"Idempotency-Key": key})
+        except httpx.HTTPError:
+            with lock:
+                failed.append(key)
+            return
+        assert r.status_code == 200, r.text
+        with lock:
+            answered[key] = r.json()["ids"]
+
+    keys = [f"k{n}" for n in range(400)]
+    with ThreadPoolExecutor(8) as pool:
+        futures = [pool.submit(write, served, key) for key in keys]
+        deadline = time.time() + 30
+        while len(answered) < 40 and time.time() < deadline:
+            time.sleep(0.02)
+        served.proc.kill()  # SIGKILL, mid-stream
+        for f in futures:
+            f.result()
+    assert answered and failed, (len(answered), len(failed))
+    store.refresh()
+    assert len(store.lookup([i for ids in answered.values() for i in ids], ["id"])) == len(answered)
+
+    again = Served(store.uri)  # the same store, as it was left: no repair step
+    try:
+        retried = list(failed)
+        failed.clear()
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(lambda key: write(again, key), retried))
+        assert not failed
+        store.refresh()
+        texts = [r["content"] for r in store.rows(f"kind = 'insight' AND project_id = '{a.id}'", 10_000,
+                                                    columns=["content"])]
+        written = [t for t in texts if t.startswith("write k")]
+        assert sorted(written) == sorted(body(k)["memories"][0]["content"] for k in keys)  # each exactly once
+    finally:
+        again.stop(signal.SIGKILL)
