@@ -15,7 +15,7 @@ against the imports):
     server       -> agents, consensus, lifecycle, store
     agents       -> control, lifecycle, sessions, store
     sample       -> consensus, control, lifecycle, sessions, store
-    memory_store -> consensus, lifecycle, search, store, workspace
+    memory_store -> consensus, lifecycle, search, server, store, workspace
     workspace    -> lifecycle
     lifecycle    -> analytics, search, store
     analytics    -> consensus, control, sessions, store

@@ -31,6 +31,11 @@ class InvalidInput(MemlibError):
     """A bad argument or file from the user (not a memory's own fields)."""
 
 
+class Refused(InvalidInput):
+    """A memory server refused the request: no valid token (401), or outside what the token
+    allows (403: another agent's name, a project it may not touch)."""
+
+
 def invalid(what: str, exc) -> InvalidInput:
     """One line from a pydantic ValidationError: `what`, the field that failed and why (an
     unknown field is named as such)."""

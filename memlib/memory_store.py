@@ -241,6 +241,19 @@ class MemoryStore(Store):
                              f"a store keeps the search settings it records")
         return store
 
+    @staticmethod
+    def connect(url: str | None = None, token: str | None = None, settings: Settings | None = None):
+        """A memory server's store (memlib serve), through its REST API: add, get, search,
+        recall, revise, correct, forget, history, sessions, context and the agent tools with
+        the results an embedded store gives (memlib.server.client). `url` and `token` over
+        `settings.server` and `settings.token` ($MEMLIB_SERVER, $MEMLIB_TOKEN)."""
+        from memlib.server.client import Client
+
+        settings = Settings.at_edge(settings, server=url, token=token)
+        if not settings.server:
+            raise InvalidInput("give the memory server's URL (or set $MEMLIB_SERVER)")
+        return Client(settings.server, settings.token)
+
     def search(self, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | None = None,
                vector: np.ndarray | None = None) -> list[Hit]:
         """`vector`: the query's embedding if the caller already has it (skips embedding).

@@ -109,6 +109,8 @@ SOURCES: dict[str, Source] = {
     "actor": Source("MEMLIB_ACTOR", "settings", "actor", _text),
     "control_plane": Source("MEMLIB_CONTROL_PLANE", "control_plane", "path", _text),
     "policy_dir": Source("MEMLIB_POLICY_DIR", "settings", "policy_dir", _text),
+    "server": Source("MEMLIB_SERVER", "settings", "server", _text),
+    "token": Source("MEMLIB_TOKEN", "settings", "token", _text),
 }
 
 
@@ -127,6 +129,8 @@ class Settings:
     actor: str | None = None  # who acts in the audit log (None: the user running memlib)
     control_plane: str | None = None  # the control plane's file for a store on object storage
     policy_dir: str | None = None  # retention policies of one's own, besides the packaged ones
+    server: str | None = None  # a memory server's URL (memlib serve): the CLI works through it
+    token: str | None = field(default=None, repr=False)  # its bearer token (never printed)
     cache_dir: str = field(default_factory=lambda: str(Path.home() / ".cache" / "memlib"))
     storage_options: Mapping[str, str] = field(default_factory=lambda: NO_PAIRS)  # the config's [storage_options]
     duckdb: Mapping[str, str] = field(default_factory=lambda: NO_PAIRS)  # the config's [duckdb]

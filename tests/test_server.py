@@ -353,3 +353,53 @@ def test_kill_9_during_group_commits_loses_no_answered_write_and_a_retry_duplica
         assert sorted(written) == sorted(body(k)["memories"][0]["content"] for k in keys)  # each exactly once
     finally:
         again.stop(signal.SIGKILL)
+
+
+def test_the_python_api_and_the_cli_through_a_server_give_what_the_store_gives(tmp_path):
+    from datetime import datetime, timezone
+
+    from memlib.errors import InvalidInput, NotFound, Refused, StoreError
+    from memlib.sample import build_sample
+    from memlib.scope import Scope
+
+    store = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder())
+    build_sample(store, size=300, seed=5, anchor=datetime(2026, 11, 1, tzinfo=timezone.utc))
+    projects = [r["id"] for r in store.rows("kind = 'project'", 10)]
+    token = Tokens(store).create("svc")[0]
+    narrow = Tokens(store).create("narrow", projects=projects[:1])[0]
+    served = Served(store.uri)
+    try:
+        remote = MemoryStore.connect(served.url, token)
+        for query, scope, mode in [("ledger retries", None, "hybrid"), ("checkout latency", Scope(project_id=projects[1]), "hybrid"),
+                                   ("cache", Scope(kinds=("decision", "insight"), min_confidence=50), "vector"),
+                                   ("settlement", Scope(tags=("perf",), include_expired=True), "fts")]:
+            mine, theirs = store.search(query, k=8, mode=mode, scope=scope), remote.search(query, k=8, mode=mode, scope=scope)
+            assert [(h.id, h.rank) for h in theirs] == [(h.id, h.rank) for h in mine], (query, scope)
+            assert all(abs(a.score - b.score) < 1e-5 and a.text == b.text for a, b in zip(mine, theirs))
+            assert [h.memory for h in theirs] == [h.memory for h in mine]
+        (new_id,) = remote.add([Insight(project_id=projects[0], content="Served writes are the token's agent's")])
+        store.refresh()
+        assert store.get(new_id).agent == "svc" and remote.get(new_id) == store.get(new_id)
+        assert remote.count() == store.count()
+        with pytest.raises(NotFound):
+            remote.get("0b6c1c53-2f0c-4d5a-9c3e-6f1e2d3c4b5a")
+        with pytest.raises(Refused, match="may not write project"):
+            MemoryStore.connect(served.url, narrow).add([Insight(project_id=projects[1], content="elsewhere")])
+        with pytest.raises(InvalidInput, match="maintain is not offered by a memory server"):
+            remote.maintain()
+
+        env = {**os.environ, "MEMLIB_TOKEN": token}
+        local = subprocess.run([sys.executable, "-m", "memlib.cli", "--store", store.uri, "search", "ledger retries",
+                                "--json"], capture_output=True, text=True, timeout=120)
+        through = subprocess.run([sys.executable, "-m", "memlib.cli", "--server", served.url, "search", "ledger retries",
+                                  "--json"], capture_output=True, text=True, timeout=120, env=env)
+        assert through.returncode == 0, through.stderr
+        ranked = lambda out: [(h["rank"], h["memory"]["id"]) for h in json.loads(out.stdout)]  # noqa: E731
+        assert ranked(through) == ranked(local)
+        refused = subprocess.run([sys.executable, "-m", "memlib.cli", "--server", served.url, "maintain"],
+                                 capture_output=True, text=True, timeout=120, env=env)
+        assert refused.returncode == 1 and refused.stderr.count("\n") == 1 and "without --server" in refused.stderr
+    finally:
+        served.stop(signal.SIGKILL)
+    with pytest.raises(StoreError, match="cannot reach the memory server"):
+        remote.count()

@@ -15,11 +15,16 @@ from memlib.errors import InvalidInput
 def open_store(ctx: click.Context, create: bool = False, embedder: str | None = None,
                as_of: AsOf | None = None, search=None, workspace: bool = True, version: str | None = None):
     """The store of --store; with the workspace of --workspace (saves go to its files) unless
-    `workspace` is False (a command that writes in bulk, or syncs the workspace itself)."""
+    `workspace` is False (a command that writes in bulk, or syncs the workspace itself). With
+    --server, the memory server's (memlib.server.client)."""
     from memlib.embeddings import named
     from memlib.memory_store import MemoryStore
 
     settings = ctx.obj["settings"]
+    if settings.server:  # a memory server's store: what it serves works, the rest says so in one line
+        if create or embedder or as_of or version or search is not None:
+            raise InvalidInput(f"--server {settings.server}: this runs where the store is (without --server)")
+        return MemoryStore.connect(settings=settings)
     chosen = named(embedder, settings) if embedder else None
     return MemoryStore.open(embedder=chosen, create=create, as_of=as_of, version=version, search=search,
                             workspace=settings.workspace if workspace else None, settings=settings)
@@ -82,13 +87,17 @@ embedder_option = click.option(
 @click.option("--device", default=None, metavar="DEVICE",
               help="Where the embedding model runs: cpu, cuda, cuda:N or mps "
                    "(default: $MEMLIB_DEVICE, else the config's, else cpu).")
+@click.option("--server", default=None, metavar="URL",
+              help="Work through a memory server (memlib serve) with the token in $MEMLIB_TOKEN: add, get, "
+                   "search and recall (default: $MEMLIB_SERVER, else the config's, else none: the store itself).")
 @click.pass_context
-def cli(ctx: click.Context, store: str | None, workspace: str | None, device: str | None) -> None:
+def cli(ctx: click.Context, store: str | None, workspace: str | None, device: str | None,
+        server: str | None) -> None:
     """memlib: an analytics-first memory store for AI agents. Settings come from a flag, else
     the environment, else the config file (memlib/settings.py), resolved once here."""
     from memlib.settings import Settings
 
-    settings = Settings.resolve(store=store, workspace=workspace, device=device)
+    settings = Settings.resolve(store=store, workspace=workspace, device=device, server=server)
     if device is not None:
         from memlib.embeddings import checked_device
 

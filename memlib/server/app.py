@@ -29,7 +29,7 @@ from memlib.agents.context import build_context
 from memlib.agents.mcp_server import answer, build_server
 from memlib.agents.sessions import Sessions
 from memlib.agents.tools import Toolbox
-from memlib.errors import InvalidInput, MemlibError, NotFound, first_line
+from memlib.errors import InvalidInput, MemlibError, NotFound, Refused, first_line
 from memlib.interface import MemoryInterface
 from memlib.lifecycle import curation
 from memlib.models import MAX_TEXT
@@ -51,10 +51,6 @@ GROUPED_TOOLS = frozenset({"save_insight", "save_issue", "save_learning"})
 # Tools that touch memories of no one project: the review queue is every project's
 TEAM_TOOLS = frozenset({"list_reviews", "decide_review"})
 ID_FIELDS = ("memory_id", "insight_id", "learning_id")
-
-
-class Forbidden(Exception):
-    """A request outside what its token allows (403)."""
 
 
 # -- the request bodies (and so the OpenAPI description) ------------------------------------
@@ -107,6 +103,10 @@ class ChangeBody(_Body):
 class ForgetBody(_Body):
     memory_ids: list[str] = Field(min_length=1, max_length=MAX_MEMORIES)
     reason: str = Field(min_length=1, max_length=MAX_TEXT)
+
+
+class DisagreementsBody(_Body):
+    ids: list[str] | None = Field(default=None, max_length=MAX_MEMORIES)
 
 
 class SessionBody(_Body):
@@ -169,7 +169,7 @@ class Server:
     def check(self, caller: Caller, projects, write: bool) -> None:
         for project in dict.fromkeys(projects):
             if not (caller.may_write(project) if write else caller.may_read(project)):
-                raise Forbidden(f"agent {caller.agent!r} may not {'write' if write else 'read'} "
+                raise Refused(f"agent {caller.agent!r} may not {'write' if write else 'read'} "
                                 f"project {project!r} (its token's projects: {', '.join(caller.readable)})")
 
     def scope_for(self, caller: Caller, body: ScopeBody) -> Scope:
@@ -197,11 +197,11 @@ class Server:
         return Toolbox(store=self.tools_store, agent=caller.agent, session_id=session_id)
 
     def check_tool(self, caller: Caller, name: str, arguments: dict[str, Any]) -> None:
-        """Refuse (Forbidden) a tool call that touches a project its token does not allow."""
+        """Refuse (Refused: 403) a tool call that touches a project its token does not allow."""
         if caller.every_project or name not in agent_tools.TOOLS:
             return
         if name in TEAM_TOOLS:
-            raise Forbidden(f"{name} is for a token of every project; agent {caller.agent!r}'s is limited to "
+            raise Refused(f"{name} is for a token of every project; agent {caller.agent!r}'s is limited to "
                             f"{', '.join(caller.readable)}")
         model, _ = agent_tools.TOOLS[name]
         try:
@@ -221,7 +221,7 @@ class Server:
 
         try:
             self.check_tool(caller, name, arguments or {})
-        except (Forbidden, MemlibError) as exc:
+        except MemlibError as exc:
             return types.CallToolResult(content=[types.TextContent(
                 type="text", text=f"Error executing tool {name}: {first_line(exc)}")], isError=True)
         box = self.toolbox(caller, session_id)
@@ -284,12 +284,8 @@ def create_app(server: Server):
         status = 404 if isinstance(exc, NotFound) else 409 if isinstance(exc, Contended) else 400
         return error(status, first_line(exc))
 
-    @app.exception_handler(Forbidden)
-    async def _forbidden(request, exc):
-        return error(403, first_line(exc))
-
-    @app.exception_handler(PermissionError)
-    async def _impersonation(request, exc):
+    @app.exception_handler(Refused)
+    async def _refused(request, exc):
         return error(403, first_line(exc))
 
     @app.exception_handler(Exception)
@@ -358,15 +354,26 @@ def create_app(server: Server):
 
     @app.post("/v1/search", tags=["memories"])
     async def search(body: SearchBody, who: Caller = Depends(caller)) -> list[dict]:
-        return await read(lambda: [h.to_dict() for h in store.search(
+        return await read(lambda: [{**h.to_dict(), "text": h.text} for h in store.search(
             body.query, k=body.k, mode=body.mode, scope=server.scope_for(who, body.scope))])
 
     @app.post("/v1/recall", tags=["memories"])
     async def recall(body: RecallBody, who: Caller = Depends(caller)) -> list[dict]:
         """Search on the token's agent's behalf and log the recall."""
-        return await read(lambda: [h.to_dict() for h in store.recall(
+        return await read(lambda: [{**h.to_dict(), "text": h.text} for h in store.recall(
             body.query, k=body.k, mode=body.mode, scope=server.scope_for(who, body.scope), agent=who.agent,
             tool="rest", session_id=body.session_id)])
+
+    @app.post("/v1/disagreements", tags=["memories"])
+    async def disagreements(body: DisagreementsBody, who: Caller = Depends(caller)) -> list[dict]:
+        """Open contradictions the write screen flagged (of these memories, or all the token
+        may read): each pair, its kind, which is newer, how well each side is supported."""
+        def run():
+            pairs = store.disagreements(body.ids)
+            ids = sorted({i for p in pairs for i in p["ids"]})
+            readable = {i for i, p in server.projects_of(ids).items() if who.may_read(p)} if ids else set()
+            return [p for p in pairs if set(p["ids"]) <= readable]
+        return _jsonable(await read(run))
 
     def changing(memory_ids: list[str], who: Caller) -> None:
         server.check(who, server.projects_of(memory_ids).values(), write=True)
@@ -409,7 +416,7 @@ def create_app(server: Server):
             if life["memory"] is not None:
                 server.check(who, [life["memory"].get("project_id")], write=False)
             elif not who.every_project:
-                raise Forbidden("the history of a memory no longer stored is for a token of every project")
+                raise Refused("the history of a memory no longer stored is for a token of every project")
             return life
         return _jsonable(await read(run))
 
@@ -420,7 +427,7 @@ def create_app(server: Server):
     def own_session(session_id: str, who: Caller):
         session = sessions.get(session_id)
         if session.agent != who.agent:
-            raise Forbidden(f"session {session_id!r} is agent {session.agent!r}'s, not {who.agent!r}'s")
+            raise Refused(f"session {session_id!r} is agent {session.agent!r}'s, not {who.agent!r}'s")
         return session
 
     @app.post("/v1/sessions", tags=["sessions"])
@@ -477,7 +484,7 @@ def create_app(server: Server):
             if session.project_id is not None:
                 server.check(who, [session.project_id], write=False)
             elif not who.every_project:
-                raise Forbidden("a session without a project recalls from every project: start it with one")
+                raise Refused("a session without a project recalls from every project: start it with one")
             built = build_context(server.tools_store, body.session_id, body.goal, budget_tokens=body.budget_tokens)
             return {"text": built.text, "tokens": built.tokens, "budget_tokens": built.budget_tokens,
                     "recalled": built.recalled, "parts": built.report()}
@@ -492,7 +499,7 @@ def create_app(server: Server):
 
     def team(who: Caller) -> None:
         if not who.every_project:
-            raise Forbidden(f"consensus is every project's: agent {who.agent!r}'s token is limited to "
+            raise Refused(f"consensus is every project's: agent {who.agent!r}'s token is limited to "
                             f"{', '.join(who.readable)}")
 
     @app.post("/v1/consensus/fragments", tags=["consensus"])
@@ -502,7 +509,7 @@ def create_app(server: Server):
             team(who)
             for f in body.fragments:
                 if f.get("source_agent") not in (None, who.agent):
-                    raise Forbidden(f"source_agent {f['source_agent']!r} is not this token's ({who.agent!r})")
+                    raise Refused(f"source_agent {f['source_agent']!r} is not this token's ({who.agent!r})")
             added = consensus().add([{**f, "source_agent": who.agent} for f in body.fragments], actor=who.agent)
             return [{"fragment_id": f, "cluster_id": c, "new_cluster": new} for f, c, new in added]
         return await change(run)

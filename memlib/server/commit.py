@@ -20,7 +20,7 @@ import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
-from memlib.errors import InvalidInput, MemlibError
+from memlib.errors import InvalidInput, MemlibError, Refused
 from memlib.interface import MemoryInterface
 from memlib.models import Memory, parse_memory, record_label, stable_id
 
@@ -66,7 +66,7 @@ class GroupCommit:
             raise InvalidInput("give at least one memory")
         for i, memory in enumerate(items):
             if memory.agent not in (None, agent):
-                raise PermissionError(f"{labels[i]}: agent {memory.agent!r} is not this token's ({agent!r}); "
+                raise Refused(f"{labels[i]}: agent {memory.agent!r} is not this token's ({agent!r}); "
                                       "an agent writes as itself")
             memory.agent = agent
             if key is not None:
