@@ -77,3 +77,15 @@ def save_results(name: str, figures: dict, table: list[str]) -> None:
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"{name}.json").write_text(json.dumps(figures, indent=2) + "\n")
     (RESULTS / f"{name}.md").write_text("\n".join(table) + "\n")
+
+
+def collect(proc) -> dict:
+    """The JSON a bench's role process printed last (a subprocess.Popen with pipes), or its
+    error: the exit code and its stderr's last line."""
+    import json
+
+    out, err = proc.communicate()
+    lines = out.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        return {"error": f"exit {proc.returncode}: {err.strip().splitlines()[-1] if err.strip() else ''}"}
+    return json.loads(lines[-1])

@@ -37,7 +37,7 @@ import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import percentile  # noqa: E402
+from common import collect, percentile  # noqa: E402
 
 BATCH = 10
 MAINTAIN_PAUSE = 2.0  # seconds between maintain runs: a busy scheduler, not a tight loop
@@ -121,14 +121,6 @@ def _spawn(role: str, uri: str, arg: str, seconds: float, tag: str) -> subproces
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def _collect(proc: subprocess.Popen) -> dict:
-    out, err = proc.communicate()
-    lines = out.strip().splitlines()
-    if proc.returncode != 0 or not lines:
-        return {"error": f"exit {proc.returncode}: {err.strip().splitlines()[-1] if err.strip() else ''}"}
-    return json.loads(lines[-1])
-
-
 def _new_store(uri: str, embedder: str):
     from memlib import Insight, MemoryStore, Project
     from memlib.embeddings import HashEmbedder, default_embedder
@@ -149,7 +141,7 @@ def main() -> None:
 
     # one writer alone, on its own store, for the throughput ratio
     alone_store, alone_project, _ = _new_store(str(base / "alone"), args.embedder)
-    alone = _collect(_spawn("writer", alone_store.uri, alone_project.id, args.seconds / 4, "alone"))
+    alone = collect(_spawn("writer", alone_store.uri, alone_project.id, args.seconds / 4, "alone"))
     if alone.get("error"):
         sys.exit(f"the lone writer failed: {alone['error']}")
     alone_rate = len(alone["written"]) / alone["seconds"]
@@ -161,7 +153,7 @@ def main() -> None:
              + [("adjuster", _spawn("adjuster", store.uri, ids, args.seconds, f"a{i}")) for i in range(2)]
              + [("recaller", _spawn("recaller", store.uri, "-", args.seconds, f"r{i}")) for i in range(2)]
              + [("maintainer", _spawn("maintainer", store.uri, "-", args.seconds, "m"))])
-    results = [(role, _collect(proc)) for role, proc in procs]
+    results = [(role, collect(proc)) for role, proc in procs]
     errors = [f"{role}: {r['error']}" for role, r in results if r.get("error")]
 
     store.refresh()

@@ -90,6 +90,8 @@ def test_the_rest_api_writes_reads_and_changes_as_the_tokens_agent(team):
     changed = coder.patch(f"/v1/memories/{new_id}", json={"reason": "named the header",
                                                           "changes": {"content": "Ledger retries carry Idempotency-Key"}})
     assert changed.status_code == 200 and changed.json()["id"] == new_id, changed.text
+    lowered = coder.post(f"/v1/memories/{new_id}/confidence", json={"delta": -10, "reason": "one report only"})
+    assert lowered.json() == {"id": new_id, "confidence": 90}, lowered.text
     corrected = coder.post(f"/v1/memories/{new_id}/correct", json={"reason": "it is a request id",
                                                                    "changes": {"content": "Ledger retries carry a request id"}})
     assert corrected.status_code == 200, corrected.text
@@ -102,7 +104,7 @@ def test_the_rest_api_writes_reads_and_changes_as_the_tokens_agent(team):
 
     store.refresh()
     actors = {(e["action"], e["actor"]) for e in store.audit.events() if e["subject_id"] in (new_id, newer)}
-    assert {("write", "coder"), ("revise", "coder"), ("forget", "coder")} <= actors
+    assert {("write", "coder"), ("revise", "coder"), ("confidence", "coder"), ("forget", "coder")} <= actors
     assert {(e["agent"], e["tool"]) for e in store.recalls.spooled()} == {("coder", "rest")}
 
     spec = lead.get("/openapi.json").json()

@@ -100,6 +100,11 @@ class ChangeBody(_Body):
     changes: dict[str, Any] = Field(min_length=1, description="The fields to change and their new values.")
 
 
+class ConfidenceBody(_Body):
+    delta: int = Field(ge=-100, le=100)
+    reason: str = Field(min_length=1, max_length=MAX_TEXT)
+
+
 class ForgetBody(_Body):
     memory_ids: list[str] = Field(min_length=1, max_length=MAX_MEMORIES)
     reason: str = Field(min_length=1, max_length=MAX_TEXT)
@@ -395,6 +400,15 @@ def create_app(server: Server):
             memory, run_id = curation.correct(store, memory_id, body.reason, actor=who.agent, **body.changes)
             return {"memory": memory.model_dump(mode="json", exclude={"embedding"}), "corrects": memory_id,
                     "run_id": run_id}
+        return await change(run)
+
+    @app.post("/v1/memories/{memory_id}/confidence", tags=["memories"])
+    async def confidence(memory_id: str, body: ConfidenceBody, who: Caller = Depends(caller)) -> dict:
+        """Raise or lower a memory's confidence (0-100) by `delta`, with the reason."""
+        def run():
+            changing([memory_id], who)
+            memory = curation.adjust_confidence(store, memory_id, body.delta, body.reason, actor=who.agent)
+            return {"id": memory.id, "confidence": memory.confidence}
         return await change(run)
 
     @app.post("/v1/forget", tags=["memories"])

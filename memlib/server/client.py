@@ -22,7 +22,8 @@ from memlib.errors import InvalidInput, NotFound, Refused, StoreError
 from memlib.models import Memory, parse_memory
 from memlib.scope import Scope
 
-SERVED = ("add", "get", "search", "recall", "revise", "correct", "forget", "history", "disagreements", "count",
+SERVED = ("add", "get", "search", "recall", "revise", "correct", "adjust_confidence", "forget", "history",
+          "disagreements", "count",
           "start_session", "append", "transcript", "end_session", "build_context", "tool")
 
 
@@ -108,6 +109,11 @@ class Client:
     def correct(self, memory_id: str, reason: str, **changes) -> tuple[Memory, str]:
         out = self._call("POST", f"/v1/memories/{memory_id}/correct", json={"reason": reason, "changes": changes})
         return parse_memory(out["memory"]), out["run_id"]
+
+    def adjust_confidence(self, memory_id: str, delta: int, reason: str) -> int:
+        """See `curation.adjust_confidence`: the memory's confidence after the change."""
+        return self._call("POST", f"/v1/memories/{memory_id}/confidence",
+                          json={"delta": delta, "reason": reason})["confidence"]
 
     def forget(self, memory_ids: Sequence[str], reason: str) -> dict:
         return self._call("POST", "/v1/forget", json={"memory_ids": list(memory_ids), "reason": reason})
