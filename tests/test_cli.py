@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -32,14 +33,24 @@ def fails(*args, store=None):
     return lines[0]
 
 
-@pytest.fixture
-def cli_store(tmp_path):
-    store = tmp_path / "store"
+@pytest.fixture(scope="module")
+def cli_made(tmp_path_factory):
+    """A store the CLI made: init, a project, a root task (three processes, once a module)."""
+    store = tmp_path_factory.mktemp("cli") / "store"
     run("init", "--embedder", "hash", store=store)
     project = run("add", "--kind", "project", "--name", "shop", "--description", "web shop",
                   store=store).stdout.strip()
     root = run("add", "--kind", "root_task", "--project-id", project, "--objective",
                "Speed up checkout", store=store).stdout.strip()
+    return store, project, root
+
+
+@pytest.fixture
+def cli_store(cli_made, tmp_path):
+    """A fresh copy of that store for each test."""
+    made, project, root = cli_made
+    store = tmp_path / "store"
+    shutil.copytree(made, store)
     return {"store": store, "project": project, "root": root}
 
 

@@ -33,6 +33,32 @@ def drive(store_uri: str, workspace: str, script, *more: str, errlog=sys.stderr)
     return anyio.run(functools.partial(_session_run, errlog=errlog), store_uri, workspace, script, *more)
 
 
+def drive_http(store_uri: str, workspace: str, script):
+    """The same session through `memlib serve` (streamable HTTP) with a token for host-agent."""
+    from test_server import Served
+
+    from memlib.server import Tokens
+
+    token = Tokens(MemoryStore.open(store_uri, create=False)).create("host-agent")[0]
+    served = Served(store_uri, "--workspace", workspace)
+
+    async def run():
+        import httpx2
+        from mcp.client.session import ClientSession
+        from mcp.client.streamable_http import streamable_http_client
+
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120) as http:
+            async with streamable_http_client(f"{served.url}/mcp", http_client=http) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    return await script(session)
+
+    try:
+        return anyio.run(run)
+    finally:
+        assert served.stop()
+
+
 def answer(result) -> dict:
     assert not result.is_error, result.content[0].text
     return json.loads(result.content[0].text)
@@ -62,7 +88,9 @@ def served(tmp_path, store_uri, monkeypatch):
     return store, project, str(workspace)
 
 
-def test_every_tool_over_mcp(served):
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_every_tool_over_mcp(served, transport):
+    """Every tool, on stdio (memlib mcp) and over streamable HTTP (memlib serve, a token)."""
     store, project, workspace = served
     pid = project.id
 
@@ -104,7 +132,7 @@ def test_every_tool_over_mcp(served):
         out["after"] = answer(await session.call_tool("query_memory", {"project_id": pid, "scope": "project"}))
         return out
 
-    out = drive(store.uri, workspace, script)
+    out = (drive if transport == "stdio" else drive_http)(store.uri, workspace, script)
     assert sorted(out["tools"]) == sorted([
         "query_memory", "save_insight", "save_issue", "save_learning", "promote_to_decision",
         "promote_to_pattern", "load_document_summary", "load_base_knowledge", "save_knowledge_snapshot",

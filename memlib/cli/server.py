@@ -14,23 +14,32 @@ from memlib.cli.app import cli, echo_json, open_store
               help="The port (0: any free one, printed).")
 @click.option("--window-ms", default=None, type=click.FloatRange(0, 1000),
               help="How long the group commit waits for more writes after the first (default 4).")
+@click.option("--workspace", default=None, type=click.Path(file_okay=False),
+              help="The root list_files_workspace may list; if it is a memlib workspace, saved memories also "
+                   "go to its files (default: memlib --workspace).")
 @click.pass_context
-def serve(ctx, host, port, window_ms):
+def serve(ctx, host, port, window_ms, workspace):
     """Serve the store to a team's agents: a REST API (/v1, described at /openapi.json) and
     the agent tools over MCP (streamable HTTP at /mcp), one process, one model, one warm
     cache. Every client needs a token: `memlib serve tokens create AGENT`. SIGTERM or Ctrl-C
     stops it after the writes in flight are committed."""
     if ctx.invoked_subcommand is not None:
         return
+    from pathlib import Path
+
     from memlib.errors import InvalidInput
     from memlib.server import Tokens
     from memlib.server import serve as run
+    from memlib.workspace import Workspace
 
     store = open_store(ctx, workspace=False)
     store.check_writable()
+    workspace = workspace or ctx.obj["settings"].workspace
+    store.workspace = Workspace.configured(workspace) if workspace else None
     if not any(t["revoked_at"] is None for t in Tokens(store).list()):
         raise InvalidInput(f"store {store.uri} has no token yet: create one with `memlib serve tokens create AGENT`")
     run(store, host=host, port=port, window=None if window_ms is None else window_ms / 1000,
+        workspace=Path(workspace) if workspace else None,
         ready=lambda url: click.echo(f"memlib: serving {store.uri} at {url} (REST {url}/v1, MCP {url}/mcp); "
                                      "SIGTERM or Ctrl-C to stop", err=True))
 

@@ -19,14 +19,15 @@ HOST, PORT = "127.0.0.1", 8765
 
 
 def serve(store: MemoryInterface, host: str = HOST, port: int = PORT, window: float | None = None,
-          ready=None) -> None:
+          ready=None, workspace=None) -> None:
     """Serve `store` until SIGTERM or SIGINT, which stop taking requests, let those in flight
-    finish and commit what is queued. `ready(url)` is called once the socket listens."""
+    finish and commit what is queued. `ready(url)` is called once the socket listens;
+    `workspace`: the folder the list_files_workspace tool may list."""
     import uvicorn
 
     from memlib.agents.mcp_server import warm_quietly
 
-    server = Server(store, window=window)
+    server = Server(store, window=window, workspace=workspace)
     threading.Thread(target=warm_quietly, args=(store,), daemon=True, name="memlib-warm").start()
     config = uvicorn.Config(create_app(server), host=host, port=port, log_level="warning", access_log=False,
                             timeout_graceful_shutdown=30, lifespan="on")

@@ -15,6 +15,7 @@ import contextlib
 import logging
 import threading
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Callable, Literal
 
 import anyio.to_thread
@@ -151,8 +152,8 @@ class ConsolidateBody(_Body):
 class Server:
     """What every request runs against: the store, its tokens, the write lock, the group commit."""
 
-    def __init__(self, store: MemoryInterface, window: float | None = None):
-        self.store, self.tokens = store, Tokens(store)
+    def __init__(self, store: MemoryInterface, window: float | None = None, workspace: Path | None = None):
+        self.store, self.tokens, self.workspace = store, Tokens(store), workspace
         self.lock = threading.RLock()
         self.writing = threading.local()  # set while this thread holds the write lock
         self.commit = GroupCommit(store, self.lock, **({} if window is None else {"window": window}))
@@ -199,7 +200,7 @@ class Server:
                 self.writing.active = False
 
     def toolbox(self, caller: Caller, session_id: str | None = None) -> Toolbox:
-        return Toolbox(store=self.tools_store, agent=caller.agent, session_id=session_id)
+        return Toolbox(store=self.tools_store, agent=caller.agent, workspace=self.workspace, session_id=session_id)
 
     def check_tool(self, caller: Caller, name: str, arguments: dict[str, Any]) -> None:
         """Refuse (Refused: 403) a tool call that touches a project its token does not allow."""
