@@ -13,7 +13,7 @@ against the imports):
 
     cli          -> agents, analytics, control, lifecycle, memory_store, sample, search, server, store, workspace
     server       -> agents, consensus, lifecycle, store
-    agents       -> control, lifecycle, sessions, store
+    agents       -> consensus, control, lifecycle, sessions, store
     sample       -> consensus, control, lifecycle, sessions, store
     memory_store -> consensus, lifecycle, search, server, store, workspace
     workspace    -> lifecycle

@@ -33,3 +33,28 @@ def test_anything_else_is_one_line_naming_the_option(bad, message):
     with pytest.raises(InvalidInput) as raised:
         AsOf.of(bad, what="--as-of")
     assert str(raised.value).startswith(message) and "\n" not in str(raised.value)
+
+
+def test_a_commit_between_reading_the_ledger_and_listing_the_versions_is_no_error(tmp_path, monkeypatch):
+    """A report as of today on a store another process writes to: the version current now was
+    looked up from the versions listed and then the ledger, and a commit between the two made
+    the ledger name a version newer than every listed one ("the versions of the store as of
+    <today> were cleaned up", 28 times in the server's soak)."""
+    from memlib import MemoryStore, Project
+    from memlib.embeddings import HashEmbedder
+    from memlib.store import versions
+
+    store = MemoryStore.open(str(tmp_path / "store"), embedder=HashEmbedder())
+    store.add([Project(name="first")])
+    listed, real = [], versions.kept
+
+    def kept_then_another_commit(table):
+        found = real(table)
+        if not listed:
+            listed.append(max(found))
+            store.add([Project(name="written meanwhile")])  # as another writer's commit would be
+        return found
+
+    monkeypatch.setattr(versions, "kept", kept_then_another_commit)
+    today = AsOf.of(store.clock.now().date(), store.clock)  # its end: after the commit meanwhile
+    assert store.version_at(today) == listed[0]

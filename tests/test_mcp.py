@@ -137,7 +137,8 @@ def test_every_tool_over_mcp(served, transport):
         "query_memory", "save_insight", "save_issue", "save_learning", "promote_to_decision",
         "promote_to_pattern", "load_document_summary", "load_base_knowledge", "save_knowledge_snapshot",
         "list_files_workspace", "update_memory", "correct_memory", "forget_memory", "list_reviews", "decide_review",
-        "enqueue_task", "claim_task", "heartbeat_task", "ack_task", "nack_task"])
+        "enqueue_task", "claim_task", "heartbeat_task", "ack_task", "nack_task", "start_session", "append_turn",
+        "get_transcript", "save_pending_loop", "load_pending_loop", "end_session", "build_context", "report_fragment"])
     schema = out["tools"]["save_insight"]
     assert schema["required"] == ["project_id", "content"] and schema["additionalProperties"] is False
     assert schema["properties"]["importance"]["enum"] == ["critical", "important", "normal"]
@@ -310,3 +311,38 @@ def test_a_person_reviews_held_memories_over_mcp(served):
     assert not store.lookup([rejected["rejected"]], ["id"])
     (event,) = store.audit.events("action = 'review_rejected'")
     assert event["details"]["reason"] == "not knowledge" and "settlement window" in event["details"]["content"]
+
+
+def test_sessions_context_and_fragments_over_mcp(served):
+    """The session layers, build_context and report_fragment as an agent host calls them."""
+    store, project, workspace = served
+
+    async def script(session):
+        started = answer(await session.call_tool("start_session", {"project_id": project.id,
+                                                                   "preferences": {"persona": "terse"}}))
+        sid = started["session_id"]
+        answer(await session.call_tool("save_insight", {"project_id": project.id,
+                                                        "content": "Ledger retries must carry an idempotency key"}))
+        answer(await session.call_tool("append_turn", {"session_id": sid, "role": "user", "content": "Why do retries fail?"}))
+        answer(await session.call_tool("save_pending_loop", {"session_id": sid, "goal": "fix", "step": 1, "state": {"a": 1}}))
+        loop = answer(await session.call_tool("load_pending_loop", {"session_id": sid}))
+        context = answer(await session.call_tool("build_context", {"session_id": sid, "goal": "ledger retries",
+                                                                   "budget_tokens": 600}))
+        transcript = answer(await session.call_tool("get_transcript", {"session_id": sid}))
+        fragments = [answer(await session.call_tool("report_fragment", {
+            "content": text, "topic_candidates": ["ledger"], "evidence": f"log line {i}"}))
+            for i, text in enumerate(["Ledger retries time out after 30 seconds",
+                                      "The ledger retry timeout is 30 s"])]
+        refused = refusal(await session.call_tool("report_fragment", {"content": "x"}))
+        ended = answer(await session.call_tool("end_session", {"session_id": sid}))
+        return loop, context, transcript, fragments, refused, ended
+
+    loop, context, transcript, fragments, refused, ended = drive(store.uri, workspace, script)
+    assert loop["loop"]["step"] == 1 and context["recalled"] == []  # a pending loop: nothing recalled
+    assert "Persona: terse" in context["text"] and [t["role"] for t in transcript["turns"]] == ["user"]
+    assert all(f["trace_pointer"].startswith("sha256:") for f in fragments)
+    assert "trace_pointer or evidence" in refused and ended["status"] == "ended"
+    from memlib.consensus import Consensus
+
+    store.refresh()
+    assert {f.source_agent for f in Consensus(store).fragments()} == {"host-agent"}

@@ -378,6 +378,118 @@ def nack_task(box: Toolbox, args: NackTaskInput) -> dict:
     return _task(task)
 
 
+class StartSessionInput(_Input):
+    project_id: str | None = Field(default=None, description="The project the session works in (its recalls "
+                                                                 "stay in it).")
+    preferences: dict[str, str | int | float | bool] = Field(default_factory=dict,
+                                                             description="persona, owner, language ...")
+
+
+class SessionInput(_Input):
+    session_id: str
+
+
+class AppendTurnInput(SessionInput):
+    role: Literal["user", "assistant", "tool", "system"]
+    content: str = Field(min_length=1, max_length=MAX_TEXT)
+
+
+class TranscriptInput(SessionInput):
+    last: int | None = Field(default=None, ge=1, le=10_000, description="Only the last N turns.")
+
+
+class SavePendingLoopInput(SessionInput):
+    goal: str = Field(min_length=1, max_length=MAX_TEXT)
+    step: int = Field(ge=0)
+    state: dict[str, Any] = Field(default_factory=dict)
+
+
+class BuildContextInput(SessionInput):
+    goal: str = Field(min_length=1, max_length=MAX_TEXT, description="What the next turn is about.")
+    budget_tokens: int = Field(default=4_000, ge=50, le=200_000)
+
+
+class ReportFragmentInput(_Input):
+    content: str = Field(min_length=1, max_length=MAX_TEXT, description="One finding, in your words.")
+    topic_candidates: list[str] = Field(default_factory=list, max_length=20)
+    confidence: float = Field(default=1.0, ge=0, le=1)
+    trace_pointer: str | None = Field(default=None, description="What it came from: a memory id or a recall id.")
+    evidence: str | None = Field(default=None, max_length=1_000_000,
+                                 description="Or the text it came from (a tool's output, a page): registered, "
+                                             "its hash becomes the trace pointer.")
+
+
+def _sessions(box: Toolbox, session_id: str | None = None):
+    """The session layers, and the session if named: the calling agent's own."""
+    from memlib.agents.sessions import Sessions
+
+    sessions = Sessions(box.store)
+    if session_id is not None and sessions.get(session_id).agent != box.agent:
+        raise InvalidInput(f"session {session_id!r} is another agent's")
+    return sessions
+
+
+def start_session(box: Toolbox, args: StartSessionInput) -> dict:
+    """STARTS a session (seed 002's layers): its transcript, pending loop and preferences live
+    until it ends. Pass its session_id to the session tools and build_context."""
+    return _sessions(box).start(box.agent, project_id=args.project_id, preferences=args.preferences).model_dump(
+        mode="json")
+
+
+def append_turn(box: Toolbox, args: AppendTurnInput) -> dict:
+    """Adds a turn to the session's short-term transcript."""
+    return _sessions(box, args.session_id).append(args.session_id, args.role, args.content).model_dump(mode="json")
+
+
+def get_transcript(box: Toolbox, args: TranscriptInput) -> dict:
+    """The session's transcript, oldest turn first."""
+    turns = _sessions(box, args.session_id).transcript(args.session_id, last=args.last)
+    return {"turns": [t.model_dump(mode="json") for t in turns]}
+
+
+def save_pending_loop(box: Toolbox, args: SavePendingLoopInput) -> dict:
+    """Saves where a suspended loop is (goal, step, state) to resume it later."""
+    return _sessions(box, args.session_id).save_loop(args.session_id, args.goal, args.step, args.state).model_dump(
+        mode="json")
+
+
+def load_pending_loop(box: Toolbox, args: SessionInput) -> dict:
+    """The latest saved state of the session's suspended loop, or null."""
+    loop = _sessions(box, args.session_id).pending_loop(args.session_id)
+    return {"loop": None if loop is None else loop.model_dump(mode="json")}
+
+
+def end_session(box: Toolbox, args: SessionInput) -> dict:
+    """ENDS the session: its transcript and pending loop are cleared."""
+    return _sessions(box, args.session_id).end(args.session_id).model_dump(mode="json")
+
+
+def build_context(box: Toolbox, args: BuildContextInput) -> dict:
+    """The context to start a turn with, within a token budget: profile, tools, what memory
+    recalls for the goal (in the session's project) and the transcript."""
+    from memlib.agents.context import build_context as build
+
+    _sessions(box, args.session_id)
+    built = build(box.store, args.session_id, args.goal, budget_tokens=args.budget_tokens)
+    return {"text": built.text, "tokens": built.tokens, "recalled": built.recalled, "parts": built.report()}
+
+
+def report_fragment(box: Toolbox, args: ReportFragmentInput) -> dict:
+    """REPORTS a finding as a fragment (seed 001): fragments several agents report about one
+    topic are clustered by meaning, their disagreements found and consolidated. Give what it
+    came from: trace_pointer (a memory or recall id) or evidence (the text)."""
+    from memlib.consensus import Consensus
+
+    if (args.trace_pointer is None) == (args.evidence is None):
+        raise InvalidInput("report_fragment: give trace_pointer or evidence (one of them)")
+    consensus = Consensus(box.store)
+    pointer = args.trace_pointer or consensus.register_input(args.evidence, source=box.agent)
+    ((fragment_id, cluster_id, new),) = consensus.add([{
+        "content": args.content, "source_agent": box.agent, "topic_candidates": args.topic_candidates,
+        "confidence": args.confidence, "trace_pointer": pointer}], actor=box.agent)
+    return {"fragment_id": fragment_id, "cluster_id": cluster_id, "new_cluster": new, "trace_pointer": pointer}
+
+
 TOOLS: dict[str, tuple[type[BaseModel], Callable[[Toolbox, Any], dict]]] = {
     fn.__name__: (model, fn) for model, fn in [
         (QueryMemoryInput, query_memory), (SaveInsightInput, save_insight), (SaveIssueInput, save_issue),
@@ -391,7 +503,13 @@ TOOLS: dict[str, tuple[type[BaseModel], Callable[[Toolbox, Any], dict]]] = {
         (ListReviewsInput, list_reviews), (DecideReviewInput, decide_review),
         # the control plane (memlib.control): an agent host enqueues and claims work
         (EnqueueTaskInput, enqueue_task), (ClaimTaskInput, claim_task), (HeartbeatTaskInput, heartbeat_task),
-        (AckTaskInput, ack_task), (NackTaskInput, nack_task)]
+        (AckTaskInput, ack_task), (NackTaskInput, nack_task),
+        # the session layers and the context an agent starts a turn with (seed 002)
+        (StartSessionInput, start_session), (AppendTurnInput, append_turn), (TranscriptInput, get_transcript),
+        (SavePendingLoopInput, save_pending_loop), (SessionInput, load_pending_loop), (SessionInput, end_session),
+        (BuildContextInput, build_context),
+        # findings several agents report about one topic (seed 001)
+        (ReportFragmentInput, report_fragment)]
 }
 
 

@@ -16,8 +16,9 @@ from memlib.cli.app import cli, open_store
 @click.option("--session", "session_id", default=None, help="The agent's session: its recalls and queued tasks carry it.")
 @click.pass_context
 def mcp(ctx, agent, workspace, session_id):
-    """Serve the agent tools over MCP on stdio (for an agent host): the ten memory tools and
-    the control plane's queue tools."""
+    """Serve the agent tools over MCP on stdio (for one agent host): the memory tools, the
+    session layers and build_context, report_fragment and the control plane's queue tools
+    (memlib serve serves the same to a team over HTTP)."""
     from memlib.agents.mcp_server import serve
     from memlib.workspace import Workspace
 

@@ -47,10 +47,10 @@ MAX_MEMORIES = 1_000  # memories in one write
 # write is store.add, which the group commit batches; any other tool (and one added later)
 # changes the store one at a time under the write lock.
 READ_TOOLS = frozenset({"query_memory", "load_document_summary", "load_base_knowledge", "list_files_workspace",
-                        "list_reviews"})
+                        "list_reviews", "get_transcript", "load_pending_loop", "build_context"})
 GROUPED_TOOLS = frozenset({"save_insight", "save_issue", "save_learning"})
 # Tools that touch memories of no one project: the review queue is every project's
-TEAM_TOOLS = frozenset({"list_reviews", "decide_review"})
+TEAM_TOOLS = frozenset({"list_reviews", "decide_review", "report_fragment"})
 ID_FIELDS = ("memory_id", "insight_id", "learning_id")
 
 
@@ -219,6 +219,12 @@ class Server:
         ids = [getattr(args, f) for f in ID_FIELDS if getattr(args, f, None)] + list(getattr(args, "memory_ids", []) or [])
         if ids:
             projects += self.projects_of(ids).values()
+        if getattr(args, "session_id", None):  # a session's tools recall within its project
+            project = Sessions(self.store).get(args.session_id).project_id
+            if project is None:
+                raise Refused(f"session {args.session_id!r} has no project, so it recalls from every project: "
+                              f"agent {caller.agent!r}'s token is limited to {', '.join(caller.readable)}")
+            projects.append(project)
         self.check(caller, projects, write)
 
     def call_tool(self, caller: Caller, name: str, arguments: dict[str, Any], session_id: str | None = None):

@@ -46,8 +46,13 @@ def named(table, spec: str | int) -> int:
 
 
 def at(table, audit, as_of: AsOf) -> int:
-    """The table version current at `as_of`'s instant."""
-    return current_at(kept(table), audit.ledger(), as_of.end)
+    """The table version current at `as_of`'s instant. The ledger is read before the versions
+    are listed: a version the ledger names was committed before it was recorded, so the
+    listing has it, even when another process commits in between (listed first, a commit
+    recorded after the listing was a version newer than any listed, and a report as of today
+    said its versions had been cleaned up)."""
+    ledger = audit.ledger()
+    return current_at(kept(table), ledger, as_of.end)
 
 
 def current_at(versions: dict[int, datetime], ledger: list[tuple[int, datetime]],
