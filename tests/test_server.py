@@ -123,6 +123,15 @@ def test_a_token_fixes_the_agent_and_the_projects_and_a_refusal_writes_nothing(t
         {"kind": "insight", "project_id": a.id, "content": "as someone else", "agent": "lead"}]}), 403)
     assert "may not write" in one_line_error(reader.post("/v1/memories", json={"memories": [
         {"kind": "insight", "project_id": a.id, "content": "a reader writes"}]}), 403)
+    # a sub-task is in its root task's project, the root task in the same request or stored
+    root = "6d1f0a3e-6b7c-4e59-8a63-2f1b9d0c4e11"
+    tree = [{"kind": "root_task", "id": root, "project_id": a.id, "objective": "Speed up settlement"},
+            {"kind": "sub_task", "root_task_id": root, "details": "Batch the bank file"}]
+    assert coder.post("/v1/memories", json={"memories": tree}).status_code == 200
+    assert coder.post("/v1/memories", json={"memories": [
+        {"kind": "sub_task", "root_task_id": root, "details": "Retry the upload"}]}).status_code == 200
+    assert "may not write" in one_line_error(reader.post("/v1/memories", json={"memories": [
+        {"kind": "sub_task", "root_task_id": root, "details": "as a reader"}]}), 403)
     secret = next(i for i in store.rows("kind = 'insight'", 10) if i["project_id"] == c.id)
     assert "may not read" in one_line_error(coder.get(f"/v1/memories/{secret['id']}"), 403)
     assert "may not write" in one_line_error(coder.post("/v1/forget", json={"memory_ids": [secret["id"]],
@@ -135,7 +144,7 @@ def test_a_token_fixes_the_agent_and_the_projects_and_a_refusal_writes_nothing(t
     assert seen == {a.id, b.id}
     assert "is for a token of every project" in one_line_error(coder.post("/v1/tools/list_reviews", json={}), 403)
     store.refresh()
-    assert store.count() == before
+    assert store.count() == before + 3  # the root task and its two sub-tasks
 
 
 def test_bad_requests_are_one_line_4xx_and_no_token_is_logged(team):

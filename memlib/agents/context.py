@@ -51,6 +51,11 @@ class Context:
         """What each part kept and cut for the budget."""
         return {p.label: {"kept": len(p.items), "cut": p.cut} for p in self.parts}
 
+    def to_dict(self) -> dict:
+        """As the agent tool and the memory server return it."""
+        return {"text": self.text, "tokens": self.tokens, "budget_tokens": self.budget_tokens,
+                "recalled": self.recalled, "parts": self.report()}
+
 
 def recalled_items(store: MemoryInterface, hits) -> list[str]:
     """The recalled memories rendered: the trusted first, then the untrusted, each labelled

@@ -31,20 +31,24 @@ def answer(box: Toolbox, name: str, arguments: dict[str, Any] | None):
     import pydantic_core
     from mcp import types
 
-    def error(message: str) -> types.CallToolResult:
-        return types.CallToolResult(content=[types.TextContent(type="text", text=f"Error executing tool {name}: "
-                                                               f"{message}")], isError=True)
-
     try:
         result = call(box, name, arguments or {})
     except MemlibError as exc:
-        return error(str(exc).removeprefix(f"{name}: "))
+        return refusal(name, str(exc).removeprefix(f"{name}: "))
     except Exception as exc:  # not a user's mistake: named in one line, here and to the client
         reason = f"{type(exc).__name__}: {first_line(exc)}"
         log.error("tool %s failed: %s", name, reason)
-        return error(f"internal error ({reason})")
+        return refusal(name, f"internal error ({reason})")
     text = pydantic_core.to_json(result, fallback=str, indent=2).decode()
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+
+
+def refusal(name: str, message: str):
+    """A tool call's error of one line, as an MCP `CallToolResult`."""
+    from mcp import types
+
+    return types.CallToolResult(content=[types.TextContent(type="text", text=f"Error executing tool {name}: "
+                                                           f"{message}")], isError=True)
 
 
 def build_server(call: Callable[[Any, str, dict[str, Any] | None], Any]):

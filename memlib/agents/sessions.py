@@ -4,6 +4,7 @@ policy, which may write the session's outcome back as memory first."""
 from __future__ import annotations
 
 from memlib.agents.lifecycle_policy import MemoryLifecyclePolicy, WriteInput, write_back
+from memlib.errors import Refused
 from memlib.sessions import layers
 from memlib.sessions.layers import Session
 from memlib.sessions.tables import PENDING_LOOPS, SESSIONS, SHORT_TERM
@@ -12,6 +13,13 @@ __all__ = ["PENDING_LOOPS", "SESSIONS", "SHORT_TERM", "Session", "Sessions"]
 
 
 class Sessions(layers.Sessions):
+    def owned(self, session_id: str, agent: str) -> Session:
+        """The session, which must be `agent`'s own (an agent works in its sessions only)."""
+        session = self.get(session_id)
+        if session.agent != agent:
+            raise Refused(f"session {session_id!r} is agent {session.agent!r}'s, not {agent!r}'s")
+        return session
+
     def end(self, session_id: str, policy: MemoryLifecyclePolicy | None = None) -> Session:
         """Mark the session ended and clear its transcript and pending loop. With a lifecycle
         policy, the transcript is first offered to it for write-back: the first user turn as

@@ -424,8 +424,8 @@ def _sessions(box: Toolbox, session_id: str | None = None):
     from memlib.agents.sessions import Sessions
 
     sessions = Sessions(box.store)
-    if session_id is not None and sessions.get(session_id).agent != box.agent:
-        raise InvalidInput(f"session {session_id!r} is another agent's")
+    if session_id is not None:
+        sessions.owned(session_id, box.agent)
     return sessions
 
 
@@ -470,8 +470,7 @@ def build_context(box: Toolbox, args: BuildContextInput) -> dict:
     from memlib.agents.context import build_context as build
 
     _sessions(box, args.session_id)
-    built = build(box.store, args.session_id, args.goal, budget_tokens=args.budget_tokens)
-    return {"text": built.text, "tokens": built.tokens, "recalled": built.recalled, "parts": built.report()}
+    return build(box.store, args.session_id, args.goal, budget_tokens=args.budget_tokens).to_dict()
 
 
 def report_fragment(box: Toolbox, args: ReportFragmentInput) -> dict:

@@ -27,13 +27,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memlib.agents import tools as agent_tools
 from memlib.agents.context import build_context
-from memlib.agents.mcp_server import answer, build_server
+from memlib.agents.mcp_server import answer, build_server, refusal
 from memlib.agents.sessions import Sessions
 from memlib.agents.tools import Toolbox
 from memlib.errors import InvalidInput, MemlibError, NotFound, Refused, first_line
 from memlib.interface import MemoryInterface
 from memlib.lifecycle import curation
-from memlib.models import MAX_TEXT
+from memlib.models import MAX_TEXT, parse_memory, record_label
 from memlib.scope import Scope
 from memlib.server.commit import GroupCommit
 from memlib.server.tokens import Caller, Tokens
@@ -172,6 +172,17 @@ class Server:
             raise NotFound(f"no memory {missing[0]!r}")
         return {i: rows[i]["project_id"] for i in ids}
 
+    def projects_written(self, memories: list) -> list[str | None]:
+        """The project each memory goes to: its own, else its root task's (in the batch or
+        stored); None for one in no project."""
+        batch = {m.id: getattr(m, "project_id", None) for m in memories}
+        stored = [m.root_task_id for m in memories if batch[m.id] is None and getattr(m, "root_task_id", None)
+                  and m.root_task_id not in batch]
+        found = self.projects_of(stored) if stored else {}
+        return [batch[m.id] if batch[m.id] is not None
+                else batch.get(getattr(m, "root_task_id", None)) or found.get(getattr(m, "root_task_id", None))
+                for m in memories]
+
     def check(self, caller: Caller, projects, write: bool) -> None:
         for project in dict.fromkeys(projects):
             if not (caller.may_write(project) if write else caller.may_read(project)):
@@ -227,19 +238,19 @@ class Server:
             projects.append(project)
         self.check(caller, projects, write)
 
+    def run_tool(self, name: str, fn: Callable[[], Any]) -> Any:
+        """`fn`, a call of tool `name`: beside everything for a read or a save (the group commit
+        batches it), else under the write lock."""
+        return fn() if name in READ_TOOLS or name in GROUPED_TOOLS else self.writes(fn)
+
     def call_tool(self, caller: Caller, name: str, arguments: dict[str, Any], session_id: str | None = None):
         """A tool's MCP answer (memlib.agents.mcp_server.answer), after the token's check."""
-        from mcp import types
-
         try:
             self.check_tool(caller, name, arguments or {})
         except MemlibError as exc:
-            return types.CallToolResult(content=[types.TextContent(
-                type="text", text=f"Error executing tool {name}: {first_line(exc)}")], isError=True)
+            return refusal(name, first_line(exc))
         box = self.toolbox(caller, session_id)
-        if name in READ_TOOLS or name in GROUPED_TOOLS:
-            return answer(box, name, arguments)
-        return self.writes(lambda: answer(box, name, arguments))
+        return self.run_tool(name, lambda: answer(box, name, arguments))
 
     def close(self) -> None:
         self.commit.close()
@@ -322,8 +333,7 @@ def create_app(server: Server):
 
     @app.exception_handler(_Unauthorized)
     async def _unauthorized(request, exc):
-        return JSONResponse({"error": "give a valid token: Authorization: Bearer <token> (memlib serve tokens create)"},
-                            status_code=401, headers={"WWW-Authenticate": "Bearer"})
+        return _unauthorized_response()
 
     def read(fn: Callable[[], Any]):
         return anyio.to_thread.run_sync(fn)
@@ -345,14 +355,9 @@ def create_app(server: Server):
         and which were exact repeats merged into a stored memory. With an Idempotency-Key,
         a retry returns the first attempt's ids and writes nothing."""
         def run():
-            from memlib.models import parse_memory, record_label
-
             parsed = [parse_memory(m, record_label(i, m)) for i, m in enumerate(body.memories)]
-            projects = [getattr(m, "project_id", None) for m in parsed]
-            unknown = [m.root_task_id for m, p in zip(parsed, projects) if p is None and getattr(m, "root_task_id", None)]
-            if unknown:
-                projects += server.projects_of(unknown).values()
-            server.check(who, [p for p in projects if p is not None] or ([None] if None in projects else []), write=True)
+            if not who.every_project:
+                server.check(who, server.projects_written(parsed), write=True)
             return server.commit.write(parsed, who.agent, body.duplicates, key=idempotency_key)
         return await read(run)
 
@@ -366,15 +371,15 @@ def create_app(server: Server):
 
     @app.post("/v1/search", tags=["memories"])
     async def search(body: SearchBody, who: Caller = Depends(caller)) -> list[dict]:
-        return await read(lambda: [{**h.to_dict(), "text": h.text} for h in store.search(
-            body.query, k=body.k, mode=body.mode, scope=server.scope_for(who, body.scope))])
+        return await read(lambda: _hits(store.search(body.query, k=body.k, mode=body.mode,
+                                                     scope=server.scope_for(who, body.scope))))
 
     @app.post("/v1/recall", tags=["memories"])
     async def recall(body: RecallBody, who: Caller = Depends(caller)) -> list[dict]:
         """Search on the token's agent's behalf and log the recall."""
-        return await read(lambda: [{**h.to_dict(), "text": h.text} for h in store.recall(
+        return await read(lambda: _hits(store.recall(
             body.query, k=body.k, mode=body.mode, scope=server.scope_for(who, body.scope), agent=who.agent,
-            tool="rest", session_id=body.session_id)])
+            tool="rest", session_id=body.session_id)))
 
     @app.post("/v1/disagreements", tags=["memories"])
     async def disagreements(body: DisagreementsBody, who: Caller = Depends(caller)) -> list[dict]:
@@ -446,10 +451,7 @@ def create_app(server: Server):
     sessions = Sessions(server.tools_store)
 
     def own_session(session_id: str, who: Caller):
-        session = sessions.get(session_id)
-        if session.agent != who.agent:
-            raise Refused(f"session {session_id!r} is agent {session.agent!r}'s, not {who.agent!r}'s")
-        return session
+        return sessions.owned(session_id, who.agent)
 
     @app.post("/v1/sessions", tags=["sessions"])
     async def start_session(body: SessionBody, who: Caller = Depends(caller)) -> dict:
@@ -506,9 +508,8 @@ def create_app(server: Server):
                 server.check(who, [session.project_id], write=False)
             elif not who.every_project:
                 raise Refused("a session without a project recalls from every project: start it with one")
-            built = build_context(server.tools_store, body.session_id, body.goal, budget_tokens=body.budget_tokens)
-            return {"text": built.text, "tokens": built.tokens, "budget_tokens": built.budget_tokens,
-                    "recalled": built.recalled, "parts": built.report()}
+            return build_context(server.tools_store, body.session_id, body.goal,
+                                 budget_tokens=body.budget_tokens).to_dict()
         return _jsonable(await read(run))
 
     # consensus (seed 001: agents report fragments about one topic)
@@ -576,9 +577,7 @@ def create_app(server: Server):
         def run():
             server.check_tool(who, name, arguments)
             box = server.toolbox(who, x_session_id)
-            if name in READ_TOOLS or name in GROUPED_TOOLS:
-                return agent_tools.call(box, name, arguments)
-            return server.writes(lambda: agent_tools.call(box, name, arguments))
+            return server.run_tool(name, lambda: agent_tools.call(box, name, arguments))
         return _jsonable(await read(run))
 
     # MCP over streamable HTTP, behind the same tokens
@@ -588,9 +587,7 @@ def create_app(server: Server):
             headers = dict(scope.get("headers") or [])
             who = server.caller(headers.get(b"authorization", b"").decode("latin-1"))
             if who is None:
-                response = JSONResponse({"error": "give a valid token: Authorization: Bearer <token>"},
-                                        status_code=401, headers={"WWW-Authenticate": "Bearer"})
-                await response(scope, receive, send)
+                await _unauthorized_response()(scope, receive, send)
                 return
             scope.setdefault("state", {})["memlib_caller"] = who
             scope["state"]["memlib_session"] = headers.get(b"x-session-id", b"").decode("latin-1") or None
@@ -604,11 +601,21 @@ class _Unauthorized(Exception):
     pass
 
 
+def _unauthorized_response() -> JSONResponse:
+    return JSONResponse({"error": "give a valid token: Authorization: Bearer <token> (memlib serve tokens create)"},
+                        status_code=401, headers={"WWW-Authenticate": "Bearer"})
+
+
 def _mcp_call(server: Server):
     def call(ctx, name: str, arguments: dict[str, Any] | None):
         state = ctx.request.state
         return server.call_tool(state.memlib_caller, name, arguments or {}, getattr(state, "memlib_session", None))
     return call
+
+
+def _hits(hits) -> list[dict]:
+    """A search's hits as the API returns them: memlib's hit with the text it indexed."""
+    return [{**h.to_dict(), "text": h.text} for h in hits]
 
 
 def _jsonable(value: Any) -> Any:

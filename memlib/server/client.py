@@ -159,7 +159,7 @@ class Client:
 
 def _plain(memory: Memory | dict) -> dict:
     if isinstance(memory, Memory):
-        return memory.model_dump(mode="json", exclude={"embedding"}, exclude_defaults=False)
+        return memory.model_dump(mode="json", exclude={"embedding"})
     if isinstance(memory, dict):
         return memory
     raise InvalidInput(f"a memory must be a memlib model or a dict, not {type(memory).__name__}")
