@@ -96,10 +96,10 @@ class MemoryStore(Store):
         kinds in its project (from the in-memory vectors when this process holds them, else
         Lance) and with those before it in the batch: one of its own kind it repeats is a
         duplicates.Match (duplicates.judge), one it disagrees with a duplicates.Clash
-        (conflicts.between). A batch with many new memories of one project reads the
-        project's stored rows once instead, and compares its memories with one another by
-        their normalised text only (near repeats and disagreements inside one large batch are
-        not looked for)."""
+        (conflicts.between). Projects with many new memories in the batch have their stored
+        rows read in one scan instead, and their memories compared with one another by their
+        normalised text only (near repeats and disagreements inside one large batch are not
+        looked for)."""
         groups: dict[str, list[int]] = {}
         for i in positions:
             memory = batch[i]
@@ -107,11 +107,11 @@ class MemoryStore(Store):
                 groups.setdefault(memory.project_id, []).append(i)
         found: list = []
         for project_id, members in groups.items():
-            scope = Scope(project_id=project_id, kinds=duplicates.KINDS)
             if len(members) <= duplicates.SMALL:
-                found += self._screen_few(batch, vectors, members, scope)
-            else:
-                found += self._screen_many(batch, vectors, members, scope)
+                found += self._screen_few(batch, vectors, members, Scope(project_id=project_id, kinds=duplicates.KINDS))
+        many = {p: members for p, members in groups.items() if len(members) > duplicates.SMALL}
+        if many:
+            found += self._screen_many(batch, vectors, many)
         return found
 
     def _screen_few(self, batch, vectors, members, scope) -> list:
@@ -145,28 +145,47 @@ class MemoryStore(Store):
         return [duplicates.Clash(i, o.id, kind, o.cosine, memory.project_id) for o in options
                 if (kind := conflicts.between(o.text, memory.text, o.cosine))]
 
-    def _screen_many(self, batch, vectors, members, scope) -> list:
-        rows = self.dataset().to_table(columns=["id", *OPTION, "embedding"], filter=scope.where(self.clock.now()))
-        found, first, matched = [], {}, {}
-        if rows.num_rows:
-            stored = duplicates.unit_rows(
-                rows.column("embedding").combine_chunks().flatten().to_numpy().reshape(-1, self.dims))
-            ids, columns = rows.column("id").to_pylist(), [rows.column(c).to_pylist() for c in OPTION]
-            scores = duplicates.unit_rows(vectors[members]) @ stored.T
-            for n, i in enumerate(members):
-                top = np.argsort(-scores[n])[:duplicates.CANDIDATES]
-                found += self._judge(batch, i, [_Option(ids[t], float(scores[n, t]), *(c[t] for c in columns))
-                                                for t in top], matched)
+    def _screen_many(self, batch, vectors, groups: dict[str, list[int]]) -> list:
+        """`screen` for the projects of `groups` ({project: positions}), their stored rows in
+        one scan, the nearest found by one matrix product for each duplicates.BLOCK members."""
+        scope = Scope(kinds=duplicates.KINDS, any_of=tuple(Scope(project_id=p) for p in groups))
+        rows = self.dataset().to_table(columns=["id", "project_id", *OPTION, "embedding"],
+                                       filter=scope.where(self.clock.now()))
+        stored = duplicates.unit_rows(
+            rows.column("embedding").combine_chunks().flatten().to_numpy().reshape(-1, self.dims))
+        ids, texts, kinds, created, iterations, users = (
+            rows.column(c).to_pylist() for c in ("id", *OPTION))
+        of_project = collections.defaultdict(list)
+        for row, project_id in enumerate(rows.column("project_id").to_pylist()):
+            of_project[project_id].append(row)
+        found = []
+        for project_id, members in groups.items():
+            matched, mine = {}, np.array(of_project.get(project_id, []), dtype=np.int64)
+            for block, cosines, nearest in duplicates.nearest(vectors, members, stored[mine]):
+                for i, near, rows_near in zip(block, cosines.tolist(), mine[nearest].tolist()):
+                    iteration, user = getattr(batch[i], "iteration_id", None), batch[i].user_id
+                    options = [_Option(ids[t], cosine, texts[t], kinds[t], created[t], iteration, user)
+                               for cosine, t in zip(near, rows_near)
+                               if iterations[t] == iteration and users[t] == user]
+                    found += self._judge(batch, i, options, matched)
+            found += self._repeats_within(batch, members, found)
+        return found
+
+    @staticmethod
+    def _repeats_within(batch, members: list[int], found: list) -> list:
+        """The exact repeats among `members` of one another (normalised text), those found
+        to repeat a stored memory already (`found`) aside."""
         of = {f.position: f.of for f in found if isinstance(f, duplicates.Match)}
+        first, repeats = {}, []
         for i in members:
             key = (batch[i].kind.value, getattr(batch[i], "iteration_id", None), batch[i].user_id,
                    duplicates.normalised(batch[i].text))
             if key in first and i not in of:
                 j = first[key]
                 of[i] = of.get(j, batch[j].id)  # a batch-mate that repeats one: that one
-                found.append(duplicates.Match(i, of[i], "exact", 1.0, batch[i].project_id))
+                repeats.append(duplicates.Match(i, of[i], "exact", 1.0, batch[i].project_id))
             first.setdefault(key, i)
-        return found
+        return repeats
 
     def disagreements(self, ids: list[str] | None = None) -> list[dict[str, Any]]:
         """The open contradictions the write screen flagged (`screen`), of `ids` (all when

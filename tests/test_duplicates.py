@@ -215,3 +215,39 @@ def test_each_iteration_keeps_its_own_knowledge(hashed):
     again = store.add([{"kind": "insight", "project_id": p.id, "iteration_id": "it2", "content": "Settlement is slow"},
                        {"kind": "insight", "project_id": p.id, "iteration_id": "it3", "content": "Settlement is slow"}])
     assert len(set(ids + again)) == 4 and not events(store, "contradiction") and not events(store, "corroborate")
+
+
+def test_a_large_batch_over_several_projects_is_screened_per_project(tmp_path, monkeypatch):
+    """More than duplicates.SMALL new memories of a project: its stored rows are read in one
+    scan with the other projects', its nearest found a BLOCK at a time; what is found does
+    not depend on the block, and nothing is compared across projects."""
+    def screened(block: int, name: str):
+        monkeypatch.setattr(duplicates, "BLOCK", block)
+        store = MemoryStore.open(str(tmp_path / name), embedder=HashEmbedder())
+        shop, billing = Project(name="shop"), Project(name="billing")
+        old = Insight(project_id=shop.id, content="Cache TTL is 300 s")
+        kept = Insight(project_id=billing.id, content="Invoices are sent on the first of the month")
+        store.add([shop, billing, old, kept])
+        filler = [f"Queue worker {n} drains the {w} backlog" for n, w in enumerate(["mail", "sms"] * 10)]
+        batch = [{"kind": "insight", "project_id": p.id, "content": t} for p in (shop, billing) for t in filler]
+        batch += [{"kind": "insight", "project_id": shop.id, "content": "Cache TTL is 60 s"},
+                  {"kind": "insight", "project_id": billing.id, "content": "Cache TTL is 300 s"},
+                  {"kind": "insight", "project_id": billing.id, "content": kept.content.lower()}]
+        ids = store.add(batch)
+        pairs = [(d["kind"], sorted(store.get(i).text for i in d["ids"])) for d in store.disagreements()]
+        return ids[-3:], ids[-1] == kept.id, old.id in ids, pairs
+
+    few, many = screened(1024, "one"), screened(4, "blocks")
+    assert few[1:] == many[1:]
+    assert few[1] and not few[2]  # billing's repeat merged into billing's memory; shop's not touched
+    assert few[3] == [("value", ["Cache TTL is 300 s", "Cache TTL is 60 s"])]  # shop's pair only
+
+
+def test_text_the_case_blind_patterns_fold_is_read(hashed):
+    """re.I folds the long s into s: "ſept" and "ſix" match the patterns for months and
+    number words, and reading them once raised a KeyError, failing the add."""
+    store, p, _ = hashed
+    ids = store.add([{"kind": "insight", "project_id": p.id, "content": "The export runs on 5 ſept"},
+                     {"kind": "insight", "project_id": p.id, "content": "The export needs ſix nodes"},
+                     {"kind": "insight", "project_id": p.id, "content": "The export needs ſome nodes"}])
+    assert len(set(ids)) == 3

@@ -25,10 +25,11 @@ Measured on hand-written pairs: `bench/judgement/dedupe.py`, figures in bench/RE
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Iterator, Literal
 
 import numpy as np
 
@@ -39,6 +40,7 @@ KINDS = ("decision", "pattern", "insight", "issue", "learning", "manual")
 NEAR_COSINE = 0.9  # chosen on the dev pairs (bench/judgement/duplicates.py); see the README
 CANDIDATES = 10  # nearest memories of the project each new one is compared with
 SMALL = 16  # a batch with more new memories of one kind and project reads that group's rows once
+BLOCK = 1024  # new memories whose cosines to a project's stored ones are one matrix product
 _NOT_WORD = re.compile(r"[\W_]+")
 _CONTRACTIONS = re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|ca|wo|should|could|would)n[’']t\b", re.I)
 _NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
@@ -69,6 +71,7 @@ class Clash:
     project_id: str  # of both (the screen compares within a project)
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a new memory's is compared with each candidate's
 def normalised(text: str) -> str:
     """What two texts must share to be exact duplicates."""
     return _NOT_WORD.sub(" ", _expanded(unicodedata.normalize("NFKC", text)).casefold()).strip()
@@ -134,3 +137,21 @@ def best(text: str, options: list[tuple[str, float, str, Any]]) -> tuple[str, st
 def unit_rows(matrix: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return matrix / np.where(norms == 0, 1.0, norms)
+
+
+def nearest(vectors: np.ndarray, members: list[int], stored: np.ndarray
+            ) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
+    """The CANDIDATES rows of `stored` (unit rows) nearest each of `members` (rows of
+    `vectors`), a BLOCK of members at a time: (the block, the cosines best first, the rows)."""
+    import torch
+
+    k = min(CANDIDATES, len(stored))
+    matrix = torch.from_numpy(np.ascontiguousarray(stored, dtype=np.float32))
+    for start in range(0, len(members), BLOCK):
+        block = members[start:start + BLOCK]
+        if k == 0:
+            yield block, np.zeros((len(block), 0), np.float32), np.zeros((len(block), 0), np.int64)
+            continue
+        unit = torch.from_numpy(np.ascontiguousarray(unit_rows(vectors[block]), dtype=np.float32))
+        cosines, rows = torch.topk(unit @ matrix.T, k, dim=1)
+        yield block, cosines.numpy(), rows.numpy()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import re
+import string
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -90,13 +91,22 @@ REJECT = re.compile(
     r"(?:decommissioned|retired|dropped|removed|replaced)")
 
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
+
+
+def _month(name: str) -> int | None:
+    """A month's number from its name as a case-blind pattern matched it ("ſept": re.I folds
+    the long s)."""
+    return MONTHS.get(name.casefold())
+
+
+# (pattern, its (year, month, day), what an ASCII text must hold, lower-cased, to match it)
 _DATES = [
-    (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), lambda m: (int(m[1]), int(m[2]), int(m[3]))),
+    (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), lambda m: (int(m[1]), int(m[2]), int(m[3])), ("-",)),
     (re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.I),
-     lambda m: (int(m[3]) if m[3] else None, MONTHS[m[1].lower()], int(m[2]))),
+     lambda m: (int(m[3]) if m[3] else None, _month(m[1]), int(m[2])), tuple(MONTHS)),
     (re.compile(rf"\b(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?(?:,?\s+(\d{{4}}))?\b", re.I),
-     lambda m: (int(m[3]) if m[3] else None, MONTHS[m[2].lower()], int(m[1]))),
-    (re.compile(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b", re.I), lambda m: (None, None, int(m[1]))),
+     lambda m: (int(m[3]) if m[3] else None, _month(m[2]), int(m[1])), tuple(MONTHS)),
+    (re.compile(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b", re.I), lambda m: (None, None, int(m[1])), ("the",)),
 ]
 _WORD_NUMBER = "|".join(sorted((re.escape(w) for w in WORD_NUMBERS), key=len, reverse=True))
 _QUANTITY = re.compile(
@@ -104,6 +114,14 @@ _QUANTITY = re.compile(
     r"(?P<k>k\b)?\s*(?P<unit>%|[A-Za-z]+)?", re.I)
 _IDENTIFIER = re.compile(r"\b[A-Za-z]+\d+[\w.]*\b|\b\d+(?:\.\d+)+\b|\b[A-Z][\w-]*\s\d+(?:\.\d+)?\b")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9.+#'-]*[A-Za-z0-9+#]|[A-Za-z]")  # "onboarding_v2": two words
+_DIGIT = re.compile(r"\d")
+_APPROXIMATELY = re.compile(r"(?:^|\W)(?:" + "|".join(re.escape(a) for a in APPROXIMATE) + r")\W*$")
+# what the text before a number ends with (searched in its last characters: `$` also
+# matches before a final newline)
+_IN_WORD = re.compile(r"[A-Za-z]$")  # "p95", "S3"
+_IN_RANGE = re.compile(r"\d[:\-]$")  # "08:00-20:00"
+_WORD_BEFORE = re.compile(r"([A-Za-z]{3,})\W{0,2}$")
+_ASCII_LETTERS = frozenset(string.ascii_letters)
 
 
 @dataclass(frozen=True)
@@ -171,7 +189,7 @@ def _unit(raw: str | None) -> tuple[str, float] | None:
 
 
 def _number(text: str) -> float:
-    lowered = text.lower()
+    lowered = text.casefold()  # as the case-blind pattern matched it ("ſix": re.I folds the long s)
     return float(WORD_NUMBERS[lowered]) if lowered in WORD_NUMBERS else float(text.replace(",", ""))
 
 
@@ -179,12 +197,13 @@ def _quantities(text: str) -> tuple[list[Quantity], list[Quantity]]:
     asserted, denied = [], []
     for m in _QUANTITY.finditer(text):
         raw = m["num"]
-        if raw.lower() in ("a", "an", "some", "half") and not _unit(m["unit"]):
+        if raw.casefold() in ("a", "an", "some", "half") and not _unit(m["unit"]):
             continue  # "a note", "an email": no quantity ("half a year" is read below)
         before = text[max(0, m.start() - 25):m.start()].lower()
-        if re.search(r"[A-Za-z]$", text[:m.start()]) or (m.end() < len(text) and text[m.end()].isalpha() and not m["unit"]):
+        if _IN_WORD.search(text, max(0, m.start() - 2), m.start()) or (
+                m.end() < len(text) and text[m.end()].isalpha() and not m["unit"]):
             continue  # inside a word or a name: "p95", "S3"
-        if re.match(r"[:\-]\d", text[m.end():m.end() + 2]) or re.search(r"\d[:\-]$", text[:m.start()]):
+        if re.match(r"[:\-]\d", text[m.end():m.end() + 2]) or _IN_RANGE.search(text, max(0, m.start() - 3), m.start()):
             continue  # a time of day or a range: "08:00-20:00", "08-20"
         amount = _number(raw) * (1000 if m["k"] else 1)
         unit = _unit(m["pre"]) or _unit(m["unit"])
@@ -193,7 +212,7 @@ def _quantities(text: str) -> tuple[list[Quantity], list[Quantity]]:
         if unit is None:
             noun = (m["unit"] or "").lower()
             if not noun or noun in STOP_WORDS or noun in MONTHS:
-                previous = re.search(r"([A-Za-z]{3,})\W{0,2}$", text[:m.start()])  # "max retries 3"
+                previous = _word_before(text, m.start())  # "max retries 3"
                 noun = previous[1].lower() if previous and not m["unit"] else ""
             if not noun or noun in STOP_WORDS or noun in MONTHS or noun in APPROXIMATE or noun in DENIED:
                 continue  # a bare number (a version, an hour of the day) says no quantity
@@ -201,7 +220,7 @@ def _quantities(text: str) -> tuple[list[Quantity], list[Quantity]]:
         else:
             dimension, amount_base = unit[0], amount * unit[1]
         quantity = Quantity(dimension, round(amount_base, 6),
-                            any(re.search(rf"(?:^|\W){re.escape(a)}\W*$", before) for a in APPROXIMATE)
+                            bool(_APPROXIMATELY.search(before))
                             or bool(re.match(r"\s*-?ish\b", text[m.end():]))
                             or (unit is not None and unit[1] >= UNITS["month"][1]))  # months and years vary
         tail = before.split()[-3:]
@@ -213,18 +232,40 @@ def _quantities(text: str) -> tuple[list[Quantity], list[Quantity]]:
     return asserted, denied
 
 
+def _word_before(text: str, end: int) -> re.Match | None:
+    """`_WORD_BEFORE` in text[:end], searched in its last characters unless the word found
+    may go on before them."""
+    start = max(0, end - 40)
+    found = _WORD_BEFORE.search(text, start, end)
+    if found and start and found.start() == start and text[start - 1] in _ASCII_LETTERS:
+        return _WORD_BEFORE.search(text, 0, end)
+    return found
+
+
 def _dates(text: str) -> tuple[list[tuple], str]:
     found = []
-    for pattern, parts in _DATES:
-        for match in pattern.finditer(text):
+    if not _DIGIT.search(text):
+        return found, text  # every date has a digit
+    lowered = text.lower() if text.isascii() else None  # (re.I folds some letters outside ASCII)
+    for pattern, parts, needs in _DATES:
+        if lowered is not None and not any(word in lowered for word in needs):
+            continue
+        matches = list(pattern.finditer(text))
+        for match in matches:
             year, month, day = parts(match)
             try:
                 date(year or 2000, month or 1, day)
             except ValueError:
                 continue
             found.append((year, month, day))
-        text = pattern.sub(" ", text)
+        if matches:
+            text = pattern.sub(" ", text)
     return found, text
+
+
+def _name_like(token: str) -> bool:
+    """A capitalised word that is a name even opening a sentence: "SSO", "GitHub", "S3"."""
+    return token[1:] != token[1:].lower() or bool(_DIGIT.search(token))
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -242,8 +283,7 @@ def read(text: str) -> Statement:
         words = sentence.split()
         for k, word in enumerate(words):
             token = word.strip(",.;:!?()'\"")
-            name_like = token[1:] != token[1:].lower() or any(ch.isdigit() for ch in token)  # "SSO", "GitHub", "S3"
-            if token and token[0].isupper() and (k > 0 or name_like) and token.lower() not in MONTHS:
+            if token and token[0].isupper() and (k > 0 or _name_like(token)) and token.lower() not in MONTHS:
                 mentioned.add(_name(token))
         found = [m.split()[0] for m in CHOICE.findall(sentence)] + CHOSEN.findall(sentence) + IS_THE.findall(sentence)
         names |= {_name(m) for m in found if _name(m) not in MONTHS and _name(m) not in WEEKDAYS
