@@ -3,8 +3,10 @@ and an S3-compatible server on loopback for the modules that run on object stora
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -54,9 +56,11 @@ def stored_bytes(uri: str) -> int:
 
 def pytest_generate_tests(metafunc):
     """A test marked `on_s3` (a module's pytestmark) that uses a store fixture runs twice: on
-    a local directory and on the S3 server."""
+    a local directory and on the S3 server; marked `on_server` as well, a third time through
+    a memory server (`served`)."""
     if metafunc.definition.get_closest_marker("on_s3") and "backend" in metafunc.fixturenames:
-        metafunc.parametrize("backend", ["local", "s3"], indirect=True)
+        served = ["served"] if metafunc.definition.get_closest_marker("on_server") else []
+        metafunc.parametrize("backend", ["local", "s3", *served], indirect=True)
 
 
 @pytest.fixture
@@ -72,16 +76,48 @@ def store_uri(backend, tmp_path, request):
     return str(tmp_path / "store")
 
 
+@contextmanager
+def served(store: MemoryStore, agent: str = "tester") -> Iterator:
+    """`store` behind a memory server in this process: memlib's client (`MemoryStore.connect`'s)
+    with an every-project token of `agent`, sending to the server's app through starlette's test client
+    (the REST API, its validation, tokens and group commit; no socket: tests/test_server.py
+    runs the real process)."""
+    from starlette.testclient import TestClient
+
+    from memlib.server import Server, Tokens
+    from memlib.server.app import create_app
+    from memlib.server.client import Client
+
+    token = Tokens(store).create(agent)[0]
+    server = Server(store)
+    try:
+        with TestClient(create_app(server), base_url="http://served") as http:
+            yield Client("http://served", token, http=http)
+    finally:
+        server.close()
+
+
 @pytest.fixture
-def store(store_uri):
-    """A store with the fast deterministic embedder, for tests not about retrieval."""
-    return MemoryStore.open(store_uri, embedder=HashEmbedder())
+def store(store_uri, backend):
+    """A store with the fast deterministic embedder, for tests not about retrieval (for the
+    `served` backend, reached through a memory server)."""
+    store = MemoryStore.open(store_uri, embedder=HashEmbedder())
+    if backend != "served":
+        yield store
+        return
+    with served(store) as client:
+        yield client
 
 
 @pytest.fixture
 def real_store(backend, tmp_path, model, request):
     uri = request.getfixturevalue("s3_uri") + "-real" if backend == "s3" else str(tmp_path / "real")
-    return MemoryStore.open(uri, embedder=model)
+    store = MemoryStore.open(uri, embedder=model)
+    if backend != "served":
+        yield store
+        return
+    with served(store) as client:
+        yield client
 
 
 T0 = datetime(2026, 6, 1, tzinfo=timezone.utc)

@@ -32,6 +32,26 @@ from memlib.lifecycle import curation, retention
 T0 = datetime(2026, 6, 1, tzinfo=timezone.utc)
 
 
+@pytest.fixture(params=["in process", "served"])
+def agent_tools(request):
+    """How an agent calls its tools: a Toolbox in its process, or a memory server's
+    /v1/tools (conftest.served). `agent_tools(store, agent)` is a context manager giving
+    call(name, arguments)."""
+    from contextlib import contextmanager
+
+    from conftest import served
+
+    @contextmanager
+    def calling(store, agent):
+        if request.param == "in process":
+            box = tools.Toolbox(store, agent=agent)
+            yield lambda name, arguments: tools.call(box, name, arguments)
+            return
+        with served(store, agent) as client:
+            yield lambda name, arguments: client.tool(name, **arguments)
+    return calling
+
+
 @pytest.fixture
 def project_memory(tmp_path):
     """A project with decisions, a pattern and three iterations of knowledge."""
@@ -386,24 +406,28 @@ def test_ending_a_session_offers_its_transcript_to_the_policy(project_memory):
     assert '"session_id": "%s"' % s.session_id in summary["metadata"]
 
 
-def test_an_agent_updates_and_forgets_memories_it_knows_are_wrong_and_a_person_undoes_it(project_memory):
+def test_an_agent_updates_and_forgets_memories_it_knows_are_wrong_and_a_person_undoes_it(project_memory, agent_tools):
     """Seen: no tool could change or remove a memory. The tools say in their descriptions that
     they change and remove; each change carries the agent and the reason in the audit log, and
     forgetting is a run a person undoes."""
+    with agent_tools(project_memory[0], "coder") as call:
+        _updates_and_forgets(project_memory, call)
+
+
+def _updates_and_forgets(project_memory, call):
     from memlib.lifecycle import retention
 
     store, p, _ = project_memory
-    box = tools.Toolbox(store, agent="coder")
-    wrong = tools.call(box, "save_insight", {"project_id": p.id, "content": "The cache TTL is 300 s"})
-    stale = tools.call(box, "save_insight", {"project_id": p.id, "content": "Deploys go out on Fridays"})
-    out = tools.call(box, "update_memory", {"memory_id": wrong["id"], "content": "The cache TTL is 60 s",
+    wrong = call("save_insight", {"project_id": p.id, "content": "The cache TTL is 300 s"})
+    stale = call("save_insight", {"project_id": p.id, "content": "Deploys go out on Fridays"})
+    out = call("update_memory", {"memory_id": wrong["id"], "content": "The cache TTL is 60 s",
                                             "reason": "checked config/cache.yaml", "confidence": 90})
     assert out["text"] == "The cache TTL is 60 s" and store.get(wrong["id"]).confidence == 90
     (event,) = store.audit.events(f"action = 'revise' AND subject_id = '{wrong['id']}'")
     assert event["actor"] == "coder" and event["details"]["reason"] == "checked config/cache.yaml"
     assert event["details"]["before"]["content"] == "The cache TTL is 300 s"
     assert store.search("cache TTL", k=1, mode="fts")[0].memory.content == "The cache TTL is 60 s"
-    gone = tools.call(box, "forget_memory", {"memory_ids": [stale["id"]], "reason": "we deploy daily now"})
+    gone = call("forget_memory", {"memory_ids": [stale["id"]], "reason": "we deploy daily now"})
     assert gone["forgotten"] == 1 and not store.lookup([stale["id"]], ["id"])
     (event,) = store.audit.events("action = 'forget'")
     assert (event["subject_id"], event["actor"], event["run_id"]) == (stale["id"], "coder", gone["run_id"])
@@ -418,21 +442,25 @@ def test_an_agent_updates_and_forgets_memories_it_knows_are_wrong_and_a_person_u
         ("forget_memory", {"memory_ids": [p.id], "reason": "x"}, "memories hang off these"),
     ]:
         with pytest.raises(MemlibError, match=message):
-            tools.call(box, name, args)
+            call(name, args)
 
 
-def test_a_correction_supersedes_a_memory_keeps_it_in_history_and_is_undone_exactly(project_memory):
+def test_a_correction_supersedes_a_memory_keeps_it_in_history_and_is_undone_exactly(project_memory, agent_tools):
     """The old memory leaves recall and context and stays in its history, linked both ways; a
     correction of a correction works; undo puts the old one back byte for byte."""
+    with agent_tools(project_memory[0], "reviewer") as call:
+        _corrects(project_memory, call)
+
+
+def _corrects(project_memory, call):
     from memlib.lifecycle import curation
     from memlib.store import history as histories
 
     store, p, _ = project_memory
-    box = tools.Toolbox(store, agent="reviewer")
-    first = tools.call(box, "save_insight", {"project_id": p.id, "content": "Refunds settle in 5 days",
+    first = call("save_insight", {"project_id": p.id, "content": "Refunds settle in 5 days",
                                              "tags": ["refunds"], "importance": "important"})
     before = store.lookup([first["id"]], store.table.schema.names)[first["id"]]
-    fixed = tools.call(box, "correct_memory", {"memory_id": first["id"], "content": "Refunds settle in 3 days",
+    fixed = call("correct_memory", {"memory_id": first["id"], "content": "Refunds settle in 3 days",
                                                "reason": "the PSP changed its terms"})
     assert fixed["corrects"] == first["id"] and fixed["id"] != first["id"]
     new = store.get(fixed["id"])
@@ -459,7 +487,7 @@ def test_a_correction_supersedes_a_memory_keeps_it_in_history_and_is_undone_exac
         ("correct_memory", {"memory_id": "nope", "content": "x", "reason": "x"}, "no memory with id 'nope'"),
     ]:
         with pytest.raises(MemlibError, match=message):
-            tools.call(box, name, args)
+            call(name, args)
 
 
 def test_the_latest_iteration_is_the_one_that_began_last(tmp_path):

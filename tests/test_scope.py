@@ -9,7 +9,8 @@ import pytest
 from memlib import InvalidInput, Project, RootTask, Scope
 from memlib.scope import sql_literal
 
-pytestmark = pytest.mark.on_s3  # every test with a store fixture runs on local disk and on S3
+# every test with a store fixture runs on local disk, on S3 and through a memory server
+pytestmark = [pytest.mark.on_s3, pytest.mark.on_server]
 
 HOSTILE = [
     "o'brien\" OR 1=1 --",
@@ -24,11 +25,10 @@ HOSTILE = [
 
 @pytest.mark.parametrize("value", HOSTILE)
 def test_hostile_project_id_matches_only_itself(store, value):
-    target = Project(name="target")
-    store.add([target, Project(name="bystander")])
     # a root task whose project_id is the hostile string cannot exist (parent check), so the
     # hostile value is stored where users can put anything: a tag and the source.
-    store.update(target.id, source=value, tags=[value])
+    target = Project(name="target", source=value, tags=[value])
+    store.add([target, Project(name="bystander")])
     assert store.count(Scope(source=value, include_expired=True)) == 1
     assert store.count(Scope(tags=(value,), include_expired=True)) == 1
     assert store.count(Scope(project_id=value, include_expired=True)) == 0

@@ -9,7 +9,8 @@ import pytest
 from memlib import Decision, InvalidInput, Issue, Learning, Project, RootTask, Scope, SubTask
 from memlib.search.fusion import convex, rrf
 
-pytestmark = pytest.mark.on_s3  # every test with a store fixture runs on local disk and on S3
+# every test with a store fixture runs on local disk, on S3 and through a memory server
+pytestmark = [pytest.mark.on_s3, pytest.mark.on_server]
 
 NOW = datetime.now(timezone.utc)
 

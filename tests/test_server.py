@@ -91,7 +91,7 @@ def test_the_rest_api_writes_reads_and_changes_as_the_tokens_agent(team):
                                                           "changes": {"content": "Ledger retries carry Idempotency-Key"}})
     assert changed.status_code == 200 and changed.json()["id"] == new_id, changed.text
     lowered = coder.post(f"/v1/memories/{new_id}/confidence", json={"delta": -10, "reason": "one report only"})
-    assert lowered.json() == {"id": new_id, "confidence": 90}, lowered.text
+    assert lowered.json()["confidence"] == 90 and lowered.json()["memory"]["confidence"] == 90, lowered.text
     corrected = coder.post(f"/v1/memories/{new_id}/correct", json={"reason": "it is a request id",
                                                                    "changes": {"content": "Ledger retries carry a request id"}})
     assert corrected.status_code == 200, corrected.text
@@ -414,3 +414,48 @@ def test_the_python_api_and_the_cli_through_a_server_give_what_the_store_gives(t
         served.stop(signal.SIGKILL)
     with pytest.raises(StoreError, match="cannot reach the memory server"):
         remote.count()
+
+
+def test_the_shell_changes_memories_through_a_server_as_the_tokens_agent(team):
+    """`memlib --server URL` update, confidence, correct, forget, history and contradictions:
+    the server's store changes as the embedded commands change it, done by the token's agent."""
+    from click.testing import CliRunner
+
+    from memlib.cli import cli
+    from memlib.store.history import memory_history
+
+    store, (a, _, _), made, served = team
+
+    def shell(*args, ok: bool = True) -> str:
+        out = CliRunner().invoke(cli, ["--server", served.url, *args], env={"MEMLIB_TOKEN": made["lead"]})
+        assert (out.exit_code == 0) == ok, (args, out.output, out.exception)
+        return out.output if ok else str(out.exception)
+
+    (insight,) = [r["id"] for r in store.rows(f"kind = 'insight' AND project_id = '{a.id}'", 5)]
+    revised = json.loads(shell("update", insight, "--reason", "measured again", "--content", "Ledger retries use keys"))
+    store.refresh()
+    assert revised == store.get(insight).model_dump(mode="json", exclude={"embedding"})
+    assert shell("confidence", insight, "--by", "-20", "--reason", "one report").strip() == \
+        f"confidence of {insight} is now 80"
+    life = json.loads(shell("history", insight, "--json"))
+    store.refresh()
+    mine = memory_history(store, insight)
+    assert [(e["action"], e["actor"]) for e in life["events"]] == [(e["action"], e["actor"]) for e in mine["events"]]
+    assert [e["action"] for e in mine["events"]][-2:] == ["revise", "confidence"]
+    assert {e["actor"] for e in mine["events"][-2:]} == {"lead"}
+    printed = shell("history", insight)  # the text form reads the events' times back
+    assert "revise" in printed and "lead" in printed
+    new_id = re.match(r"(\S+) corrects ", shell("correct", insight, "--reason", "wrong service",
+                                                "--content", "Ledger retries use idempotency keys")).group(1)
+    store.refresh()
+    assert store.get(new_id).metadata["corrects"] == insight and not store.lookup([insight], ["id"])
+    assert re.match(r"forgot 1 memories \(run \S+\)", shell("forget", new_id, "--reason", "moved to the wiki"))
+    store.refresh()
+    assert not store.lookup([new_id], ["id"])
+    shell("add", "--kind", "insight", "--project-id", a.id, "--content", "Cache TTL is 300 s")
+    shell("add", "--kind", "insight", "--project-id", a.id, "--content", "Cache TTL is 60 s")
+    (pair,) = json.loads(shell("contradictions", "--json"))
+    store.refresh()
+    assert pair["kind"] == "value" and [pair] == store.disagreements()
+    assert "drop --actor" in shell("update", insight, "--reason", "x", "--content", "y", "--actor", "mallory", ok=False)
+    assert "without --server" in shell("correct", "--undo", "run-1", ok=False)

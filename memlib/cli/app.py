@@ -22,12 +22,24 @@ def open_store(ctx: click.Context, create: bool = False, embedder: str | None = 
 
     settings = ctx.obj["settings"]
     if settings.server:  # a memory server's store: what it serves works, the rest says so in one line
-        if create or embedder or as_of or version or search is not None:
+        if embedder or as_of or version or search is not None:
             raise InvalidInput(f"--server {settings.server}: this runs where the store is (without --server)")
         return MemoryStore.connect(settings=settings)
     chosen = named(embedder, settings) if embedder else None
     return MemoryStore.open(embedder=chosen, create=create, as_of=as_of, version=version, search=search,
                             workspace=settings.workspace if workspace else None, settings=settings)
+
+
+def through_server(store, actor: str | None = None) -> bool:
+    """Whether `store` is a memory server's (--server): the command then asks the server,
+    where the token names who acts, so an --actor is refused in one line."""
+    from memlib.server.client import Client
+
+    if not isinstance(store, Client):
+        return False
+    if actor is not None:
+        raise InvalidInput("--actor: through a memory server the token's agent acts; drop --actor")
+    return True
 
 
 def key_values(pairs, option: str) -> dict[str, str]:
@@ -89,7 +101,8 @@ embedder_option = click.option(
                    "(default: $MEMLIB_DEVICE, else the config's, else cpu).")
 @click.option("--server", default=None, metavar="URL",
               help="Work through a memory server (memlib serve) with the token in $MEMLIB_TOKEN: add, get, "
-                   "search and recall (default: $MEMLIB_SERVER, else the config's, else none: the store itself).")
+                   "search, recall, update, correct, forget, confidence, history and contradictions "
+                   "(default: $MEMLIB_SERVER, else the config's, else none: the store itself).")
 @click.pass_context
 def cli(ctx: click.Context, store: str | None, workspace: str | None, device: str | None,
         server: str | None) -> None:

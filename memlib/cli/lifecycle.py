@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from memlib.cli.app import as_of_option, cli, echo_json, open_store
+from memlib.cli.app import as_of_option, cli, echo_json, open_store, through_server
 from memlib.errors import InvalidInput
 
 # -- lifecycle ---------------------------------------------------------------------------------
@@ -167,7 +167,9 @@ def confidence(ctx, memory_id, delta, reason):
     """Raise or lower a memory's confidence (0-100) with a reason."""
     from memlib.lifecycle import curation
 
-    memory = curation.adjust_confidence(open_store(ctx), memory_id, delta, reason)
+    store = open_store(ctx)
+    memory = (store.adjust_confidence(memory_id, delta, reason) if through_server(store)
+              else curation.adjust_confidence(store, memory_id, delta, reason))
     click.echo(f"confidence of {memory_id} is now {memory.confidence}")
 
 

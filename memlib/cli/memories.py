@@ -7,7 +7,8 @@ import json
 
 import click
 
-from memlib.cli.app import as_of_or_version, cli, echo_json, embedder_option, key_values, open_store, option_date
+from memlib.cli.app import (as_of_or_version, cli, echo_json, embedder_option, key_values, open_store, option_date,
+                            through_server)
 from memlib.errors import InvalidInput
 from memlib.interface import MemoryInterface
 from memlib.scope import Scope
@@ -22,6 +23,8 @@ from memlib.search import MAX_K, MODES, SearchConfig
 @click.pass_context
 def init(ctx, embedder, settings):
     """Create an empty store (or check an existing one)."""
+    if ctx.obj["settings"].server:
+        raise InvalidInput(f"--server {ctx.obj['settings'].server}: init runs where the store is (without --server)")
     given = {key: None if value.strip().lower() in ("", "none") else value.strip()
              for key, value in key_values(settings, "--search").items()}
     search = SearchConfig.from_json(json.dumps(given), "--search") if given else None
@@ -210,7 +213,9 @@ def update(ctx, memory_id, reason, tags, usage_examples, confidence, ttl_days, a
 
     changes = _changes(fields, tags=list(tags), usage_examples=list(usage_examples), confidence=confidence,
                        ttl_days=ttl_days)
-    memory = curation.revise(open_store(ctx), memory_id, reason, actor=actor, **changes)
+    store = open_store(ctx)
+    memory = (store.revise(memory_id, reason, **changes) if through_server(store, actor)
+              else curation.revise(store, memory_id, reason, actor=actor, **changes))
     echo_json(memory.model_dump(mode="json", exclude={"embedding"}))
 
 
@@ -232,6 +237,8 @@ def correct(ctx, memory_id, reason, tags, usage_examples, confidence, ttl_days, 
 
     store = open_store(ctx)
     if undo_run:
+        if through_server(store):
+            raise InvalidInput("correct --undo runs where the store is (without --server)")
         if memory_id:
             raise InvalidInput("give a memory id to correct, or --undo RUN, not both")
         click.echo(f"memory {curation.uncorrect(store, undo_run, actor=actor)} is back; its correction is gone")
@@ -240,7 +247,8 @@ def correct(ctx, memory_id, reason, tags, usage_examples, confidence, ttl_days, 
         raise InvalidInput("give the memory id and --reason (or --undo RUN)")
     changes = _changes(fields, tags=list(tags), usage_examples=list(usage_examples), confidence=confidence,
                        ttl_days=ttl_days)
-    new, run_id = curation.correct(store, memory_id, reason, actor=actor, **changes)
+    new, run_id = (store.correct(memory_id, reason, **changes) if through_server(store, actor)
+                   else curation.correct(store, memory_id, reason, actor=actor, **changes))
     click.echo(f"{new.id} corrects {memory_id} (undo: memlib correct --undo {run_id})")
 
 
@@ -253,7 +261,9 @@ def forget(ctx, memory_ids, reason, actor):
     """Remove memories as a reversible run (memlib retention undo RUN until it is purged)."""
     from memlib.lifecycle import curation
 
-    out = curation.forget(open_store(ctx), list(memory_ids), reason, actor=actor)
+    store = open_store(ctx)
+    out = (store.forget(list(memory_ids), reason) if through_server(store, actor)
+           else curation.forget(store, list(memory_ids), reason, actor=actor))
     click.echo(f"forgot {out.removed} memories (run {out.run_id}); undo: memlib retention undo {out.run_id}")
 
 
@@ -400,7 +410,7 @@ def history(ctx, memory_id, as_of, export_path, as_json):
 
     store = open_store(ctx, **as_of_or_version(as_of))
     if memory_id:
-        life = histories.memory_history(store, memory_id)
+        life = store.history(memory_id) if through_server(store) else histories.memory_history(store, memory_id)
         if as_json:
             echo_json(life)
             return

@@ -77,6 +77,11 @@ class ScopeBody(_Body):
     min_confidence: int | None = Field(default=None, ge=0, le=100)
     include_expired: bool = False
     trusted_only: bool = False
+    as_of: datetime | None = Field(default=None, description="Judge expiry at this moment instead of now.")
+
+
+class CountBody(_Body):
+    scope: ScopeBody | None = Field(default=None, description="None: every memory, expired ones too.")
 
 
 class AddBody(_Body):
@@ -374,6 +379,13 @@ def create_app(server: Server):
         return await read(lambda: _hits(store.search(body.query, k=body.k, mode=body.mode,
                                                      scope=server.scope_for(who, body.scope))))
 
+    @app.post("/v1/count", tags=["memories"])
+    async def count(body: CountBody, who: Caller = Depends(caller)) -> dict:
+        """How many memories the scope holds (of those the token may read); without a scope,
+        every memory, expired ones too (Store.count)."""
+        scope = body.scope if body.scope is not None else ScopeBody(include_expired=True)
+        return {"count": await read(lambda: store.count(server.scope_for(who, scope)))}
+
     @app.post("/v1/recall", tags=["memories"])
     async def recall(body: RecallBody, who: Caller = Depends(caller)) -> list[dict]:
         """Search on the token's agent's behalf and log the recall."""
@@ -420,7 +432,8 @@ def create_app(server: Server):
         def run():
             changing([memory_id], who)
             memory = curation.adjust_confidence(store, memory_id, body.delta, body.reason, actor=who.agent)
-            return {"id": memory.id, "confidence": memory.confidence}
+            return {"id": memory.id, "confidence": memory.confidence,
+                    "memory": memory.model_dump(mode="json", exclude={"embedding"})}
         return await change(run)
 
     @app.post("/v1/forget", tags=["memories"])

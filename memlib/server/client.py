@@ -16,11 +16,15 @@ unreachable server is a StoreError naming the URL.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterable, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from memlib.errors import InvalidInput, NotFound, Refused, StoreError
 from memlib.models import Memory, parse_memory
 from memlib.scope import Scope
+
+if TYPE_CHECKING:
+    from memlib.lifecycle.retention import RunOutcome
 
 SERVED = ("add", "get", "search", "recall", "revise", "correct", "adjust_confidence", "forget", "history",
           "disagreements", "count",
@@ -46,13 +50,17 @@ class RemoteHit:
 class Client:
     """A memory server's API in memlib's terms (see the module's docstring)."""
 
-    def __init__(self, url: str, token: str | None, timeout: float = 60.0):
+    def __init__(self, url: str, token: str | None, timeout: float = 60.0, http=None):
+        """`http`: the httpx.Client to send with (an in-process app's test client); one to
+        `url` by default."""
         import httpx
 
         if not token:
             raise InvalidInput(f"a token is needed for the memory server at {url}: give one, or set $MEMLIB_TOKEN")
         self.uri = url.rstrip("/")
-        self._http = httpx.Client(base_url=self.uri, headers={"Authorization": f"Bearer {token}"}, timeout=timeout)
+        self.last_merged: dict[str, str] = {}
+        self._http = http if http is not None else httpx.Client(base_url=self.uri, timeout=timeout)
+        self._http.headers["Authorization"] = f"Bearer {token}"
 
     def __getattr__(self, name: str):
         if name.startswith("_"):
@@ -88,7 +96,9 @@ class Client:
         if vectors is not None:
             raise InvalidInput("a memory server embeds what it is sent: give no vectors")
         body = {"memories": [_plain(m) for m in memories], "duplicates": duplicates}
-        return self._call("POST", "/v1/memories", json=body, headers={"Idempotency-Key": key} if key else None)["ids"]
+        out = self._call("POST", "/v1/memories", json=body, headers={"Idempotency-Key": key} if key else None)
+        self.last_merged = out["merged"]  # as Store.add: {the id a repeat would have had: the one it repeats}
+        return out["ids"]
 
     def get(self, memory_id: str, with_embedding: bool = False) -> Memory:
         return parse_memory(self._call("GET", f"/v1/memories/{memory_id}"), f"memory {memory_id}")
@@ -110,24 +120,31 @@ class Client:
         out = self._call("POST", f"/v1/memories/{memory_id}/correct", json={"reason": reason, "changes": changes})
         return parse_memory(out["memory"]), out["run_id"]
 
-    def adjust_confidence(self, memory_id: str, delta: int, reason: str) -> int:
-        """See `curation.adjust_confidence`: the memory's confidence after the change."""
-        return self._call("POST", f"/v1/memories/{memory_id}/confidence",
-                          json={"delta": delta, "reason": reason})["confidence"]
+    def adjust_confidence(self, memory_id: str, delta: int, reason: str) -> Memory:
+        """See `curation.adjust_confidence`: the memory after the change."""
+        return parse_memory(self._call("POST", f"/v1/memories/{memory_id}/confidence",
+                                       json={"delta": delta, "reason": reason})["memory"])
 
-    def forget(self, memory_ids: Sequence[str], reason: str) -> dict:
-        return self._call("POST", "/v1/forget", json={"memory_ids": list(memory_ids), "reason": reason})
+    def forget(self, memory_ids: Sequence[str], reason: str) -> RunOutcome:
+        """See `curation.forget`: the run's id and how many memories it removed."""
+        from memlib.lifecycle.retention import RunOutcome
+
+        out = self._call("POST", "/v1/forget", json={"memory_ids": list(memory_ids), "reason": reason})
+        return RunOutcome(out["run_id"], out["forgotten"])
 
     def history(self, memory_id: str) -> dict:
-        return self._call("GET", f"/v1/memories/{memory_id}/history")
+        """See `store.history.memory_history`: the memory as it is (or None) and its events."""
+        life = self._call("GET", f"/v1/memories/{memory_id}/history")
+        for event in life["events"]:
+            event["at"] = datetime.fromisoformat(event["at"])
+        return life
 
     def disagreements(self, ids: list[str] | None = None) -> list[dict[str, Any]]:
         return self._call("POST", "/v1/disagreements", json={"ids": ids})
 
     def count(self, scope: Scope | None = None) -> int:
-        if scope is not None:
-            raise InvalidInput("a memory server counts the whole store only")
-        return self._call("GET", "/v1/health")["memories"]
+        """See `Store.count`: of the memories the token may read."""
+        return self._call("POST", "/v1/count", json={"scope": None if scope is None else _scope(scope)})["count"]
 
     # -- sessions, context, tools ------------------------------------------------------------
 
@@ -169,12 +186,12 @@ def _scope(scope: Scope | None) -> dict[str, Any]:
     """A Scope as the server's body takes it (its fields that differ from the defaults)."""
     if scope is None:
         return {}
-    if scope.any_of or scope.as_of is not None:
-        raise InvalidInput("a memory server takes scopes without any_of and as_of")
+    if scope.any_of:
+        raise InvalidInput("a memory server takes scopes without any_of")
     out = {}
     for f in dataclasses.fields(Scope):
         value = getattr(scope, f.name)
-        if f.name in ("any_of", "as_of") or value == (f.default if f.default is not dataclasses.MISSING else f.default_factory()):
+        if f.name == "any_of" or value == (f.default if f.default is not dataclasses.MISSING else f.default_factory()):
             continue
         out[f.name] = list(value) if isinstance(value, tuple) else value.isoformat() if hasattr(value, "isoformat") else value
     return out
