@@ -147,7 +147,7 @@ def test_a_policy_is_refused_in_one_line_or_loads_the_same_again(changes):
 
 
 statement_texts = st.lists(st.one_of(
-    st.sampled_from(["5", "12k", "2024-03-05", "ſept", "ſix", "ſome", "half a", "the 3rd", "March", "not",
+    st.sampled_from(["5", "12k", "2024-03-05", "ſept", "ſix", "ſome", "ſept 5, 2024", "5 ſept 2024", "half a", "the 3rd", "March", "not",
                      "no longer", "uses", "Redis", "p95", "~", "$48,200", "08:00-20:00", "\n", "-ish", "ms"]),
     st.text(max_size=12)), max_size=12).map(" ".join)
 
@@ -155,9 +155,12 @@ statement_texts = st.lists(st.one_of(
 @PROPERTY
 @given(statement_texts, statement_texts, st.floats(-1, 1))
 def test_the_write_screen_reads_any_text(old, new, cosine):
-    """What a memory states, whether it repeats or contradicts another: answered for any
-    text, never an exception (the write screen runs them on every add)."""
-    from memlib.consensus import conflicts, duplicates
+    """What a memory states, whether it repeats or contradicts another, what a consensus
+    fragment claims: answered for any text, never an exception (the write screen runs them on
+    every add, the clustering on every fragment)."""
+    from memlib.consensus import clustering, conflicts, duplicates
+
+    assert isinstance(conflicts.claims(old), conflicts.Claims) and clustering.features(new) is not None
 
     assert conflicts.between(old, new, max(cosine, conflicts.CLOSE)) in (None, "value", "choice", "negation", "update")
     assert duplicates.judge(old, new, cosine) in (None, "exact", "near")

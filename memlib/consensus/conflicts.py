@@ -64,9 +64,9 @@ _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 _DATES = [
     (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), lambda m: (int(m[1]), int(m[2]), int(m[3]))),
     (re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I),
-     lambda m: (int(m[3]), MONTHS[m[1].lower()], int(m[2]))),
+     lambda m: (int(m[3]), statements.month(m[1]), int(m[2]))),
     (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH})\.?,?\s+(\d{{4}})\b", re.I),
-     lambda m: (int(m[3]), MONTHS[m[2].lower()], int(m[1]))),
+     lambda m: (int(m[3]), statements.month(m[2]), int(m[1]))),
 ]
 _NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![\w,]\d)\s*(%|[A-Za-z]+)?")
 _TOKEN = re.compile(r"[A-Za-z][\w.+#-]*[\w+#]|[A-Za-z]|\d[\w.,]*")

@@ -93,7 +93,7 @@ REJECT = re.compile(
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 
 
-def _month(name: str) -> int | None:
+def month(name: str) -> int | None:
     """A month's number from its name as a case-blind pattern matched it ("ſept": re.I folds
     the long s)."""
     return MONTHS.get(name.casefold())
@@ -103,9 +103,9 @@ def _month(name: str) -> int | None:
 _DATES = [
     (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), lambda m: (int(m[1]), int(m[2]), int(m[3])), ("-",)),
     (re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.I),
-     lambda m: (int(m[3]) if m[3] else None, _month(m[1]), int(m[2])), tuple(MONTHS)),
+     lambda m: (int(m[3]) if m[3] else None, month(m[1]), int(m[2])), tuple(MONTHS)),
     (re.compile(rf"\b(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?(?:,?\s+(\d{{4}}))?\b", re.I),
-     lambda m: (int(m[3]) if m[3] else None, _month(m[2]), int(m[1])), tuple(MONTHS)),
+     lambda m: (int(m[3]) if m[3] else None, month(m[2]), int(m[1])), tuple(MONTHS)),
     (re.compile(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b", re.I), lambda m: (None, None, int(m[1])), ("the",)),
 ]
 _WORD_NUMBER = "|".join(sorted((re.escape(w) for w in WORD_NUMBERS), key=len, reverse=True))
