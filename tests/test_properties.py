@@ -147,7 +147,8 @@ def test_a_policy_is_refused_in_one_line_or_loads_the_same_again(changes):
 
 
 statement_texts = st.lists(st.one_of(
-    st.sampled_from(["5", "12k", "2024-03-05", "ſept", "ſix", "ſome", "ſept 5, 2024", "5 ſept 2024", "half a", "the 3rd", "March", "not",
+    st.sampled_from(["5", "12k", "2024-03-05", "ſept", "ſix", "ſome", "ſept 5, 2024", "5 ſept 2024", "half a",
+                     "the 3rd", "March", "not",
                      "no longer", "uses", "Redis", "p95", "~", "$48,200", "08:00-20:00", "\n", "-ish", "ms"]),
     st.text(max_size=12)), max_size=12).map(" ".join)
 
