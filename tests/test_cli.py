@@ -300,3 +300,19 @@ def test_update_and_forget_from_the_shell(cli_store):
                           (("forget", "nope", "--reason", "x"), "no memory with id 'nope'"),
                           (("forget", cli_store["project"], "--reason", "x"), "hang off these")]:
         assert message in fails(*args, store=store)
+
+
+def test_paths_that_cannot_be_written_are_one_line_errors(cli_store, tmp_path, capsys):
+    """An export into a folder that is not there, onto a folder, a workspace under a file:
+    one line naming the path and the reason, exit 1, nothing written (in process: main())."""
+    from memlib.cli import main
+
+    (tmp_path / "a-file").write_text("x")
+    for args in (["export", str(tmp_path / "missing" / "out.jsonl")], ["export", str(tmp_path)],
+                 ["workspace", "init", str(tmp_path / "a-file" / "ws")]):
+        with pytest.raises(SystemExit) as exited:
+            main(["--store", str(cli_store["store"]), *args])
+        err = capsys.readouterr().err
+        assert exited.value.code == 1 and err.count("\n") == 1 and "Traceback" not in err, (args, err)
+        assert err.startswith("memlib: error: cannot ") and args[-1] in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "store"]

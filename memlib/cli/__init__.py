@@ -38,3 +38,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(1)
     except BrokenPipeError:
         sys.exit(1)
+    except OSError as exc:  # a path the command was given that cannot be read or written
+        where = f": {exc.filename}" if exc.filename else ""
+        click.echo(f"memlib: error: {exc.strerror or exc}{where}", err=True)
+        sys.exit(1)

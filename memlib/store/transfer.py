@@ -60,13 +60,19 @@ def export_jsonl(store, path: str) -> int:
             count += 1
         return count
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".", prefix=".export-")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".", prefix=".export-")
+    except OSError as exc:  # no such folder, no permission
+        raise InvalidInput(f"cannot write {path}: {exc.strerror}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             for row in store.iter_rows():
                 fh.write(_line(row))
                 count += 1
-        os.replace(tmp, target)
+        try:
+            os.replace(tmp, target)
+        except OSError as exc:  # the path is a folder
+            raise InvalidInput(f"cannot write {path}: {exc.strerror}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -155,7 +155,10 @@ class Workspace:
             _zone(timezone_name)
         except ValueError as exc:
             raise InvalidInput(str(exc)) from None
-        Path(root).mkdir(parents=True, exist_ok=True)
+        try:
+            Path(root).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a file in the way, no permission, a read-only file system
+            raise InvalidInput(f"cannot make the workspace folder {root}: {exc.strerror}") from None
         ws = cls(root)
         written = []
         with ws.files.locked():
