@@ -277,7 +277,7 @@ class MemoryStore(Store):
                vector: np.ndarray | None = None) -> list[Hit]:
         """`vector`: the query's embedding if the caller already has it (skips embedding).
         Searches with the settings the store recorded (`search_config`)."""
-        return search(self, text, k=k, mode=mode, scope=scope or Scope(), config=self.search_config,
+        return search(self, text, k=k, mode=mode, scope=scope, config=self.search_config,
                       vector=vector)
 
     def warm(self) -> dict[str, Any]:

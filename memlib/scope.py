@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from memlib.clock import parse_time
 from memlib.errors import InvalidInput
@@ -185,6 +185,22 @@ class Scope:
         """Whether the scope filters anything besides expiry (a scoped search, not one over
         the whole store)."""
         return any(p.op != "unexpired_at" for p in self.predicates())
+
+    @classmethod
+    def given(cls, value: "Scope | Mapping | None") -> "Scope":
+        """A scope as a caller may give one: a Scope, a dict of its fields, or None (no
+        limit); anything else is refused in one line."""
+        if value is None:
+            return cls()
+        if isinstance(value, Scope):
+            return value
+        if isinstance(value, Mapping):
+            known = [f.name for f in fields(cls)]
+            unknown = sorted(str(k) for k in value if k not in known)
+            if unknown:
+                raise InvalidInput(f"a scope has no field {unknown[0]!r}; its fields are {', '.join(known)}")
+            return cls(**value)
+        raise InvalidInput(f"a scope must be a memlib.Scope or a dict of its fields, not {type(value).__name__}")
 
     def where(self, now: datetime | None = None) -> str | None:
         """The Lance filter for this scope, every value passed through `sql_literal`."""

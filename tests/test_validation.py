@@ -167,3 +167,31 @@ def test_a_nul_byte_or_an_all_zero_vector_is_refused(store, tree):
     with pytest.raises(InvalidInput, match="vector 1 is all zeros"):
         store.add([Project(name="a"), Project(name="b")], vectors=np.vstack([np.ones(384), np.zeros(384)]).astype(np.float32))
     assert store.count() == 5
+
+
+def test_the_python_api_refuses_a_wrong_type_in_one_line(store, tree):
+    """Arguments of the wrong type are the caller's mistake: InvalidInput naming what is
+    wrong (they were a TypeError, a Lance filter error, an AttributeError), nothing written;
+    a scope may be given as a dict of its fields, and vectors as a list of lists."""
+    from memlib import Scope
+    from memlib.embeddings import HashEmbedder
+
+    before = store.count()
+    project = tree["project"].id
+    for call, message in [
+        (lambda: store.add(None), "memories are given as a list, not a NoneType"),
+        (lambda: store.add({"kind": "project", "name": "x"}), "put one memory in a list"),
+        (lambda: store.get(5), "a memory id is a string, not int 5"),
+        (lambda: store.count("x"), "a scope must be a memlib.Scope or a dict"),
+        (lambda: store.search("x", scope={"project": project}), "a scope has no field 'project'"),
+        (lambda: store.add([{"kind": "project", "name": "y"}], vectors=[["a"]]), "vectors must be a matrix"),
+    ]:
+        with pytest.raises(InvalidInput, match=message):
+            call()
+    assert store.count() == before
+    as_dict = store.search("ledger retries", mode="fts", scope={"project_id": project, "kinds": ["insight"]})
+    assert [h.id for h in as_dict] == [tree["insight"].id]
+    assert store.count({"project_id": project}) == store.count(Scope(project_id=project))
+    vector = HashEmbedder().embed(["z"])[0].tolist()
+    (made,) = store.add([{"kind": "project", "name": "z"}], vectors=[vector])
+    assert store.get(made).name == "z"

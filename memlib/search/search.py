@@ -194,7 +194,7 @@ def search(store: StoreInterface, text: str, k: int = 10, mode: str = "hybrid", 
         if vector.shape != (store.dims,):
             raise InvalidInput(f"the query vector must have {store.dims} dimensions, not shape {vector.shape}")
     config = config or SearchConfig()
-    scope = scope or Scope()
+    scope = Scope.given(scope)
     if scope.user_id is not None and "user_id" not in store.dataset().schema.names:
         return []  # a table from before memories named their person (its next write adds the column)
     now = store.clock.now()

@@ -186,6 +186,7 @@ def _scope(scope: Scope | None) -> dict[str, Any]:
     """A Scope as the server's body takes it (its fields that differ from the defaults)."""
     if scope is None:
         return {}
+    scope = Scope.given(scope)
     if scope.any_of:
         raise InvalidInput("a memory server takes scopes without any_of")
     out = {}

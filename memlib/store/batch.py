@@ -101,6 +101,10 @@ def _prepare(store, memories, upsert, progress, vectors, labels, embedded, histo
     batch = [_own(m) if isinstance(m, Memory) else parse_memory(m, label)
              for m, label in zip(items, labels)]
     if vectors is not None:
+        try:
+            vectors = np.asarray(vectors, dtype=np.float32)  # a list of lists is fine
+        except (TypeError, ValueError):
+            raise InvalidInput("vectors must be a matrix of numbers, one row per memory") from None
         if vectors.shape != (len(batch), store.dims):
             raise InvalidInput(f"vectors have shape {vectors.shape}, expected ({len(batch)}, {store.dims})")
         if not np.isfinite(vectors).all():

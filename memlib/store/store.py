@@ -309,6 +309,9 @@ class Store(Doors):
                details: dict | None = None, history: bool = False, duplicates: str = "keep") -> list[str]:
         self.check_writable()
         self.migrate()
+        if memories is None or isinstance(memories, (str, bytes, dict, Memory)):
+            raise InvalidInput(f"memories are given as a list, not a {type(memories).__name__}: "
+                               f"put one memory in a list")
         items, embedded = list(memories), {}
         for attempt in range(ATTEMPTS):
             batch = batches.prepare(self, items, upsert=upsert, progress=progress and attempt == 0,
@@ -514,6 +517,8 @@ class Store(Doors):
     # -- reading ---------------------------------------------------------------------------
 
     def get(self, memory_id: str, with_embedding: bool = False) -> Memory:
+        if not isinstance(memory_id, str):
+            raise InvalidInput(f"a memory id is a string, not {type(memory_id).__name__} {memory_id!r}")
         columns = self.columns(with_embedding)
         return from_row(self.require([memory_id], columns)[memory_id])  # from memory when it can
 
@@ -526,7 +531,9 @@ class Store(Doors):
         return found
 
     def count(self, scope: Scope | None = None) -> int:
-        where = scope.where(self.clock.now()) if scope else None
+        """Memories in `scope` (a Scope or a dict of its fields); every row, expired ones too,
+        without one."""
+        where = Scope.given(scope).where(self.clock.now()) if scope else None
         self.version  # noqa: B018 (fresh within max_staleness)
         return self._table.count_rows(where) if where else self._table.count_rows()
 
