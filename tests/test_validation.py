@@ -174,6 +174,7 @@ def test_the_python_api_refuses_a_wrong_type_in_one_line(store, tree):
     wrong (they were a TypeError, a Lance filter error, an AttributeError), nothing written;
     a scope may be given as a dict of its fields, and vectors as a list of lists."""
     from memlib import Scope
+    from memlib.agents import query_memory
     from memlib.embeddings import HashEmbedder
 
     before = store.count()
@@ -185,6 +186,7 @@ def test_the_python_api_refuses_a_wrong_type_in_one_line(store, tree):
         (lambda: store.count("x"), "a scope must be a memlib.Scope or a dict"),
         (lambda: store.search("x", scope={"project": project}), "a scope has no field 'project'"),
         (lambda: store.add([{"kind": "project", "name": "y"}], vectors=[["a"]]), "vectors must be a matrix"),
+        (lambda: query_memory(store, None), "memory query: .*a valid dictionary"),
     ]:
         with pytest.raises(InvalidInput, match=message):
             call()

@@ -168,8 +168,8 @@ def latest_iterations(store: MemoryInterface, project_id: str, n: int) -> list[s
 def query_memory(store: MemoryInterface, query: MemoryQuery | dict, agent: str | None = None,
                  tool: str = "query_memory", session_id: str | None = None) -> MemoryQueryResult:
     """Answer a query from the store, logging what the agent is given."""
-    if isinstance(query, dict):
-        query = MemoryQuery.parse(query)
+    if not isinstance(query, MemoryQuery):
+        query = MemoryQuery.parse(query)  # a dict, or a mistake refused in one line
     project = store.get(query.project_id)
     if project.kind is not Kind.PROJECT:
         raise InvalidInput(f"{query.project_id} is not a project")
