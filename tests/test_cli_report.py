@@ -241,6 +241,7 @@ def test_rerun_replaces_the_date_atomically(store_uri, tmp_path, monkeypatch):
     (["report", "run", "--all", "--as-of", AS_OF, "-p", "window_days=0"], "window_days"),
     (["report", "run", "--all", "--as-of", "2020-01-01"], "no version as old as"),
     (["report", "run", "usage", "--as-of", AS_OF, "-p", "project_id=nosuch"], "no project 'nosuch' in the store"),
+    (["report", "run", "usage", "--as-of", AS_OF, "-p", "as_of=2026-01-01"], "-p as_of: the run sets it"),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(store_uri, tmp_path, args, message):
     proc = run("--store", store_uri, *args, "--out", tmp_path / "out")

@@ -126,6 +126,9 @@ def parameters(name: str) -> dict[str, dict[str, Any]]:
             for key, spec in found.items()}
 
 
+RUN_SETS = {"store": "--store", "as_of": "--as-of"}  # parameters every report gets from the run itself
+
+
 def coerce(value: str, spec: dict[str, Any], key: str) -> Any:
     """A command-line value typed as the parameter is annotated (JSON for lists and dicts)."""
     kind = spec["type"]
@@ -241,6 +244,8 @@ def plan(names: list[str], as_of: AsOf | date | str | None, store: str, override
     as_of = AsOf.of(as_of, opened.clock, "--as-of").whole_day()
     specs = {name: parameters(name) for name in names}
     for key in overrides:
+        if key in RUN_SETS:  # else the notebook would read another store or day than the one checked here
+            raise InvalidInput(f"-p {key}: the run sets it; give {RUN_SETS[key]}")
         if not any(key in spec for spec in specs.values()):
             raise InvalidInput(f"no report of {', '.join(names)} has a parameter {key!r}")
     values = {name: _values(name, specs[name], overrides, store, as_of, settings.policy_dir) for name in names}
