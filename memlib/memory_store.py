@@ -17,7 +17,7 @@ from memlib.clock import Clock
 from memlib.consensus import conflicts, duplicates
 from memlib.embeddings import Embedder
 from memlib.errors import InvalidInput, NotFound, StoreError
-from memlib.models import Memory, parse_memory, record_label
+from memlib.models import Memory, listed, parse_memory, record_label
 from memlib.scope import Scope, sql_in
 from memlib.search import Hit, SearchConfig, search
 from memlib.search.search import vector_candidates
@@ -74,7 +74,7 @@ class MemoryStore(Store):
         its markdown files (memlib.workspace.Workspace.saved)."""
         if self.workspace is None:
             return super().add(memories, vectors, progress, labels, actor, duplicates)
-        items = list(memories)
+        items = listed(memories)
         labels = list(labels) if labels is not None else [record_label(i, m) for i, m in enumerate(items)]
         items = [m if isinstance(m, Memory) else parse_memory(m, label) for m, label in zip(items, labels)]
         ids = super().add(items, vectors, progress, labels, actor, duplicates)

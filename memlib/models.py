@@ -30,7 +30,7 @@ from pydantic import (
 )
 
 from memlib.clock import EARLIEST, LATEST, MAX_DAYS, utc
-from memlib.errors import InvalidMemory, shown
+from memlib.errors import InvalidInput, InvalidMemory, shown
 
 MAX_TEXT = 10_000
 SCHEMA_VERSION = 1
@@ -410,6 +410,18 @@ def _invalid(record: str, exc: ValidationError) -> InvalidMemory:
     if err["type"] == "extra_forbidden":
         message = "is not a field of this kind"
     return InvalidMemory(record, field, message)
+
+
+def listed(items: Any, what: str = "memories") -> list:
+    """What a write is given, as a list; refused in one line when it is none, not iterable,
+    or one item where a list was meant (a dict, a model or a text: its keys or letters would
+    be read as the items)."""
+    if items is None or isinstance(items, (str, bytes, dict, BaseModel)):
+        raise InvalidInput(f"{what} are given as a list, not a {type(items).__name__}: put one in a list")
+    try:
+        return list(items)
+    except TypeError:
+        raise InvalidInput(f"{what} are given as a list, not a {type(items).__name__}") from None
 
 
 def record_label(index: int, data: Any) -> str:

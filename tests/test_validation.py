@@ -175,18 +175,20 @@ def test_the_python_api_refuses_a_wrong_type_in_one_line(store, tree):
     a scope may be given as a dict of its fields, and vectors as a list of lists."""
     from memlib import Scope
     from memlib.agents import query_memory
+    from memlib.consensus import Consensus
     from memlib.embeddings import HashEmbedder
 
     before = store.count()
     project = tree["project"].id
     for call, message in [
         (lambda: store.add(None), "memories are given as a list, not a NoneType"),
-        (lambda: store.add({"kind": "project", "name": "x"}), "put one memory in a list"),
+        (lambda: store.add({"kind": "project", "name": "x"}), "memories are given as a list, not a dict"),
         (lambda: store.get(5), "a memory id is a string, not int 5"),
         (lambda: store.count("x"), "a scope must be a memlib.Scope or a dict"),
         (lambda: store.search("x", scope={"project": project}), "a scope has no field 'project'"),
         (lambda: store.add([{"kind": "project", "name": "y"}], vectors=[["a"]]), "vectors must be a matrix"),
         (lambda: query_memory(store, None), "memory query: .*a valid dictionary"),
+        (lambda: Consensus(store).add(None), "fragments are given as a list, not a NoneType"),
     ]:
         with pytest.raises(InvalidInput, match=message):
             call()

@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 
 from memlib.errors import InvalidInput, NotFound
+from memlib.models import listed
 from memlib.interface import StoreInterface
 from memlib.scope import sql_in, sql_literal
 from memlib.store.concurrency import committing
@@ -109,7 +110,7 @@ class Consensus:
         (fragment_id, cluster_id, opened a new cluster) per fragment, in clustering order."""
         store = self.store
         store.check_writable()
-        batch = [Fragment.parse(f, f"fragment {i}") for i, f in enumerate(fragments)]
+        batch = [Fragment.parse(f, f"fragment {i}") for i, f in enumerate(listed(fragments, "fragments"))]
         if not batch:
             return []
         now = store.clock.now()

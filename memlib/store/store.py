@@ -22,7 +22,7 @@ from lancedb.index import FTS, Bitmap, BTree, LabelList
 from memlib.clock import AsOf, Clock
 from memlib.embeddings import Embedder, default_embedder, embedder_for
 from memlib.errors import EmbedderMismatch, InvalidInput, NotFound, StoreError
-from memlib.models import SCHEMA_VERSION, Memory, arrow_schema, from_row, parse_memory
+from memlib.models import SCHEMA_VERSION, Memory, arrow_schema, from_row, listed, parse_memory
 from memlib.scope import Scope, sql_in
 from memlib.settings import Settings
 from memlib.store import batch as batches
@@ -309,10 +309,7 @@ class Store(Doors):
                details: dict | None = None, history: bool = False, duplicates: str = "keep") -> list[str]:
         self.check_writable()
         self.migrate()
-        if memories is None or isinstance(memories, (str, bytes, dict, Memory)):
-            raise InvalidInput(f"memories are given as a list, not a {type(memories).__name__}: "
-                               f"put one memory in a list")
-        items, embedded = list(memories), {}
+        items, embedded = listed(memories), {}
         for attempt in range(ATTEMPTS):
             batch = batches.prepare(self, items, upsert=upsert, progress=progress and attempt == 0,
                                     vectors=vectors, labels=labels, embedded=embedded, history=history,
