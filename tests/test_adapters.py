@@ -18,7 +18,7 @@ from langgraph.store.memory import InMemoryStore  # noqa: E402
 from memlib import MemoryStore, Project  # noqa: E402
 from memlib.adapters.langgraph import MemlibStore, matches  # noqa: E402
 from memlib.embeddings import HashEmbedder  # noqa: E402
-from memlib.errors import NotFound  # noqa: E402
+from memlib.errors import InvalidInput, InvalidMemory, NotFound  # noqa: E402
 
 LABELS = ["users", "u1", "u2", "memories", "prefs", "docs", "v1"]
 
@@ -123,6 +123,12 @@ def test_the_async_methods_and_a_missing_project(project_store):
     assert gone is None
     with pytest.raises(NotFound):
         MemlibStore(store, "no-such-project")
+    before = store.count()
+    with pytest.raises(InvalidInput, match="item docs/b: its value is not JSON"):
+        ours.put(("docs",), "b", {"handle": object()})
+    with pytest.raises(InvalidMemory, match="item docs/c: field 'content'"):  # a pydantic error before
+        ours.put(("docs",), "c", {"text": "x" * 20_000})
+    assert store.count() == before
 
 
 def test_a_langgraph_graph_keeps_its_memory_in_memlib(project_store):

@@ -38,8 +38,9 @@ from langgraph.store.base import (
     SearchOp,
 )
 
+from memlib.errors import InvalidInput
 from memlib.interface import MemoryInterface
-from memlib.models import Insight, stable_id
+from memlib.models import parse_memory, stable_id
 from memlib.scope import Scope
 
 TAG = "langgraph"
@@ -137,11 +138,17 @@ class MemlibStore(BaseStore):
             namespace = tuple(op.namespace)
             memory_id = ids[(namespace, op.key)]
             now = self.store.clock.now()
-            memories.append(Insight(
-                id=memory_id, project_id=self.project_id, agent=self.agent, source="agent", ttl_days=-1,
-                content=self._text(op), tags=[TAG, *(namespace_tag(namespace[:n]) for n in range(1, len(namespace) + 1))],
+            try:
+                text = self._text(op)
+            except (TypeError, ValueError) as exc:  # a value JSON cannot hold: a persistent store cannot either
+                raise InvalidInput(f"item {'/'.join(namespace)}/{op.key}: its value is not JSON ({exc})") from None
+            memories.append(parse_memory(dict(  # an item memlib cannot hold is refused in one line
+                kind="insight", id=memory_id, project_id=self.project_id, agent=self.agent, source="agent",
+                ttl_days=-1, content=text,
+                tags=[TAG, *(namespace_tag(namespace[:n]) for n in range(1, len(namespace) + 1))],
                 metadata={"langgraph": {"namespace": list(namespace), "key": op.key, "value": op.value}},
-                created_at=stored[memory_id]["created_at"] if memory_id in stored else now, updated_at=now))
+                created_at=stored[memory_id]["created_at"] if memory_id in stored else now, updated_at=now),
+                f"item {'/'.join(namespace)}/{op.key}"))
         if memories:
             self.store.upsert(memories, actor=self.agent)
         gone = [i for i in gone if i in stored]
