@@ -176,6 +176,8 @@ def test_the_python_api_refuses_a_wrong_type_in_one_line(store, tree):
     from memlib import Scope
     from memlib.agents import query_memory
     from memlib.consensus import Consensus
+    from memlib.server import Tokens
+    from memlib.sessions import Sessions
     from memlib.embeddings import HashEmbedder
 
     before = store.count()
@@ -189,6 +191,10 @@ def test_the_python_api_refuses_a_wrong_type_in_one_line(store, tree):
         (lambda: store.add([{"kind": "project", "name": "y"}], vectors=[["a"]]), "vectors must be a matrix"),
         (lambda: query_memory(store, None), "memory query: .*a valid dictionary"),
         (lambda: Consensus(store).add(None), "fragments are given as a list, not a NoneType"),
+        (lambda: Sessions(store).get(5), "a session id is a string, not int 5"),
+        (lambda: Sessions(store).transcript("s", last="x"), "last must be a whole number of turns"),
+        (lambda: Tokens(store).create("ana", projects="abc"), "a list of project ids, not one text 'abc'"),
+        (lambda: Tokens(store).revoke(None), "a token id is a string"),
     ]:
         with pytest.raises(InvalidInput, match=message):
             call()

@@ -64,6 +64,8 @@ def _digest(secret: str) -> str:
 
 
 def _projects(values, what: str) -> list[str]:
+    if isinstance(values, (str, bytes)):  # else its letters would be the projects
+        raise InvalidInput(f"{what} are a list of project ids, not one text {values!r}")
     out = list(dict.fromkeys(values or ()))
     for value in out:
         if not isinstance(value, str) or not value.strip():
@@ -102,6 +104,8 @@ class Tokens:
         return sorted((_public(r) for r in rows), key=lambda r: (r["created_at"], r["token_id"]))
 
     def revoke(self, token_id: str) -> dict:
+        if not isinstance(token_id, str):
+            raise InvalidInput(f"a token id is a string, not {type(token_id).__name__} {token_id!r}")
         table = self.store.concept_table(TABLE)
         token_id = token_id.removeprefix("mlt_").split("_")[0]
         rows = [] if table is None else table.to_lance().to_table(

@@ -103,6 +103,8 @@ class Sessions:
         return table
 
     def _rows(self, name: str, session_id: str) -> list[dict]:
+        if not isinstance(session_id, str):
+            raise InvalidInput(f"a session id is a string, not {type(session_id).__name__} {session_id!r}")
         table = self._table(name)
         if table is None:
             return []
@@ -210,6 +212,8 @@ class Sessions:
 
     def transcript(self, session_id: str, last: int | None = None) -> list[Turn]:
         """The session's turns in order (only the `last` ones if given)."""
+        if last is not None and (not isinstance(last, int) or isinstance(last, bool) or last < 0):
+            raise InvalidInput(f"last must be a whole number of turns, 0 or more, not {last!r}")
         turns = sorted(self._rows(SHORT_TERM, session_id), key=lambda r: r["seq"])
         if last is not None:
             turns = turns[-last:] if last > 0 else []
