@@ -229,7 +229,7 @@ def _find(spec: str | Path, policy_dir: str | None):
     path = Path(spec)
     if str(spec).endswith(SUFFIXES) or os.sep in str(spec):
         if not path.is_file():
-            raise InvalidInput(f"policy file {str(spec)!r} does not exist")
+            raise InvalidInput(f"policy file {str(spec)!r} " + ("is a folder" if path.is_dir() else "does not exist"))
         return path
     for directory in search_dirs(policy_dir):
         for suffix in SUFFIXES:

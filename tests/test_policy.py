@@ -75,6 +75,8 @@ def test_unknown_names_and_broken_files_are_one_clear_error(tmp_path, monkeypatc
         policy.load(str(broken))
     with pytest.raises(InvalidInput, match="does not exist"):
         policy.load(str(tmp_path / "absent.toml"))
+    with pytest.raises(InvalidInput, match="is a folder"):
+        policy.load(str(tmp_path))
     (tmp_path / "mine.toml").write_text('name = "other"')
     with pytest.raises(InvalidInput, match="its name is 'other'"):
         policy.load("mine", str(tmp_path))
