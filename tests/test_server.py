@@ -168,7 +168,9 @@ def test_bad_requests_are_one_line_4xx_and_no_token_is_logged(team):
     assert "no memory" in one_line_error(lead.get("/v1/memories/0b6c1c53-2f0c-4d5a-9c3e-6f1e2d3c4b5a"), 404)
     assert served.stop()
     logged = "".join(served.err)
-    assert "Traceback" not in logged and not any(t.split("_")[2] in logged for t in tokens.values())
+    # a token is mlt_<id>_<secret>, and the secret may hold underscores (or start with one:
+    # split("_")[2] was then '', found in any log, a failure one run in about 20)
+    assert "Traceback" not in logged and not any(t.split("_", 2)[2] in logged for t in tokens.values())
 
 
 def _declared_too_big(url: str, token: str) -> str:
