@@ -46,6 +46,14 @@ def invalid(what: str, exc) -> InvalidInput:
     return InvalidInput(f"{what}: {where}: {message}")
 
 
+def text_id(value, what: str) -> str:
+    """`value`, an id the caller gave, which must be a string: a memory's, a session's, a
+    token's (a number would reach a Lance filter as a number)."""
+    if not isinstance(value, str):
+        raise InvalidInput(f"a {what} id is a string, not {type(value).__name__} {value!r}")
+    return value
+
+
 def first_line(exc: BaseException, limit: int = 300) -> str:
     """An exception's first line, cut to `limit` characters (its type's name if it says nothing)."""
     text = str(exc).strip()

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from memlib.errors import InvalidInput, NotFound
+from memlib.errors import InvalidInput, NotFound, text_id
 from memlib.interface import StoreInterface
 from memlib.scope import sql_literal
 
@@ -104,10 +104,8 @@ class Tokens:
         return sorted((_public(r) for r in rows), key=lambda r: (r["created_at"], r["token_id"]))
 
     def revoke(self, token_id: str) -> dict:
-        if not isinstance(token_id, str):
-            raise InvalidInput(f"a token id is a string, not {type(token_id).__name__} {token_id!r}")
         table = self.store.concept_table(TABLE)
-        token_id = token_id.removeprefix("mlt_").split("_")[0]
+        token_id = text_id(token_id, "token").removeprefix("mlt_").split("_")[0]
         rows = [] if table is None else table.to_lance().to_table(
             filter=f"token_id = {sql_literal(token_id)}").to_pylist()
         if not rows:

@@ -23,7 +23,7 @@ from typing import Any, Literal
 import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError, field_validator
 
-from memlib.errors import InvalidInput, NotFound, invalid
+from memlib.errors import InvalidInput, NotFound, invalid, text_id
 from memlib.interface import MemoryInterface
 from memlib.models import MAX_TEXT, Kind
 from memlib.scope import sql_literal
@@ -103,8 +103,7 @@ class Sessions:
         return table
 
     def _rows(self, name: str, session_id: str) -> list[dict]:
-        if not isinstance(session_id, str):
-            raise InvalidInput(f"a session id is a string, not {type(session_id).__name__} {session_id!r}")
+        text_id(session_id, "session")
         table = self._table(name)
         if table is None:
             return []

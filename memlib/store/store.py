@@ -21,7 +21,7 @@ from lancedb.index import FTS, Bitmap, BTree, LabelList
 
 from memlib.clock import AsOf, Clock
 from memlib.embeddings import Embedder, default_embedder, embedder_for
-from memlib.errors import EmbedderMismatch, InvalidInput, NotFound, StoreError
+from memlib.errors import EmbedderMismatch, InvalidInput, NotFound, StoreError, text_id
 from memlib.models import SCHEMA_VERSION, Memory, arrow_schema, from_row, listed, parse_memory
 from memlib.scope import Scope, sql_in
 from memlib.settings import Settings
@@ -514,10 +514,8 @@ class Store(Doors):
     # -- reading ---------------------------------------------------------------------------
 
     def get(self, memory_id: str, with_embedding: bool = False) -> Memory:
-        if not isinstance(memory_id, str):
-            raise InvalidInput(f"a memory id is a string, not {type(memory_id).__name__} {memory_id!r}")
         columns = self.columns(with_embedding)
-        return from_row(self.require([memory_id], columns)[memory_id])  # from memory when it can
+        return from_row(self.require([text_id(memory_id, "memory")], columns)[memory_id])  # from memory when it can
 
     def require(self, ids: Sequence[str], columns: list[str]) -> dict[str, dict]:
         """`lookup` of ids that must all exist: the first missing one is refused in one line."""
