@@ -14,7 +14,12 @@ to different places, paraphrases that agree): a detector must not flag those.
 Labels were corrected once, after the old detector's first run and before the new one was
 written, where a newer fragment said "now", "since", "bumped" or "these days" but had been
 labelled a contradiction (five topics), and where a newer fragment contradicts a change
-(CI duration).
+(CI duration). Corrected a second time on 2026-11-26, after the write-time detector's dev
+false alarms showed a pair no label named: every topic's pairs (check topics too) were read
+again against the one rule, and a fragment that states what one side of a labelled
+contradiction states is now labelled against the other side as well (seven pairs: checkout
+cache TTL, admin console SSO, search latency, metrics stack, image resizing, session timeout,
+and the mobile release date of the check topics). No detector or constant was changed on it.
 
 `split`: "dev" topics may be looked at while a method is built; "check" topics (every third)
 are kept aside and read only to report a figure once a method is decided.
@@ -42,7 +47,7 @@ TOPICS: list[Topic] = [
         ("reviewer", "Heads up: prices in the checkout cache expire after 60s, not five minutes like the doc says."),
         ("tester", "Confirmed the checkout cache holds a price for five minutes before refetching."),
         ("planner", "Checkout: cached prices live 300 s; fine for now."),
-    ), contradictions=((0, 2, "number"), (1, 2, "number"), (3, 2, "number")),
+    ), contradictions=((0, 2, "number"), (1, 2, "number"), (3, 2, "number"), (4, 2, "number")),
         negatives=((0, 1, "paraphrase: 300 seconds = 5 min"), (0, 3, "paraphrase"))),
     Topic("checkout cache size", (
         ("ops-bot", "Checkout price cache is capped at 2 GB of memory."),
@@ -71,7 +76,7 @@ TOPICS: list[Topic] = [
         ("tester", "Logged into the admin console with SSO, works."),
         ("reviewer", "The admin console still doesn't have SSO; people log in with passwords."),
         ("planner", "Admin console: single sign-on is live for all staff."),
-    ), contradictions=((0, 3, "negation"), (2, 3, "negation"), (4, 3, "negation"))),
+    ), contradictions=((0, 3, "negation"), (1, 3, "negation"), (2, 3, "negation"), (4, 3, "negation"))),
     Topic("admin console audit log", (
         ("reviewer", "Every admin console action is written to the audit log with the user id."),
         ("coder", "audit log for admin actions goes to the audit_events table"),
@@ -84,7 +89,7 @@ TOPICS: list[Topic] = [
         ("tester", "Regression pass for 4.0 starts March 3, release March 14."),
         ("ops-bot", "Release calendar: mobile 4.0 goes out 2026-03-21."),
         ("reviewer", "4.0 on the 14th of March is tight but doable."),
-    ), contradictions=((0, 3, "number"), (1, 3, "number"), (4, 3, "number")),
+    ), contradictions=((0, 3, "number"), (1, 3, "number"), (2, 3, "number"), (4, 3, "number")),
         negatives=((2, 0, "a different date of a different event: regression start"),), split="check"),
     Topic("mobile crash rate", (
         ("tester", "Crash-free sessions on Android are at 99.2% this week."),
@@ -106,7 +111,7 @@ TOPICS: list[Topic] = [
         ("coder", "search p99 is still around 450 ms because of the facet queries"),
         ("reviewer", "Search p95 is 320 ms, the rebuild didn't help at all."),
         ("planner", "Search is fast enough: p95 under 200 ms."),
-    ), contradictions=((0, 3, "number"), (1, 3, "number")),
+    ), contradictions=((0, 3, "number"), (1, 3, "number"), (4, 3, "number")),
         negatives=((0, 2, "different quantities: p95 vs p99"), (1, 2, "different quantities"))),
     Topic("on-call rotation", (
         ("planner", "On-call rotates every two weeks."),
@@ -234,7 +239,7 @@ TOPICS: list[Topic] = [
         ("coder", "long-term metrics go to Thanos, Prometheus itself keeps 15d"),
         ("planner", "We use Datadog for metrics."),
         ("tester", "Dashboards for the load test are in Grafana on top of Prometheus."),
-    ), contradictions=((0, 2, "choice"), (3, 2, "choice"))),
+    ), contradictions=((0, 2, "choice"), (1, 2, "choice"), (3, 2, "choice"))),
     Topic("CI pipeline duration", (
         ("coder", "The main CI pipeline takes 24 minutes."),
         ("tester", "CI on main: 24 min on average this week"),
@@ -266,7 +271,7 @@ TOPICS: list[Topic] = [
         ("ops-bot", "resizer lambda p95 is 340 ms for a 4 MP image"),
         ("reviewer", "The image resizer is a Node.js service on ECS, not a Lambda."),
         ("planner", "Thumbnails are produced by the Go resizer Lambda."),
-    ), contradictions=((0, 2, "choice"), (3, 2, "choice"))),
+    ), contradictions=((0, 2, "choice"), (1, 2, "choice"), (3, 2, "choice"))),
     Topic("image storage", (
         ("ops-bot", "Uploaded images are stored in S3 with a CDN in front."),
         ("coder", "images go to the s3 bucket media-prod, served via CloudFront"),
@@ -290,7 +295,7 @@ TOPICS: list[Topic] = [
         ("reviewer", "session idle timeout is 30 min, absolute timeout 12 h"),
         ("tester", "I stayed logged in for 2 hours without doing anything, so the idle timeout is not 30 minutes."),
         ("ops-bot", "Idle session timeout set to 30m in the gateway config."),
-    ), contradictions=((0, 2, "number"), (3, 2, "number")),
+    ), contradictions=((0, 2, "number"), (1, 2, "number"), (3, 2, "number")),
         negatives=((1, 0, "agree; the absolute timeout is another quantity"),)),
     Topic("translation coverage", (
         ("planner", "The app is translated into 12 languages."),
