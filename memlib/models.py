@@ -404,7 +404,9 @@ def parse_memory(data: dict[str, Any], record: str = "record") -> Memory:
 
 def _invalid(record: str, exc: ValidationError) -> InvalidMemory:
     err = exc.errors()[0]
-    loc = [str(p) for p in err["loc"] if not str(p) in {k.value for k in Kind}]
+    loc = [str(p) for p in err["loc"]]
+    if loc and loc[0] in {k.value for k in Kind}:  # the union's tag, not a field ("decision" is both)
+        loc = loc[1:]
     field = loc[0] if loc else "(record)"
     message = err["msg"].removeprefix("Value error, ")
     if err["type"] == "extra_forbidden":

@@ -100,6 +100,14 @@ def test_unknown_field_for_kind(store):
              "objective")
 
 
+def test_a_missing_field_named_like_its_kind_is_named(store, tree):
+    """A decision's text is its field `decision`, as its kind is: the error names it (it said
+    '(record)', the union's tag and the field being dropped alike)."""
+    project_id = tree["project"].id
+    _rejects(store, [{"kind": "decision", "project_id": project_id, "title": "t"}], "decision")
+    _rejects(store, [{"kind": "decision", "project_id": project_id, "decision": "d"}], "title")
+
+
 def test_metadata_must_be_json(store):
     _rejects(store, [{"kind": "project", "name": "p", "metadata": {"x": float("nan")}}], "metadata")
 
