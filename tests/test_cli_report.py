@@ -59,6 +59,19 @@ def test_report_list_shows_parameters_and_defaults():
         assert line in proc.stdout
 
 
+@pytest.mark.parametrize("name, key, value", [
+    ("usage", "top", -1), ("quality", "top", 2.5), ("ttl_decay", "horizon_days", 0), ("ttl_decay", "horizon_days", -5),
+])
+def test_a_report_function_refuses_a_negative_span_or_row_count(name, key, value):
+    """An analyst calling a report's function in JupyterLab gets the run's one line, before
+    any SQL (a negative `top` was DuckDB's "LIMIT/OFFSET cannot be negative")."""
+    from memlib import InvalidInput
+    from memlib.analytics import report_data
+
+    with pytest.raises(InvalidInput, match=f"^{key} must be a whole number"):
+        getattr(report_data, name)(None, **{key: value})
+
+
 def test_a_report_is_defined_once_by_its_function_and_its_notebook():
     """report_data's `@report` functions are the reports: each has its notebook, which calls
     it; no other notebook is a report; a run shows them in that order under those titles."""
@@ -242,6 +255,9 @@ def test_rerun_replaces_the_date_atomically(store_uri, tmp_path, monkeypatch):
     (["report", "run", "--all", "--as-of", "2020-01-01"], "no version as old as"),
     (["report", "run", "usage", "--as-of", AS_OF, "-p", "project_id=nosuch"], "no project 'nosuch' in the store"),
     (["report", "run", "usage", "--as-of", AS_OF, "-p", "as_of=2026-01-01"], "-p as_of: the run sets it"),
+    (["report", "run", "usage", "--as-of", AS_OF, "-p", "cache_dir=/elsewhere"], "-p cache_dir: the run sets it"),
+    (["report", "run", "usage", "--as-of", AS_OF, "-p", "top=-1"], "top must be a whole number of rows"),
+    (["report", "run", "ttl_decay", "--as-of", AS_OF, "-p", "horizon_days=-5"], "horizon_days must be"),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(store_uri, tmp_path, args, message):
     proc = run("--store", store_uri, *args, "--out", tmp_path / "out")

@@ -11,9 +11,9 @@ from memlib.analytics.connection import (
     DEFAULT_POLICIES,
     DEFAULT_SOURCE_WEIGHTS,
     Params,
-    check_window_days,
+    check_days,
     connect,
     policies,
 )
 
-__all__ = ["DEFAULT_POLICIES", "DEFAULT_SOURCE_WEIGHTS", "Params", "check_window_days", "connect", "policies"]
+__all__ = ["DEFAULT_POLICIES", "DEFAULT_SOURCE_WEIGHTS", "Params", "check_days", "connect", "policies"]

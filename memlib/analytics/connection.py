@@ -67,11 +67,23 @@ def policies(specs: list, policy_dir: str | None = None) -> tuple[Policy, ...]:
     return policy_module.load_all(list(specs), policy_dir)
 
 
-def check_window_days(value: Any) -> int:
-    """A report's recent window: a whole number of days from 1 to MAX_DAYS."""
+def check_days(value: Any, name: str = "window_days") -> int:
+    """A report's span in days (its recent window, its expiry horizon): a whole number of
+    days from 1 to MAX_DAYS."""
     if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_DAYS:
-        raise InvalidInput(f"window_days must be a whole number of days from 1 to {MAX_DAYS}, not {value!r}")
+        raise InvalidInput(f"{name} must be a whole number of days from 1 to {MAX_DAYS}, not {value!r}")
     return value
+
+
+def check_rows(value: Any, name: str = "top") -> int:
+    """How many rows a report's table shows: a whole number, 0 or more."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise InvalidInput(f"{name} must be a whole number of rows, 0 or more, not {value!r}")
+    return value
+
+
+# the reports' parameters of those kinds, checked before a run starts (analytics/reports.py)
+CHECKS = {"window_days": check_days, "horizon_days": check_days, "top": check_rows}
 
 
 @dataclass(frozen=True)
@@ -87,7 +99,7 @@ class Params:
     source_weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_SOURCE_WEIGHTS))
 
     def __post_init__(self):
-        check_window_days(self.window_days)
+        check_days(self.window_days)
         if not 0 <= self.low_confidence <= 100:
             raise InvalidInput("low_confidence must be between 0 and 100")
         if not self.policies:

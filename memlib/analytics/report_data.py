@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import polars as pl
 
 from memlib.analytics import transforms
+from memlib.analytics.connection import CHECKS
 
 if TYPE_CHECKING:  # altair (1.4 s to import) loads when a report is computed, not for the registry
     import altair as alt
@@ -42,10 +43,16 @@ REPORTS: dict[str, Definition] = {}  # in the order a run shows them
 
 
 def report(title: str):
-    """Register a function of this module as a report; what it returns carries the title."""
+    """Register a function of this module as a report; what it returns carries the title. Its
+    spans and row counts given by name are checked first (connection.CHECKS: a negative `top`
+    was DuckDB's "LIMIT/OFFSET cannot be negative", a negative horizon a headline of
+    "expiring within -5 days")."""
     def register(build: Callable[..., Report]) -> Callable[..., Report]:
         @wraps(build)
         def titled(*args, **kwargs) -> Report:
+            for key, value in kwargs.items():
+                if key in CHECKS:
+                    CHECKS[key](value, key)
             return replace(build(*args, **kwargs), title=title)
 
         REPORTS[build.__name__] = Definition(build.__name__, title, titled)

@@ -31,6 +31,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from memlib.analytics.connection import CHECKS
 from memlib.analytics.report_data import REPORTS as DEFINITIONS
 from memlib.analytics.report_kernels import Kernel, kernel_error, skip_unused_imports
 from memlib.analytics.report_pages import headline, page_of, write_index
@@ -126,7 +127,8 @@ def parameters(name: str) -> dict[str, dict[str, Any]]:
             for key, spec in found.items()}
 
 
-RUN_SETS = {"store": "--store", "as_of": "--as-of"}  # parameters every report gets from the run itself
+# parameters every report gets from the run itself (cache_dir: the run's views, kept in <--out>/.cache)
+RUN_SETS = {"store": "--store", "as_of": "--as-of", "cache_dir": "--out"}
 
 
 def coerce(value: str, spec: dict[str, Any], key: str) -> Any:
@@ -357,8 +359,9 @@ def _values(name: str, spec: dict[str, dict], overrides: dict[str, str], store: 
         analytics.policies(values["policies"], policy_dir)
     if values.get("policy") is not None:
         analytics.policies([values["policy"]], policy_dir)
-    if "window_days" in values:
-        analytics.check_window_days(values["window_days"])
+    for key, check in CHECKS.items():
+        if key in values:
+            check(values[key], key)
     return values
 
 
