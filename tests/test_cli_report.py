@@ -258,6 +258,9 @@ def test_rerun_replaces_the_date_atomically(store_uri, tmp_path, monkeypatch):
     (["report", "run", "usage", "--as-of", AS_OF, "-p", "cache_dir=/elsewhere"], "-p cache_dir: the run sets it"),
     (["report", "run", "usage", "--as-of", AS_OF, "-p", "top=-1"], "top must be a whole number of rows"),
     (["report", "run", "ttl_decay", "--as-of", AS_OF, "-p", "horizon_days=-5"], "horizon_days must be"),
+    (["report", "run", "confidence", "--as-of", AS_OF, "-p", "low_confidence=500"], "low_confidence must be"),
+    (["report", "run", "usage", "--as-of", AS_OF, "-p", "project_id="], "no project '' in the store"),
+    (["report", "run", "usage", "--as-of", AS_OF, "-p", "user_id="], "no memory of user ''"),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(store_uri, tmp_path, args, message):
     proc = run("--store", store_uri, *args, "--out", tmp_path / "out")

@@ -82,8 +82,15 @@ def check_rows(value: Any, name: str = "top") -> int:
     return value
 
 
+def check_percent(value: Any, name: str = "low_confidence") -> int:
+    """A confidence threshold: a whole number from 0 to 100, as a memory's confidence is."""
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 100:
+        raise InvalidInput(f"{name} must be a whole number from 0 to 100, not {value!r}")
+    return value
+
+
 # the reports' parameters of those kinds, checked before a run starts (analytics/reports.py)
-CHECKS = {"window_days": check_days, "horizon_days": check_days, "top": check_rows}
+CHECKS = {"window_days": check_days, "horizon_days": check_days, "top": check_rows, "low_confidence": check_percent}
 
 
 @dataclass(frozen=True)
@@ -100,8 +107,7 @@ class Params:
 
     def __post_init__(self):
         check_days(self.window_days)
-        if not 0 <= self.low_confidence <= 100:
-            raise InvalidInput("low_confidence must be between 0 and 100")
+        check_percent(self.low_confidence)
         if not self.policies:
             raise InvalidInput("give at least one policy")
         for source, weight in self.source_weights.items():

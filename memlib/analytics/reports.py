@@ -252,11 +252,11 @@ def plan(names: list[str], as_of: AsOf | date | str | None, store: str, override
             raise InvalidInput(f"no report of {', '.join(names)} has a parameter {key!r}")
     values = {name: _values(name, specs[name], overrides, store, as_of, settings.policy_dir) for name in names}
     opened.version_at(as_of)  # a date before the store's history
-    projects = {v["project_id"] for v in values.values() if v.get("project_id")}
+    projects = {v["project_id"] for v in values.values() if v.get("project_id") is not None}
     for project_id in sorted(projects):  # a project the store does not hold
         if not opened.rows(f"id = {sql_literal(project_id)} AND kind = 'project'", limit=1, columns=["id"]):
             raise InvalidInput(f"parameter project_id: no project {project_id!r} in the store")
-    users = {v["user_id"] for v in values.values() if v.get("user_id")}
+    users = {v["user_id"] for v in values.values() if v.get("user_id") is not None}
     for user_id in sorted(users):  # a person none of its memories belongs to
         if "user_id" not in opened.dataset().schema.names or not opened.rows(
                 f"user_id = {sql_literal(user_id)}", limit=1, columns=["id"]):
