@@ -27,6 +27,9 @@ DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 # quantization, one scale per output channel): the vectors it writes differ from the float
 # model's (cosine 0.99 on average), so a store records which of the two made it.
 INT8_MODEL = DEFAULT_MODEL + "+onnx-int8"
+# A model whose Chinese texts are embedded with their words' English senses (memlib/glosses.py):
+# its vectors of Chinese text differ from the bare model's, so a store records it.
+GLOSSES = "+cedict-glosses"
 HASH_MODEL = "memlib/hash"
 DIMS = 384  # all-MiniLM-L6-v2's, and the hashing embedder's unless told otherwise
 # A query or a single saved memory is a batch of one: PyTorch spends about 19 ms on it here,
@@ -329,7 +332,9 @@ def minilm(quantized: bool = False, settings: Settings | None = None) -> Sentenc
 def default_embedder(settings: Settings | None = None) -> Embedder:
     """The model a new store embeds with (NAMED["default"]): all-MiniLM-L6-v2 in 8-bit
     integers, 3.2x the float model's ingest here at the same LoCoMo recall (bench/README.md,
-    "A faster encoder"). A store keeps the model it recorded (`memlib reembed` moves it)."""
+    "A faster encoder"), with Chinese words glossed in English (the same vectors for English
+    text; bench/README.md, "Words in Chinese"). A store keeps the model it recorded (`memlib
+    reembed` moves it)."""
     return NAMED["default"].make(DIMS, settings)
 
 
@@ -361,6 +366,32 @@ class HashEmbedder:
         return out / norms
 
 
+class Glossed:
+    """An embedder whose texts are embedded with the English senses of their Chinese words
+    (memlib/glosses.py): an English model then finds a Chinese memory by an English question
+    and the other way round. A text without Chinese embeds exactly as the inner model does;
+    anything else (its tokenizer, which counts a context's tokens: what is shown, not the
+    glosses) is the inner model's."""
+
+    def __init__(self, inner: Embedder):
+        self.inner = inner
+        self.name = inner.name + GLOSSES
+
+    def __getattr__(self, attribute: str) -> Any:
+        if attribute == "inner":  # not set yet (a copy being made)
+            raise AttributeError(attribute)
+        return getattr(self.inner, attribute)
+
+    @property
+    def dims(self) -> int:
+        return self.inner.dims
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        from memlib.glosses import with_glosses
+
+        return self.inner.embed([with_glosses(text) for text in texts])
+
+
 @dataclass(frozen=True)
 class Named:
     """An embedder a user may name (`memlib init --embedder NAME`, `memlib reembed
@@ -378,10 +409,14 @@ NAMED = {
                     lambda recorded: recorded == DEFAULT_MODEL),
     "minilm-int8": Named("the same in 8-bit integers, faster", lambda dims, settings: minilm(True, settings),
                          lambda recorded: recorded == INT8_MODEL),
+    "minilm-int8-zh": Named("the same, Chinese words embedded with their English senses (CC-CEDICT): "
+                            "meaning search across Chinese and English",
+                            lambda dims, settings: Glossed(minilm(True, settings)),
+                            lambda recorded: recorded == INT8_MODEL + GLOSSES),
     "hash": Named("fast, no model: feature hashing, for tests and synthetic stores",
                   lambda dims, settings: HashEmbedder(dims), lambda recorded: recorded.startswith(HASH_MODEL + "-")),
 }
-NAMED = {"default": NAMED["minilm-int8"], **NAMED}  # default_embedder()
+NAMED = {"default": NAMED["minilm-int8-zh"], **NAMED}  # default_embedder()
 
 
 def named(name: str, settings: Settings | None = None) -> Embedder:

@@ -6,6 +6,7 @@ import click
 
 from memlib.cli.app import as_of_option, cli, echo_json, open_store, through_server
 from memlib.errors import InvalidInput
+from memlib.embeddings import NAMED
 
 # -- lifecycle ---------------------------------------------------------------------------------
 
@@ -243,7 +244,8 @@ def policy_show(ctx, spec):
 
 @cli.command()
 @click.option("--embedder", default=None, metavar="NAME",
-              help="The model to move to: 'minilm', 'minilm-int8' or a local model directory (same dims).")
+              help="The model to move to: " + ", ".join(f"'{name}'" for name in NAMED)
+              + " (memlib init --help says what each is) or a local model directory (same dims).")
 @click.option("--undo", "undo_run", default=None, metavar="RUN", help="Put back the vectors a run replaced.")
 @click.option("--forget", "forget_run", default=None, metavar="RUN",
               help="Drop a run's old vectors (then it can no longer be undone).")
