@@ -3,7 +3,8 @@
 The map of the house. Shared vocabulary at the top: `models` (the typed memories; the Lance
 schema derives from them), `errors`, `scope` (where a search may look, and the one escaping
 helper for Lance filters), `clock` (the time a store writes, the one date parser),
-`embeddings` (the model a store embeds with, for writes and queries alike), `policy` (retention
+`embeddings` (the model a store embeds with, for writes and queries alike, and `glosses`: the
+English senses of Chinese words it embeds with), `policy` (retention
 policies in policies/: what a report judges by and what retention acts on), `settings` (a
 flag, else the environment, else the config file: resolved once at the edge, passed down),
 `interface` (the store's typed doors, which the concepts go through instead of its attributes). One package per
