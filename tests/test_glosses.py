@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memlib import Insight, MemoryStore, Project, Scope
-from memlib.glosses import CJK, gloss, with_glosses, words
+from memlib.glosses import CJK, MAX_CHARACTERS, gloss, with_glosses, words
 
 
 def test_words_are_found_longest_first_and_glossed_with_their_meanings():
@@ -19,6 +19,12 @@ def test_words_are_found_longest_first_and_glossed_with_their_meanings():
     english = with_glosses("缓存多久过期")
     assert english.startswith("缓存多久过期\n(") and "cache" in english and "overdue" in english
     assert with_glosses("ぁ") == "ぁ"  # no Chinese word, nothing added
+
+
+def test_a_long_text_is_glossed_only_as_far_as_the_model_reads():
+    long = "缓存过期时间设为五分钟" * 1000
+    assert MAX_CHARACTERS <= len(gloss(long)) < MAX_CHARACTERS + 200
+    assert with_glosses(long).startswith(long)
 
 
 @settings(max_examples=300, deadline=None)
