@@ -20,6 +20,7 @@ from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from memlib.errors import InvalidInput, StoreError
+from memlib.glosses import with_glosses
 from memlib.settings import SOURCES, Settings
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -387,8 +388,6 @@ class Glossed:
         return self.inner.dims
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        from memlib.glosses import with_glosses
-
         return self.inner.embed([with_glosses(text) for text in texts])
 
 

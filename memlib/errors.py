@@ -54,6 +54,15 @@ def text_id(value, what: str) -> str:
     return value
 
 
+def whole_number(value, name: str, low: int = 0, high: int | None = None, unit: str | None = None) -> int:
+    """`value`, a count the caller gave, which must be a whole number (not a bool) from `low`
+    to `high`, or `low` or more: "{name} must be a whole number of {unit} from 1 to 30, not 0"."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < low or (high is not None and value > high):
+        bounds = f" from {low} to {high}" if high is not None else f", {low} or more"
+        raise InvalidInput(f"{name} must be a whole number{f' of {unit}' if unit else ''}{bounds}, not {value!r}")
+    return value
+
+
 def first_line(exc: BaseException, limit: int = 300) -> str:
     """An exception's first line, cut to `limit` characters (its type's name if it says nothing)."""
     text = str(exc).strip()

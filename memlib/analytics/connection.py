@@ -41,7 +41,7 @@ from memlib.analytics.views import CACHED, MATERIALIZE, VIEW, closure, ordered_v
 from memlib.clock import MAX_DAYS, AsOf
 from memlib.consensus import tables as consensus_tables
 from memlib.control import db as control_db
-from memlib.errors import InvalidInput, StoreError
+from memlib.errors import InvalidInput, StoreError, whole_number
 from memlib import policy as policy_module
 from memlib.policy import Policy, rule_key
 from memlib.models import UNTRUSTED, UNTRUSTED_SOURCES, arrow_schema
@@ -70,23 +70,17 @@ def policies(specs: list, policy_dir: str | None = None) -> tuple[Policy, ...]:
 def check_days(value: Any, name: str = "window_days") -> int:
     """A report's span in days (its recent window, its expiry horizon): a whole number of
     days from 1 to MAX_DAYS."""
-    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_DAYS:
-        raise InvalidInput(f"{name} must be a whole number of days from 1 to {MAX_DAYS}, not {value!r}")
-    return value
+    return whole_number(value, name, 1, MAX_DAYS, "days")
 
 
 def check_rows(value: Any, name: str = "top") -> int:
     """How many rows a report's table shows: a whole number, 0 or more."""
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise InvalidInput(f"{name} must be a whole number of rows, 0 or more, not {value!r}")
-    return value
+    return whole_number(value, name, 0, unit="rows")
 
 
 def check_percent(value: Any, name: str = "low_confidence") -> int:
     """A confidence threshold: a whole number from 0 to 100, as a memory's confidence is."""
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 100:
-        raise InvalidInput(f"{name} must be a whole number from 0 to 100, not {value!r}")
-    return value
+    return whole_number(value, name, 0, 100)
 
 
 # the reports' parameters of those kinds, checked before a run starts (analytics/reports.py)

@@ -28,7 +28,7 @@ from memlib.clock import Clock
 from memlib.control.db import DEFAULTS, Database, dicts, from_us, path_for, setting, to_us
 from memlib.control.records import (FINISHED, NAME, Approval, Event, Lease, NewTask, Result, Task, checked,
                                     dumps)
-from memlib.errors import InvalidInput, MemlibError, NotFound
+from memlib.errors import InvalidInput, MemlibError, NotFound, whole_number
 from memlib.settings import Settings
 
 LEASE_SECONDS = 30.0
@@ -286,8 +286,7 @@ class DispatchQueue:
         for key, value in (("max_in_flight", max_in_flight), ("max_queued", max_queued)):
             if value is None:
                 continue
-            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 100_000_000:
-                raise InvalidInput(f"{key} must be a whole number from 1 to 100000000, not {value!r}")
+            whole_number(value, key, 1, 100_000_000)
             with self.db.writing() as con:
                 con.execute("insert or replace into meta values (?, ?)", (key, str(value)))
         return self.settings()

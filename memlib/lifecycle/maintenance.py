@@ -20,7 +20,7 @@ from memlib import analytics
 from memlib.interface import StoreInterface
 from memlib.models import arrow_schema
 from memlib.clock import MAX_DAYS
-from memlib.errors import InvalidInput
+from memlib.errors import whole_number
 from memlib.search.vector_cache import vector_bytes
 from memlib.settings import DEFAULT_VECTOR_CACHE_MB
 from memlib.store.concurrency import retryable
@@ -115,8 +115,7 @@ def maintain(store: StoreInterface, progress: bool = False, history_days: int = 
     """Flush, fold, index and compact; keep the versions an as-of report of the last
     `history_days` days reads (and retention runs' tagged ones), and clean up the others
     older than `grace`. `vector_index`: build Lance's vector index now whatever the size."""
-    if isinstance(history_days, bool) or not isinstance(history_days, int) or not 0 <= history_days <= MAX_DAYS:
-        raise InvalidInput(f"history_days must be a whole number of days from 0 to {MAX_DAYS}, not {history_days!r}")
+    whole_number(history_days, "history_days", 0, MAX_DAYS, "days")
     store.check_writable()
     started = time.perf_counter()
     steps = ["flush recalls", "fold usage", "indexes", "compact", "vector index", "as-of window", "clean up"]

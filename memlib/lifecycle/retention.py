@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 
 from memlib import analytics
 from memlib.clock import AsOf
-from memlib.errors import InvalidInput, NotFound
+from memlib.errors import InvalidInput, NotFound, whole_number
 from memlib import policy as policies
 from memlib.interface import StoreInterface
 from memlib.scope import sql_in, sql_literal
@@ -307,8 +307,7 @@ def cleanup_versions(store: StoreInterface, older_than_days: int, actor: str | N
     from memlib.store.versions import AS_OF_TAG
 
     store.check_writable()
-    if isinstance(older_than_days, bool) or not isinstance(older_than_days, int) or older_than_days < 0:
-        raise InvalidInput(f"--older-than must be a whole number of days, 0 or more, not {older_than_days!r}")
+    whole_number(older_than_days, "--older-than", 0, unit="days")
     before_versions = set(store.versions_kept())
     first_day = (store.clock.now() - timedelta(days=older_than_days)).date().isoformat()
     for name in store.tags():

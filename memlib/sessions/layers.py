@@ -23,7 +23,7 @@ from typing import Any, Literal
 import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError, field_validator
 
-from memlib.errors import InvalidInput, NotFound, invalid, text_id
+from memlib.errors import InvalidInput, NotFound, invalid, text_id, whole_number
 from memlib.interface import MemoryInterface
 from memlib.models import MAX_TEXT, Kind
 from memlib.scope import sql_literal
@@ -211,8 +211,8 @@ class Sessions:
 
     def transcript(self, session_id: str, last: int | None = None) -> list[Turn]:
         """The session's turns in order (only the `last` ones if given)."""
-        if last is not None and (not isinstance(last, int) or isinstance(last, bool) or last < 0):
-            raise InvalidInput(f"last must be a whole number of turns, 0 or more, not {last!r}")
+        if last is not None:
+            whole_number(last, "last", 0, unit="turns")
         turns = sorted(self._rows(SHORT_TERM, session_id), key=lambda r: r["seq"])
         if last is not None:
             turns = turns[-last:] if last > 0 else []
