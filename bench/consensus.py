@@ -82,8 +82,8 @@ def main() -> None:
               f"{sum(r.contradicts for r in reports)} planted contradictions")
         vectors = embedder.embed([r.content for r in reports])
         clusterer = Clusterer(vectors.shape[1])
-        for r, v in zip(reports, vectors):
-            clusterer.assign(r.fragment_id, v, [], *features(r.content))
+        clusterer.assign_many([(r.fragment_id, (r.timestamp, r.fragment_id), v, [], *features(r.content))
+                               for r, v in sorted(zip(reports, vectors), key=lambda x: (x[0].timestamp, x[0].fragment_id))])
         print(line("  true topics", score(topics, reports, list(by_topic.values()), clusterer.lexicon)))
         index = {r.fragment_id: i for i, r in enumerate(reports)}
         clusters = [[index[f] for f in c.fragment_ids] for c in clusterer.clusters]
@@ -121,7 +121,7 @@ def speed(n: int, embedder) -> None:
     for r, v in zip(extra, vectors):
         read = features(r.content)
         t = time.perf_counter()
-        clusterer.assign("probe-" + r.fragment_id, v, [], *read)
+        clusterer.assign("probe-" + r.fragment_id, (r.timestamp, "probe-" + r.fragment_id), v, [], *read)
         times.append(time.perf_counter() - t)
     index = {r.fragment_id: i for i, r in enumerate(reports)}
     clusters = [[index[f] for f in c.fragment_ids if f in index] for c in clusterer.clusters]

@@ -116,6 +116,60 @@ def test_incremental_clustering_agrees_with_a_rebuild_from_scratch(consensus, st
     assert store.audit.events("action = 'cluster_update'")  # later batches joined earlier clusters
 
 
+def test_a_topic_said_two_far_ways_becomes_one_cluster_once_a_third_report_bridges_them(store):
+    """Average linkage regroups around what arrives: two reports whose cosine is 0.2 stay
+    apart, and a third like both (0.78) joins them into one cluster, which keeps the id of
+    the earliest; the other cluster is removed (an audit event naming where its fragments went)."""
+    consensus = Consensus(store)
+    pointer = consensus.register_input(b"runs")
+    a = np.zeros(store.dims, dtype=np.float32)
+    a[0] = 1.0
+    b = np.zeros(store.dims, dtype=np.float32)
+    b[0], b[1] = 0.2, np.sqrt(1 - 0.04)
+    c = (a + b) / np.linalg.norm(a + b)
+
+    def add(name, vector, minute):
+        return consensus.add([{"fragment_id": name, "content": f"report {name}", "source_agent": "agent",
+                               "timestamp": T0 + timedelta(minutes=minute), "trace_pointer": pointer,
+                               "embedding": vector.tolist()}], actor="tester")
+
+    [(_, first, opened_a)] = add("a", a, 1)
+    [(_, second, opened_b)] = add("b", b, 2)
+    assert opened_a and opened_b and first != second
+    [(_, third, opened_c)] = add("c", c, 3)
+    assert (third, opened_c) == (first, False)
+    assert [(x.cluster_id, x.fragment_ids) for x in consensus.clusters()] == [(first, ["a", "b", "c"])]
+    [removed] = store.audit.events("action = 'cluster_remove'")
+    assert removed["subject_id"] == second and removed["details"]["now_in"] == [first]
+    assert removed["actor"] == "tester"
+    assert [(x.cluster_id, x.fragment_ids) for x in Consensus(store).clusters()] == [(first, ["a", "b", "c"])]
+
+
+def test_two_things_said_in_one_template_never_share_a_cluster():
+    """The cannot-link: fragments that each name a thing the other does not (the lexicon's
+    `distinct`) stay apart however alike their vectors, and the matrix clustering computes
+    it with is the lexicon's own rule for every pair."""
+    from memlib.sample.consensus import generate
+
+    reports = generate(200, seed=11)[1]
+    clusterer = clustering.Clusterer(4, threshold=-1.0)  # every other pair would join
+    for r in reports:
+        clusterer.lexicon.observe(*clustering.features(r.content))
+    texts = ["The timeout of the ledger retry queue is 30 seconds.",
+             "We measured the ledger retry queue at 45 seconds for its timeout.",
+             "The timeout of the pricing retry queue is 30 seconds."]
+    same = np.ones(4, dtype=np.float32)
+    clusterer.assign_many([(str(i), (i,), same, [], *clustering.features(t)) for i, t in enumerate(texts)])
+    assert clusterer.where["0"] == clusterer.where["1"] != clusterer.where["2"]
+
+    words = [clustering.features(r.content)[0] for r in reports[:120]]
+    for i, r in enumerate(reports[:120]):
+        clusterer.members[r.fragment_id] = clustering.Member(same, [], words[i], (1000 + i,))
+    matrix = clusterer._distinct([r.fragment_id for r in reports[:120]])
+    expected = np.array([[clusterer.lexicon.distinct(x, y) for y in words] for x in words])
+    assert matrix.any() and (matrix == expected).all()
+
+
 def test_a_fresh_handle_continues_the_clusters_where_the_table_left_them(consensus, store):
     pointer = consensus.register_input(b"the agents' tool output")
     fragments = sorted(_fragments(pointer), key=clustering.order_key)
@@ -380,22 +434,34 @@ def test_the_lexicon_learns_which_words_name_the_thing_and_which_only_phrase_it(
     assert lexicon.similarity(one, said_again) > lexicon.similarity(one, other)
 
 
-def test_clusters_grown_by_fresh_handles_equal_one_rebuild(store):
-    """Each batch through a new Consensus: the lexicon is replayed from the fragments table,
-    and the clusters come out as a rebuild from scratch makes them."""
+def test_clusters_grown_by_fresh_handles_equal_one_handles_and_a_rebuilds(store, tmp_path):
+    """Each batch through a new Consensus: the lexicon and the members are replayed from the
+    tables, and the clusters come out as one handle makes them from the same batches; with
+    batches of one chunk each, as a rebuild from scratch makes them."""
+    from memlib import MemoryStore
     from memlib.sample.consensus import generate
 
     pointer = Consensus(store).register_input(b"runs")
-    reports = generate(60, seed=12)[1]
+    reports = sorted(generate(60, seed=12)[1], key=lambda r: (r.timestamp, r.fragment_id))
     rows = [{"fragment_id": r.fragment_id, "content": r.content, "source_agent": r.agent, "timestamp": r.timestamp,
              "confidence": r.confidence, "trace_pointer": pointer} for r in reports]
+    one = MemoryStore.open(str(tmp_path / "one"), embedder=store.embedder)
+    one_handle = Consensus(one)
+    assert one_handle.register_input(b"runs") == pointer
     for start in range(0, len(rows), 40):
         Consensus(store).add(rows[start:start + 40])
-    consensus = Consensus(store)
-    incremental = [(c.cluster_id, c.fragment_ids) for c in consensus.clusters()]
+        one_handle.add(rows[start:start + 40])
+    incremental = [(c.cluster_id, c.fragment_ids) for c in Consensus(store).clusters()]
     assert len(incremental) < len(rows) and any(len(ids) > 1 for _, ids in incremental)
-    consensus.rebuild()
-    assert [(c.cluster_id, c.fragment_ids) for c in Consensus(store).clusters()] == incremental
+    assert [(c.cluster_id, c.fragment_ids) for c in one_handle.clusters()] == incremental
+
+    chunked = MemoryStore.open(str(tmp_path / "chunked"), embedder=store.embedder)
+    Consensus(chunked).register_input(b"runs")
+    for start in range(0, len(rows), clustering.CHUNK):
+        Consensus(chunked).add(rows[start:start + clustering.CHUNK])
+    grown = [(c.cluster_id, c.fragment_ids) for c in Consensus(chunked).clusters()]
+    Consensus(chunked).rebuild()
+    assert [(c.cluster_id, c.fragment_ids) for c in Consensus(chunked).clusters()] == grown
 
 
 # -- killed midway (real processes, SIGKILL) ------------------------------------------------------
@@ -512,8 +578,9 @@ def test_a_newer_statement_that_contradicts_a_change_is_a_conflict():
 
 
 def test_paraphrases_of_one_topic_cluster_together_and_apart_from_another(model):
-    """People say one thing in many words (cosine about 0.5, few shared words): a fragment
-    joins the cluster its members are clearly most like; another topic stays apart."""
+    """People say one thing in many words (cosine about 0.5, few shared words): fragments
+    given one at a time join the cluster whose members they are like on average; another
+    topic stays apart."""
     clusterer = clustering.Clusterer(model.dims)
     texts = ["The image uploader rejects files over 20 MB.",
              "uploads bigger than twenty megabytes get refused by the image uploader",
@@ -521,5 +588,7 @@ def test_paraphrases_of_one_topic_cluster_together_and_apart_from_another(model)
              "Password reset links expire after one hour.",
              "reset-password emails contain a link valid for 60 minutes"]
     vectors = model.embed(texts)
-    placed = [clusterer.assign(str(i), vectors[i], [], *clustering.features(t))[0] for i, t in enumerate(texts)]
+    for i, t in enumerate(texts):
+        clusterer.assign(str(i), (i,), vectors[i], [], *clustering.features(t))
+    placed = [clusterer.where[str(i)] for i in range(len(texts))]
     assert placed[0] == placed[1] == placed[2] and placed[3] == placed[4] and placed[0] != placed[3]

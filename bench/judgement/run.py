@@ -50,11 +50,13 @@ def run(topics, store: MemoryStore) -> tuple[dict, score.Tally, score.Tally]:
     fragments = [{"fragment_id": f"t{t}-f{i}", "content": topics[t].fragments[i][1],
                   "source_agent": topics[t].fragments[i][0], "timestamp": T0 + timedelta(minutes=7 * n),
                   "trace_pointer": pointer} for n, (t, i) in enumerate(sequence)]
-    placed = {}
     for start in range(0, len(fragments), 25):  # reports arrive in batches
-        for fragment_id, cluster_id, _ in consensus.add(fragments[start:start + 25]):
+        consensus.add(fragments[start:start + 25])
+    placed = {}  # where each fragment is once all are in (a later batch may regroup an earlier one's)
+    for cluster in consensus.clusters():
+        for fragment_id in cluster.fragment_ids:
             t, i = fragment_id[1:].split("-f")
-            placed[(int(t), int(i))] = cluster_id
+            placed[(int(t), int(i))] = cluster.cluster_id
     clusters: dict[str, list[tuple[int, int]]] = {}
     for key, cluster_id in placed.items():
         clusters.setdefault(cluster_id, []).append(key)

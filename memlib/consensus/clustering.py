@@ -1,22 +1,31 @@
-"""Incremental semantic clustering of fragments (seed 001): a fragment joins the cluster it
-is most like, if it is like it enough, else it opens a cluster of its own.
+"""Semantic clustering of fragments (seed 001), grown a chunk at a time: average linkage
+with a cannot-link rule, redone around each chunk of new fragments.
 
-How alike: the cosine of the fragment's vector to the cluster's centroid (the unit-length mean
-of its fragments' vectors) plus the weighted Jaccard of its words with the closest member's,
-the words weighted by what the lexicon learned about them (consensus/lexicon.py), at least
-`threshold`; and no member of the cluster may be `distinct` from it (each naming a thing the
-other does not). Only the CANDIDATES clusters with the nearest centroids are compared. A
-cluster's topic distribution is the share of its fragments' topic candidates (a fragment's
-weight split among its topics).
+How: a chunk of at most CHUNK new fragments, and every fragment of the CANDIDATES clusters
+whose centroids are nearest to each of them, are clustered again from scratch by average
+linkage (two groups are one while the mean cosine between their members is at least
+`threshold`, the closest pair first), where two groups never join if any member of one is
+`distinct` from any member of the other (each names a thing the other does not, as the
+lexicon learned it: consensus/lexicon.py). Clusters outside that neighbourhood are left as
+they were; a cluster inside it may grow, merge with another or split. A cluster's topic
+distribution is the share of its fragments' topic candidates (a fragment's weight split among
+its topics).
 
-Why not the cosine alone: a sentence embedding is dominated by how a thing is said, so two
-agents' reports on different things in one phrasing embed closer than one thing said two
-ways; the lexicon knows which words name the thing. The figures: bench/consensus.py.
+Why average linkage: people say one thing in many words. Over hand-written fragments (bench/
+judgement) the cosine of two fragments of one topic has median 0.45, of two topics 0.15, but
+each fragment's single nearest cluster is often another topic's; the mean over all members
+is what separates them, and a topic first reported in two far phrasings joins once a third
+bridges them (a rule that places one fragment for good cannot). Why the cannot-link: agents
+that report many things in one template ("The timeout of the ledger writer is 30 seconds",
+"The timeout of the pricing queue is 30 seconds") write different things closer than one
+thing said twice, and nothing in a cosine tells the two apart; the lexicon knows which words
+name the thing. The figures: bench/README.md, "Judgement on real writing".
 
-Order decides: fragments are taken in (timestamp, fragment_id) order, and the lexicon learns
-from each after it is placed, the same whether they arrive one batch at a time or are
-clustered again from scratch (`rebuild`), so the two give the same clusters with the same ids
-(a cluster's id derives from its first fragment's).
+Order decides: chunks are taken in (timestamp, fragment_id) order, and the lexicon learns
+from each fragment when its chunk is placed. A cluster's id derives from its earliest
+fragment, so it stays while that fragment stays in it, and the same groups have the same ids
+however they were reached. `rebuild` clusters every fragment from scratch in chunks, the same
+result as adds whose batches were those chunks.
 """
 
 from __future__ import annotations
@@ -29,22 +38,12 @@ import numpy as np
 from memlib.consensus import conflicts
 from memlib.consensus.lexicon import Lexicon, value_keys
 
-DEFAULT_THRESHOLD = 1.3  # cosine to the centroid + weighted word Jaccard, at least (tuned on seeds 1-3)
-# A fragment that reaches no cluster so joins the cluster whose members it is most like on
-# average (mean cosine) when that cluster is a clear winner: at least MIN_MEAN_COSINE, and
-# MARGIN above the next cluster. People say one thing in many words (same-topic cosine 0.45
-# to 0.6 with MiniLM, word overlap near 0, so the sum above never reaches 1.3); one phrasing
-# repeated across many things makes several clusters alike, and then none wins clearly.
-# Where agents report many things in one template (memlib's sample generator: one phrasing per
-# property, over 200 subjects), the first report of a new subject finds the same property's
-# cluster of another subject a clear winner too: purity 0.98 -> 0.915 on generator seed 1,
-# topics kept whole 0.895 -> 0.59 (bench/README.md, "Judgement on real writing").
-# Chosen on the hand-written development topics (bench/judgement) and generator seeds 1-2.
-MIN_MEAN_COSINE = 0.35
-MARGIN = 0.1
-CANDIDATES = 8  # clusters with the nearest centroids that are compared (tuned: 16 was no better)
-POOL = 64  # clusters an approximate cosine preselects for the exact ranking
-BLOCK = 256  # fragments whose cosines to the centroids are one matrix product
+# The mean cosine between two groups' members at which they are one topic. Chosen on the
+# hand-written development topics and generator seeds 1-2 (bench/README.md): 0.35 and 0.4 both
+# kept topics whole (>= 80 % in one cluster) at purity >= 0.9 there, 0.4 with the wider margin.
+DEFAULT_THRESHOLD = 0.4
+CANDIDATES = 4  # clusters nearest to each new fragment that are clustered again with it (8: no better, 2x slower)
+CHUNK = 32  # new fragments clustered again together (a batch is taken in chunks of this)
 _NAMESPACE = uuid.UUID("6f1c1f4e-5a0b-4f57-9d53-6c6f6e73656e")
 
 
@@ -66,15 +65,25 @@ def order_key(fragment) -> tuple:
 
 
 @dataclass
+class Member:
+    """One clustered fragment as clustering keeps it."""
+
+    unit: np.ndarray  # its unit vector
+    topics: list[str]
+    words: frozenset[str]
+    order: tuple  # its place in clustering order (order_key)
+    word_ids: np.ndarray | None = None  # its words as the clusterer numbers them
+
+
+@dataclass
 class State:
-    """One cluster as clustering keeps it: the sum of its unit vectors, its topic weights and
-    its members' words (in the order of fragment_ids)."""
+    """One cluster: its fragments in clustering order, the sum of their unit vectors and
+    their topic weights."""
 
     cluster_id: str
     fragment_ids: list[str]
     total: np.ndarray
     topics: dict[str, float] = field(default_factory=dict)
-    members: list[frozenset[str]] = field(default_factory=list)
 
     @property
     def centroid(self) -> np.ndarray:
@@ -92,147 +101,174 @@ class State:
 
 
 class Clusterer:
-    """Clusters held in memory: a matrix of unit centroids for the nearest-cluster search, and
-    the lexicon learned so far."""
+    """Clusters held in memory: their members, a matrix of unit centroids for the
+    nearest-cluster search, and the lexicon learned so far."""
 
     def __init__(self, dims: int, threshold: float = DEFAULT_THRESHOLD, lexicon: Lexicon | None = None):
         self.dims, self.threshold = dims, threshold
         self.lexicon = lexicon or Lexicon()
         self.clusters: list[State] = []
         self.index: dict[str, int] = {}
+        self.members: dict[str, Member] = {}
+        self.where: dict[str, str] = {}  # fragment id -> its cluster's id
+        self._vocabulary: dict[str, int] = {}  # word -> its number (_word_ids)
+        self._words: list[str] = []
         self._centroids = np.zeros((16, dims), dtype=np.float32)
-        self._spread = np.zeros(16, dtype=np.float64)  # |sum of unit vectors| / members: mean cosine = centroid cosine x this
 
     @classmethod
-    def of(cls, states: list[State], dims: int, threshold: float = DEFAULT_THRESHOLD,
-           lexicon: Lexicon | None = None) -> "Clusterer":
+    def of(cls, clusters: list[tuple[str, list[str]]], members: dict[str, Member], dims: int,
+           threshold: float = DEFAULT_THRESHOLD, lexicon: Lexicon | None = None) -> "Clusterer":
+        """Clusters as stored: (cluster id, fragment ids), with what clustering keeps of each
+        fragment."""
         clusterer = cls(dims, threshold, lexicon)
-        for state in states:
-            clusterer._put(state)
+        clusterer.members = dict(members)
+        for cluster_id, fragment_ids in clusters:
+            clusterer._put(clusterer._state(cluster_id, fragment_ids))
         return clusterer
 
-    def _put(self, state: State) -> int:
-        i = self.index.get(state.cluster_id)
-        if i is None:
-            i = len(self.clusters)
-            self.clusters.append(state)
-            self.index[state.cluster_id] = i
-            if i >= len(self._centroids):
-                grown = np.zeros((2 * len(self._centroids), self.dims), dtype=np.float32)
-                grown[:i] = self._centroids[:i]
-                self._centroids = grown
-                self._spread = np.concatenate([self._spread, np.zeros(len(self._spread))])
-        self._centroids[i] = state.centroid
-        self._spread[i] = float(np.linalg.norm(state.total)) / max(1, len(state.fragment_ids))
-        return i
+    def _state(self, cluster_id: str, fragment_ids: list[str]) -> State:
+        members = sorted(fragment_ids, key=lambda f: self.members[f].order)
+        total = np.sum([self.members[f].unit for f in members], axis=0, dtype=np.float64)
+        state = State(cluster_id, members, total)
+        for f in members:
+            topics = self.members[f].topics
+            for topic in topics:
+                state.topics[topic] = state.topics.get(topic, 0.0) + 1.0 / len(topics)
+        return state
 
-    def candidates(self, unit: np.ndarray, approx: np.ndarray | None = None) -> list[tuple[int, float]]:
-        """The CANDIDATES clusters with the nearest centroids and their cosines, nearest first.
-        `approx`: every centroid's cosine as a batch computed it (else one product here); it
-        only picks the POOL to rank, and the cosines of the pool are computed again row by
-        row, so a batch and a single assignment rank alike to the last bit."""
+    def _put(self, state: State) -> None:
+        i = len(self.clusters)
+        self.clusters.append(state)
+        self.index[state.cluster_id] = i
+        self.where.update(dict.fromkeys(state.fragment_ids, state.cluster_id))
+        if i >= len(self._centroids):
+            grown = np.zeros((2 * len(self._centroids), self.dims), dtype=np.float32)
+            grown[:i] = self._centroids[:i]
+            self._centroids = grown
+        self._centroids[i] = state.centroid
+
+    def _drop(self, positions: set[int]) -> None:
+        """Remove these clusters (the last ones move into their places)."""
+        for i in sorted(positions, reverse=True):
+            last = len(self.clusters) - 1
+            del self.index[self.clusters[i].cluster_id]
+            if i != last:
+                self.clusters[i] = self.clusters[last]
+                self._centroids[i] = self._centroids[last]
+                self.index[self.clusters[i].cluster_id] = i
+            self.clusters.pop()
+
+    def nearest(self, units: np.ndarray) -> set[int]:
+        """The CANDIDATES clusters with the nearest centroids to any of these unit vectors."""
         n = len(self.clusters)
         if not n:
-            return []
-        sims = self._centroids[:n] @ unit if approx is None else approx
-        pool = _top(sims, POOL) if n > POOL else np.arange(n)
-        exact = (self._centroids[pool].astype(np.float64) * unit.astype(np.float64)).sum(axis=1)
-        order = np.lexsort((pool, -exact))[:CANDIDATES]  # nearest first, ties by position
-        return [(int(pool[k]), float(exact[k])) for k in order]
+            return set()
+        sims = units @ self._centroids[:n].T
+        if n > CANDIDATES:
+            sims_top = np.argpartition(-sims, CANDIDATES - 1, axis=1)[:, :CANDIDATES]
+            return set(sims_top.ravel().tolist())
+        return set(range(n))
 
-    def score(self, state: State, cosine: float, words: frozenset[str]) -> float | None:
-        """How alike a fragment and a cluster are; None if a member is a different thing."""
-        lexicon = self.lexicon
-        if any(lexicon.distinct(words, member) for member in state.members):
-            return None
-        return cosine + max((lexicon.similarity(words, member) for member in state.members), default=0.0)
+    def assign(self, fragment_id: str, order: tuple, vector: np.ndarray, topics: list[str],
+               words: frozenset[str], keys: list[str]) -> str:
+        """Cluster one fragment, after learning from it; returns its cluster's id."""
+        self.assign_many([(fragment_id, order, vector, topics, words, keys)])
+        return self.where[fragment_id]
 
-    def assign(self, fragment_id: str, vector: np.ndarray, topics: list[str], words: frozenset[str],
-               keys: list[str]) -> tuple[str, bool]:
-        """Put one fragment in its cluster, then learn from it; returns the cluster's id and
-        whether it is new."""
-        return self.assign_many([(fragment_id, vector, topics, words, keys)])[0]
-
-    def assign_many(self, items: list[tuple]) -> list[tuple[str, bool]]:
-        """`assign` for each (fragment_id, vector, topics, words, keys) in order, the same
-        result, faster: the cosines to the centroids come from one matrix product per BLOCK,
-        and only the clusters changed since are compared again."""
-        out = []
-        for start in range(0, len(items), BLOCK):
-            block = items[start:start + BLOCK]
-            units = np.asarray([item[1] for item in block], dtype=np.float32).reshape(len(block), self.dims)
+    def assign_many(self, items: list[tuple]) -> None:
+        """Cluster (fragment_id, order key, vector, topics, words, keys) items, given in
+        clustering order, a CHUNK at a time (`where` tells each one's cluster then)."""
+        for start in range(0, len(items), CHUNK):
+            chunk = items[start:start + CHUNK]
+            units = np.asarray([item[2] for item in chunk], dtype=np.float32).reshape(len(chunk), self.dims)
             norms = np.linalg.norm(units, axis=1, keepdims=True)
             units = np.divide(units, norms, out=np.zeros_like(units), where=norms > 0)
-            known = len(self.clusters)
-            stale = units @ self._centroids[:known].T if known else np.zeros((len(block), 0), np.float32)
-            changed: set[int] = set()
-            for k, (fragment_id, _, topics, words, keys) in enumerate(block):
-                approx = None
-                if len(self.clusters) > POOL:
-                    approx = np.empty(len(self.clusters), dtype=np.float32)
-                    approx[:known] = stale[k]
-                    fresh = sorted(changed | set(range(known, len(self.clusters))))
-                    if fresh:
-                        approx[fresh] = self._centroids[fresh] @ units[k]
-                i, created = self._place(fragment_id, units[k], topics, words, keys, approx)
-                changed.add(i)
-                out.append((self.clusters[i].cluster_id, created))
+            near = self.nearest(units)
+            for unit, (fragment_id, order, _, topics, words, keys) in zip(units, chunk):
+                self.lexicon.observe(words, keys)
+                self.members[fragment_id] = Member(unit, list(topics), words, order)
+            dropped = [self.clusters[i] for i in near]
+            # in clustering order: the same fragments give the same groups however they are held
+            pool = sorted([f for state in dropped for f in state.fragment_ids] + [item[0] for item in chunk],
+                          key=lambda f: self.members[f].order)
+            groups: dict[int, list[str]] = {}
+            for fragment_id, label in zip(pool, self.partition(pool)):
+                groups.setdefault(int(label), []).append(fragment_id)
+            self._drop(near)
+            kept = {(state.cluster_id, tuple(state.fragment_ids)): state for state in dropped}
+            for cluster_id, fragment_ids in self._named(list(groups.values()), dropped):
+                self._put(kept.get((cluster_id, tuple(fragment_ids))) or self._state(cluster_id, fragment_ids))
+
+    def _named(self, groups: list[list[str]], dropped: list[State]) -> list[tuple[str, list[str]]]:
+        """An id for each new group: the id of a cluster it replaces whose first fragment it
+        holds (the earliest such), else one derived from its earliest fragment whose id is
+        free. So a cluster keeps its id while its first fragment stays in it."""
+        first_of = {state.fragment_ids[0]: state.cluster_id for state in dropped}
+        taken = set(self.index)  # the clusters left outside the neighbourhood
+        out = []
+        for fragment_ids in sorted((sorted(g, key=lambda f: self.members[f].order) for g in groups),
+                                   key=lambda g: self.members[g[0]].order):
+            inherited = [first_of[f] for f in fragment_ids if f in first_of and first_of[f] not in taken]
+            minted = (cluster_id_of(f) for f in fragment_ids if cluster_id_of(f) not in taken)
+            cluster_id, n = next(iter(inherited), None) or next(minted, None), 0
+            while cluster_id is None or cluster_id in taken:  # every fragment's own id is taken
+                cluster_id, n = str(uuid.uuid5(_NAMESPACE, f"{n}\n" + "\n".join(fragment_ids))), n + 1
+            taken.add(cluster_id)
+            out.append((cluster_id, fragment_ids))
         return out
 
-    def clear_winner(self, unit: np.ndarray, words: frozenset[str], approx: np.ndarray | None = None) -> int | None:
-        """The cluster whose members the fragment is most like on average, if it is at least
-        MIN_MEAN_COSINE and MARGIN above the next, and no member is a different thing."""
-        n = len(self.clusters)
-        if not n:
-            return None
-        sims = self._centroids[:n] @ unit if approx is None else approx
-        top = np.argpartition(-(sims * self._spread[:n]), 1)[:2] if n > 2 else np.arange(n)
-        exact = (self._centroids[top].astype(np.float64) @ unit.astype(np.float64)) * self._spread[top]
-        order = np.lexsort((top, -exact))
-        first = exact[order[0]]
-        second = exact[order[1]] if len(order) > 1 else 0.0
-        i = int(top[order[0]])
-        if first < MIN_MEAN_COSINE or first - second < MARGIN:
-            return None
-        if any(self.lexicon.distinct(words, member) for member in self.clusters[i].members):
-            return None
-        return i
+    def partition(self, fragment_ids: list[str]) -> np.ndarray:
+        """Average linkage of these fragments at `threshold`, never joining a group with a
+        member distinct from a member of the other: a flat cluster label per fragment."""
+        from scipy.cluster.hierarchy import fcluster, linkage
+        from scipy.spatial.distance import squareform
 
-    def _place(self, fragment_id: str, unit: np.ndarray, topics: list[str], words: frozenset[str],
-               keys: list[str], approx: np.ndarray | None) -> tuple[int, bool]:
-        best, best_score = None, self.threshold
-        for i, cosine in self.candidates(unit, approx):  # the first of equals wins: nearest first
-            score = self.score(self.clusters[i], cosine, words)
-            if score is not None and (score > best_score or (best is None and score == best_score)):
-                best, best_score = i, score
-        if best is None:
-            best = self.clear_winner(unit, words, approx)
-        created = best is None
-        if created:
-            state = State(cluster_id_of(fragment_id), [], np.zeros(self.dims, dtype=np.float64))
-        else:
-            state = self.clusters[best]
-        state.fragment_ids.append(fragment_id)
-        state.members.append(words)
-        state.total = state.total + unit
-        for topic in topics:
-            state.topics[topic] = state.topics.get(topic, 0.0) + 1.0 / len(topics)
-        i = self._put(state)
-        self.lexicon.observe(words, keys)
-        return i, created
+        m = len(fragment_ids)
+        if m == 1:
+            return np.ones(1, dtype=np.int64)
+        units = np.stack([self.members[f].unit for f in fragment_ids]).astype(np.float64)
+        distance = 1.0 - units @ units.T
+        # a distinct pair is further apart than any mean of m * m cosines can bring back
+        distance[self._distinct(fragment_ids)] = 2.0 * m * m + 2.0
+        np.fill_diagonal(distance, 0.0)
+        np.clip(distance, 0.0, None, out=distance)
+        tree = linkage(squareform(distance, checks=False), "average")
+        return fcluster(tree, 1.0 - self.threshold, "distance")
 
+    def _distinct(self, fragment_ids: list[str]) -> np.ndarray:
+        """Lexicon.distinct for every pair of these fragments, as one boolean matrix: each
+        holds a naming word the other lacks."""
+        from scipy import sparse
 
-def _top(values: np.ndarray, k: int) -> np.ndarray:
-    """Positions of the k largest values, in no order (torch's top-k: 3x numpy's argpartition)."""
-    import torch
+        ids = [self._word_ids(f) for f in fragment_ids]
+        m, n = len(ids), max(1, len(self._vocabulary))
+        rows, cols = np.repeat(np.arange(m), [len(x) for x in ids]), np.concatenate(ids)
+        used = np.unique(cols)
+        naming = np.zeros(n, dtype=bool)
+        naming[used] = [self.lexicon.naming(self._words[j]) for j in used]
+        named = naming[cols]
+        if not named.any():
+            return np.zeros((m, m), dtype=bool)
+        uses = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(m, n))
+        names = sparse.csr_matrix((np.ones(int(named.sum())), (rows[named], cols[named])), shape=(m, n))
+        lacks = (names @ uses.T).toarray() < np.asarray(names.sum(axis=1))  # i names a word j lacks
+        return lacks & lacks.T
 
-    return torch.topk(torch.from_numpy(np.ascontiguousarray(values, dtype=np.float32)), k, sorted=False).indices.numpy()
+    def _word_ids(self, fragment_id: str) -> np.ndarray:
+        """A fragment's words as numbers (each word numbered the first time it is seen)."""
+        member = self.members[fragment_id]
+        if member.word_ids is None:
+            for w in member.words - self._vocabulary.keys():
+                self._vocabulary[w] = len(self._words)
+                self._words.append(w)
+            member.word_ids = np.asarray([self._vocabulary[w] for w in member.words], dtype=np.int64)
+        return member.word_ids
 
 
 def rebuild(fragments, vectors: np.ndarray, dims: int, threshold: float = DEFAULT_THRESHOLD) -> Clusterer:
     """All clusters again from scratch, in (timestamp, fragment_id) order, with a new lexicon."""
     clusterer = Clusterer(dims, threshold)
     order = sorted(range(len(fragments)), key=lambda i: order_key(fragments[i]))
-    clusterer.assign_many([(fragments[i].fragment_id, vectors[i], fragments[i].topic_candidates,
-                            *features(fragments[i].content)) for i in order])
+    clusterer.assign_many([(fragments[i].fragment_id, order_key(fragments[i]), vectors[i],
+                            fragments[i].topic_candidates, *features(fragments[i].content)) for i in order])
     return clusterer

@@ -1,7 +1,8 @@
 """Fragments and clusters in the store (seed 001's tables `fragments`, `clusters`, and
 `consensus_inputs` for the inputs callers register so trace pointers resolve). Every cluster
-created or changed is an audit event (`cluster_create`, `cluster_update`, `cluster_rebuild`)
-in memlib's audit log. Adding fragments holds the store's writer lock, so processes cluster
+created, changed or removed (its fragments regrouped into others) is an audit event
+(`cluster_create`, `cluster_update`, `cluster_remove`, `cluster_rebuild`) in memlib's audit
+log. Adding fragments holds the store's writer lock, so processes cluster
 one batch at a time and no assignment is lost.
 """
 
@@ -142,9 +143,8 @@ class Consensus:
             clusterer = self._complete(actor)  # what an add or a rebuild killed midway left out
             done = self._already_stored(table, batch)
             new = [i for i, f in enumerate(batch) if f.fragment_id not in done]
-            where = dict(self._place(clusterer, [batch[i] for i in new], vectors[new], table, actor))
-        member_of = {f: c.cluster_id for c in clusterer.clusters for f in c.fragment_ids} if done else {}
-        return [(f.fragment_id, *where.get(f.fragment_id, (member_of.get(f.fragment_id), False))) for f in batch]
+            opened = self._place(clusterer, [batch[i] for i in new], vectors[new], table, actor)
+        return [(f.fragment_id, clusterer.where.get(f.fragment_id), f.fragment_id in opened) for f in batch]
 
     def _already_stored(self, table, batch: list[Fragment]) -> set[str]:
         """The ids of the batch stored already, as given (a retried add, whose first try
@@ -164,16 +164,18 @@ class Consensus:
         return set(stored)
 
     def _place(self, clusterer: clustering.Clusterer, batch: list[Fragment], vectors: np.ndarray, table,
-               actor: str | None, stored: bool = False) -> list[tuple[str, tuple[str, bool]]]:
+               actor: str | None, stored: bool = False) -> set[str]:
         """Cluster fragments in order, write them (unless `stored` already) and then the clusters
-        they touched, with their audit events. Returns (fragment_id, (cluster_id, opened))."""
+        that changed, with their audit events. Returns the fragments now in a cluster that did
+        not exist before."""
         if not batch:
-            return []
-        before = {c.cluster_id: len(c.fragment_ids) for c in clusterer.clusters}
+            return set()
+        before = {c.cluster_id: c.fragment_ids for c in clusterer.clusters}
         read = [clustering.features(f.content) for f in batch]
-        placed = list(zip((f.fragment_id for f in batch), clusterer.assign_many(
-            [(f.fragment_id, vectors[i], f.topic_candidates, *read[i]) for i, f in enumerate(batch)])))
-        touched = sorted({cluster_id for _, (cluster_id, _) in placed})
+        clusterer.assign_many([(f.fragment_id, clustering.order_key(f), vectors[i], f.topic_candidates, *read[i])
+                               for i, f in enumerate(batch)])
+        touched = sorted(c.cluster_id for c in clusterer.clusters if before.get(c.cluster_id) != c.fragment_ids)
+        gone = sorted(set(before) - set(clusterer.index))
         risks = self._risks(clusterer, touched, {f.fragment_id: (f.content, f.confidence) for f in batch})
         if not stored:
             rows = [self._fragment_row(f, *read[i]) for i, f in enumerate(batch)]  # membership: the clusters'
@@ -181,7 +183,7 @@ class Consensus:
             frame = frame.append_column(table.schema.field("embedding"), pa.FixedSizeListArray.from_arrays(
                 pa.array(np.asarray(vectors, np.float32).reshape(-1), pa.float32()), self.store.dims))
             committing(lambda: table.add(frame))
-        self._write_clusters(clusterer, touched, risks)
+        self._write_clusters(clusterer, touched, risks, gone=gone)
         size = {c: len(clusterer.clusters[clusterer.index[c]].fragment_ids) for c in touched}
         note = {"completed": True} if stored else {}
         opened = [c for c in touched if c not in before]
@@ -189,8 +191,11 @@ class Consensus:
                              details=[{"fragments": size[c], **note} for c in opened])
         changed = [c for c in touched if c in before]
         self.store.log_event("cluster_update", changed, actor=actor, details=[
-         {"fragments_before": before[c], "fragments": size[c], **note} for c in changed])
-        return placed
+         {"fragments_before": len(before[c]), "fragments": size[c], **note} for c in changed])
+        self.store.log_event("cluster_remove", gone, actor=actor, details=[
+         {"fragments_before": len(before[c]), "now_in": sorted({clusterer.where[f] for f in before[c]}), **note}
+         for c in gone])
+        return {f.fragment_id for f in batch if clusterer.where[f.fragment_id] in opened}
 
     def _complete(self, actor: str | None) -> clustering.Clusterer:
         """The clusterer, after clustering the stored fragments no cluster holds: an add killed
@@ -215,35 +220,37 @@ class Consensus:
         return row if names is None else {n: row[n] for n in names}
 
     def _load(self) -> clustering.Clusterer:
-        """The clusters as the table holds them, their members' words and the lexicon replayed
-        from the clustered fragments in clustering order (kept in memory while the tables are
-        unchanged). Stored fragments no cluster holds are noted (`_complete` places them)."""
+        """The clusters as the table holds them, their members as clustering keeps them and
+        the lexicon replayed from the clustered fragments in clustering order (kept in memory
+        while the tables are unchanged). Stored fragments no cluster holds are noted
+        (`_complete` places them)."""
         table, fragments_table = self._table(CLUSTERS), self._table(FRAGMENTS)
         versions = (table.version, fragments_table.version)
         if self._clusterer is not None and self._clusterer[0] == versions:
             return self._clusterer[1]
-        states, lexicon, orphans = [], Lexicon(), []
+        clusters, members, lexicon, orphans = [], {}, Lexicon(), []
         if fragments_table.count_rows():
-            data = table.to_lance().to_table(columns=["cluster_id", "fragment_ids", "topic_weights", "vector_sum"])
-            clusters = data.to_pylist()
-            members = {f for row in clusters for f in row["fragment_ids"]}
-            fragments = fragments_table.to_lance().to_table(
-                columns=["fragment_id", "timestamp", "words", "value_keys"]).to_pylist()
-            fragments.sort(key=clustering.order_key)
-            words = {}
-            for f in fragments:
-                if f["fragment_id"] not in members:
+            clusters = [(r["cluster_id"], r["fragment_ids"]) for r in
+                        table.to_lance().to_table(columns=["cluster_id", "fragment_ids"]).to_pylist()]
+            held = {f for _, ids in clusters for f in ids}
+            data = fragments_table.to_lance().to_table(
+                columns=["fragment_id", "timestamp", "topic_candidates", "words", "value_keys", "embedding"])
+            vectors = data.column("embedding").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+            vectors = vectors.astype(np.float32).reshape(-1, self.store.dims)
+            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+            units = np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+            fragments = data.drop_columns(["embedding"]).to_pylist()
+            for i in sorted(range(len(fragments)), key=lambda i: clustering.order_key(fragments[i])):
+                f = fragments[i]
+                if f["fragment_id"] not in held:
                     orphans.append(f["fragment_id"])
                     continue
-                words[f["fragment_id"]] = frozenset(f["words"])
-                lexicon.observe(words[f["fragment_id"]], f["value_keys"])
-            for row in clusters:
-                states.append(clustering.State(row["cluster_id"], row["fragment_ids"],
-                                               np.asarray(row["vector_sum"], dtype=np.float64),
-                                               json.loads(row["topic_weights"]),
-                                               [words[f] for f in row["fragment_ids"]]))
-            states.sort(key=lambda s: s.cluster_id)  # a fixed order (candidates() ranks by similarity)
-        clusterer = clustering.Clusterer.of(states, self.store.dims, self.threshold, lexicon)
+                words = frozenset(f["words"])
+                lexicon.observe(words, f["value_keys"])
+                members[f["fragment_id"]] = clustering.Member(units[i], f["topic_candidates"] or [], words,
+                                                              clustering.order_key(f))
+            clusters.sort()  # a fixed order
+        clusterer = clustering.Clusterer.of(clusters, members, self.store.dims, self.threshold, lexicon)
         self._clusterer = (versions, clusterer, orphans)
         return clusterer
 
@@ -272,8 +279,9 @@ class Consensus:
         return out
 
     def _write_clusters(self, clusterer: clustering.Clusterer, cluster_ids: list[str],
-                        risks: dict[str, float], replace: bool = False) -> None:
-        """Write these clusters in one commit; `replace`: they become the whole table."""
+                        risks: dict[str, float], replace: bool = False, gone: list[str] = ()) -> None:
+        """Write these clusters and delete the `gone` ones in one commit; `replace`: they
+        become the whole table."""
         table = self._table(CLUSTERS)
         now = self.store.clock.now()
         states = [clusterer.clusters[clusterer.index[c]] for c in cluster_ids]
@@ -298,6 +306,8 @@ class Consensus:
         merge = table.merge_insert("cluster_id").when_matched_update_all().when_not_matched_insert_all()
         if replace:  # the clusters not written go, in the same commit
             merge = merge.when_not_matched_by_source_delete()
+        elif gone:
+            merge = merge.when_not_matched_by_source_delete(sql_in("cluster_id", list(gone)))
         committing(lambda: merge.execute(frame))
         table.checkout_latest()
         self._clusterer = ((table.version, self._table(FRAGMENTS).version), clusterer, [])
@@ -450,8 +460,8 @@ class Consensus:
         return sorted(map(_fragment, table.to_lance().to_table().to_pylist()), key=clustering.order_key)
 
     def rebuild(self, actor: str | None = None) -> int:
-        """Cluster every stored fragment again from scratch (deterministic: the clusters an
-        incremental run makes from the same fragments in order); replaces the clusters
+        """Cluster every stored fragment again from scratch, in chunks in clustering order
+        (deterministic: the clusters adds of the same chunks make); replaces the clusters
         table in one commit (a rebuild killed midway leaves the clusters as they were).
         Returns the number of clusters."""
         store = self.store
