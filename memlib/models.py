@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import math
 import types
 import typing
 import uuid
@@ -19,6 +18,7 @@ from datetime import datetime, timedelta, timezone
 from enum import Enum, IntEnum
 from typing import Annotated, Any, ClassVar, Literal, Sequence, Union
 
+import numpy as np
 import pyarrow as pa
 from pydantic import (
     BaseModel,
@@ -33,6 +33,35 @@ from memlib.clock import EARLIEST, LATEST, MAX_DAYS, utc
 from memlib.errors import InvalidInput, InvalidMemory, shown
 
 MAX_TEXT = 10_000
+
+FLOAT32_MAX = 3.4028234663852886e38  # embeddings are stored as 32-bit floats
+
+
+def vector_problem(rows) -> tuple[int, str] | None:
+    """The first of these vectors (one per row) unfit to store as an embedding, and why, or
+    None: a value that is not a finite number, one a 32-bit float cannot hold (it would be
+    stored as Infinity), or all zeros (no direction, so no cosine)."""
+    matrix = np.asarray(rows)
+    if matrix.dtype.kind != "f":
+        matrix = matrix.astype(np.float64)
+    checks = (("must be finite numbers (no NaN or Infinity)", lambda: ~np.isfinite(matrix).all(axis=1)),
+              (f"must be within +-{FLOAT32_MAX:.4g} (embeddings are stored as 32-bit floats)",
+               lambda: (np.abs(matrix) > FLOAT32_MAX).any(axis=1)),
+              ("must not be all zeros (a zero vector has no direction)", lambda: ~matrix.any(axis=1)))
+    for why, failing in checks:
+        bad = failing()
+        if bad.any():
+            return int(np.argmax(bad)), why
+    return None
+
+
+def checked_vector(value: list[float] | None) -> list[float] | None:
+    """A record's embedding, as given, if it is fit to store (`vector_problem`)."""
+    problem = None if value is None else vector_problem([value])
+    if problem:
+        raise ValueError(problem[1])
+    return value
+
 SCHEMA_VERSION = 1
 
 
@@ -152,11 +181,7 @@ class Memory(BaseModel):
     @field_validator("embedding")
     @classmethod
     def _finite(cls, value: list[float] | None) -> list[float] | None:
-        if value is not None and not all(map(math.isfinite, value)):
-            raise ValueError("must be finite numbers (no NaN or Infinity)")
-        if value is not None and not any(value):
-            raise ValueError("must not be all zeros (a zero vector has no direction)")
-        return value
+        return checked_vector(value)
 
     @field_validator("source")
     @classmethod

@@ -172,9 +172,28 @@ def test_a_nul_byte_or_an_all_zero_vector_is_refused(store, tree):
     _rejects(store, [{"kind": "project", "name": "p", "embedding": [0.0] * 384}], "embedding")
     import numpy as np
 
-    with pytest.raises(InvalidInput, match="vector 1 is all zeros"):
+    with pytest.raises(InvalidInput, match="vector 1 must not be all zeros"):
         store.add([Project(name="a"), Project(name="b")], vectors=np.vstack([np.ones(384), np.zeros(384)]).astype(np.float32))
     assert store.count() == 5
+
+
+def test_a_vector_value_32_bits_cannot_hold_is_refused_not_stored_as_infinity(store, tree):
+    """Embeddings are stored as 32-bit floats: 1e300 became Infinity, and every cosine with
+    it NaN (a recall ranked it anyhow). A memory's, a batch's and a fragment's vectors are
+    held to one rule (models.vector_problem)."""
+    import numpy as np
+    from memlib.consensus import Consensus
+
+    big = [1e300] * 384
+    assert "must be within" in str(_rejects(store, [{"kind": "project", "name": "p", "embedding": big}], "embedding"))
+    with pytest.raises(InvalidInput, match=r"^vector 1 must be finite numbers \(no NaN or Infinity\)$"):
+        store.add([Project(name="a"), Project(name="b")], vectors=[np.ones(384), big])
+    consensus = Consensus(store)
+    pointer = consensus.register_input(b"runs")
+    for vector, why in ((big, "must be within"), ([float("nan")] * 384, "must be finite"), ([0.0] * 384, "must not be all zeros")):
+        with pytest.raises(InvalidInput, match=f"^fragment 0: embedding: {why}"):
+            consensus.add([{"content": "x", "source_agent": "a", "trace_pointer": pointer, "embedding": vector}])
+    assert store.count() == 5 and consensus.fragments() == []
 
 
 def test_the_python_api_refuses_a_wrong_type_in_one_line(store, tree):

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from memlib.clock import utc
 from memlib.errors import invalid
-from memlib.models import MAX_TEXT
+from memlib.models import MAX_TEXT, checked_vector
 
 TOPIC_SUM_TOLERANCE = 1e-6
 
@@ -57,6 +57,7 @@ class Fragment(_Record):
     metadata: dict[str, str] = Field(default_factory=dict)
 
     _confidence = field_validator("confidence")(classmethod(lambda cls, v: _unit(v)))
+    _embedding = field_validator("embedding")(classmethod(lambda cls, v: checked_vector(v)))
 
     @field_validator("timestamp", mode="before")
     @classmethod

@@ -30,6 +30,7 @@ from memlib.models import (
     record_label,
     title_key,
     to_columns,
+    vector_problem,
 )
 from memlib.scope import sql_in
 
@@ -102,16 +103,15 @@ def _prepare(store, memories, upsert, progress, vectors, labels, embedded, histo
              for m, label in zip(items, labels)]
     if vectors is not None:
         try:
-            vectors = np.asarray(vectors, dtype=np.float32)  # a list of lists is fine
+            with np.errstate(over="ignore"):  # past 32 bits a value becomes Infinity: refused below
+                vectors = np.asarray(vectors, dtype=np.float32)  # a list of lists is fine
         except (TypeError, ValueError):
             raise InvalidInput("vectors must be a matrix of numbers, one row per memory") from None
         if vectors.shape != (len(batch), store.dims):
             raise InvalidInput(f"vectors have shape {vectors.shape}, expected ({len(batch)}, {store.dims})")
-        if not np.isfinite(vectors).all():
-            raise InvalidInput("vectors must be finite numbers (no NaN or Infinity)")
-        if len(vectors) and not np.abs(vectors).max(axis=1).all():
-            raise InvalidInput(f"vector {int(np.flatnonzero(~np.abs(vectors).max(axis=1).astype(bool))[0])} "
-                               f"is all zeros (a zero vector has no direction)")
+        problem = vector_problem(vectors) if len(vectors) else None
+        if problem:
+            raise InvalidInput(f"vector {problem[0]} {problem[1]}")
     seen: set[str] = set()
     for memory, label in zip(batch, labels):
         if memory.id in seen:
