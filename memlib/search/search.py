@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from memlib.clock import utc
 from memlib.errors import InvalidInput
 from memlib.interface import StoreInterface
-from memlib.models import Memory, trusted
+from memlib.models import Memory, trusted, vector_problem
 from memlib.scope import Scope
 from memlib.search.answers import asked_for, holds
 from memlib.search.dates import Period, named_period
@@ -190,9 +190,16 @@ def search(store: StoreInterface, text: str, k: int = 10, mode: str = "hybrid", 
     if not isinstance(k, int) or not 1 <= k <= MAX_K:
         raise InvalidInput(f"k must be between 1 and {MAX_K}, not {k!r}")
     if vector is not None:
-        vector = np.asarray(vector, dtype=np.float32)
+        try:
+            with np.errstate(over="ignore"):  # past 32 bits a value becomes Infinity: refused below
+                vector = np.asarray(vector, dtype=np.float32)
+        except (TypeError, ValueError):
+            raise InvalidInput("the query vector must be a list of numbers") from None
         if vector.shape != (store.dims,):
             raise InvalidInput(f"the query vector must have {store.dims} dimensions, not shape {vector.shape}")
+        problem = vector_problem([vector])
+        if problem:
+            raise InvalidInput(f"the query vector {problem[1]}")
     config = config or SearchConfig()
     scope = Scope.given(scope)
     if scope.user_id is not None and "user_id" not in store.dataset().schema.names:
