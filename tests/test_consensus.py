@@ -145,6 +145,26 @@ def test_a_topic_said_two_far_ways_becomes_one_cluster_once_a_third_report_bridg
     assert [(x.cluster_id, x.fragment_ids) for x in Consensus(store).clusters()] == [(first, ["a", "b", "c"])]
 
 
+def test_a_cluster_past_the_pool_takes_part_whole_so_a_chunk_costs_the_same_however_it_grows(monkeypatch):
+    """One thing reported 3,000 times is one cluster, and no chunk regroups more than POOL
+    fragments one by one (a cluster that large takes part as one item): the work of a chunk
+    stays bounded where it grew with the cluster (O(n^2) memory per chunk)."""
+    rng = np.random.default_rng(3)
+    base = rng.normal(size=32).astype(np.float32)
+    vectors = base + 0.05 * rng.normal(size=(3_000, 32)).astype(np.float32)
+    sizes = []
+    partition = clustering.Clusterer.partition
+    monkeypatch.setattr(clustering.Clusterer, "partition",
+                        lambda self, ids, whole=(): sizes.append(len(ids)) or partition(self, ids, whole))
+    clusterer = clustering.Clusterer(32)
+    clusterer.assign_many([(f"f{i}", (i,), v, [], frozenset({"cache", "ttl"}), []) for i, v in enumerate(vectors)])
+    (cluster,) = clusterer.clusters
+    assert len(cluster.fragment_ids) == 3_000 and cluster.fragment_ids[0] == "f0"
+    assert cluster.cluster_id == clustering.cluster_id_of("f0") and max(sizes) <= clustering.POOL
+    assert np.allclose(cluster.total, np.sum(vectors / np.linalg.norm(vectors, axis=1, keepdims=True), axis=0),
+                       atol=1e-3)
+
+
 def test_two_things_said_in_one_template_never_share_a_cluster():
     """The cannot-link: fragments that each name a thing the other does not (the lexicon's
     `distinct`) stay apart however alike their vectors, and the matrix clustering computes
@@ -168,6 +188,40 @@ def test_two_things_said_in_one_template_never_share_a_cluster():
     matrix = clusterer._distinct([r.fragment_id for r in reports[:120]])
     expected = np.array([[clusterer.lexicon.distinct(x, y) for y in words] for x in words])
     assert matrix.any() and (matrix == expected).all()
+
+
+def test_one_thing_reported_thousands_of_times_costs_its_texts_not_its_reports(store, monkeypatch):
+    """3,000 reports of one topic in three texts: one cluster, its disagreement found with
+    both sides holding every report, and the detector compares texts (a handful of pairs),
+    where it compared every pair of reports (4.5 million, minutes per add)."""
+    from memlib.embeddings import HashEmbedder
+    from memlib import MemoryStore
+
+    calls = collections.Counter()
+    contradiction = conflicts.contradiction
+    monkeypatch.setattr(conflicts, "contradiction", lambda *a, **k: calls.update(["pair"]) or contradiction(*a, **k))
+    hashed = MemoryStore.open(store.uri + "-hashed", embedder=HashEmbedder())
+    consensus = Consensus(hashed, threshold=0.5)
+    pointer = consensus.register_input(b"runs")
+    texts = ["The checkout cache TTL is 30 seconds.", "checkout cache TTL: 30 seconds", "The checkout cache TTL is 45 seconds."]
+    rows = [{"fragment_id": f"r{i}", "content": texts[i % 3], "source_agent": f"agent-{i % 7}",
+             "timestamp": T0 + timedelta(seconds=i), "trace_pointer": pointer} for i in range(3_000)]
+    for start in range(0, len(rows), 1_000):
+        consensus.add(rows[start:start + 1_000])
+    (cluster,) = consensus.clusters()
+    assert len(cluster.fragment_ids) == 3_000 and calls["pair"] < 100
+    (found,), risk = consensus.disagreements(cluster.cluster_id)
+    assert found.kind == "value" and len(found.a.fragment_ids) == 2_000 and len(found.b.fragment_ids) == 1_000
+    assert {texts[int(f[1:]) % 3] for f in found.b.fragment_ids} == {texts[2]} and risk == pytest.approx(2 / 3)
+
+
+def test_a_text_said_again_is_one_statement_as_of_its_latest_report():
+    """Said again after a change, an old statement is not superseded: it stands against the
+    change, every report of it on one side."""
+    texts = ["Jobs are on RabbitMQ.", "We moved jobs from RabbitMQ to SQS last month.", "Jobs are on RabbitMQ."]
+    found = conflicts.find(texts, [1.0, 1.0, 1.0])
+    assert [sorted([f.a, f.b]) for f in found] == [[[0, 2], [1]]]
+    assert conflicts.find(texts[:2], [1.0, 1.0]) == []  # said once, before the change: superseded
 
 
 def test_a_fresh_handle_continues_the_clusters_where_the_table_left_them(consensus, store):

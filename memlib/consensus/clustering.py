@@ -30,6 +30,7 @@ result as adds whose batches were those chunks.
 
 from __future__ import annotations
 
+import heapq
 import uuid
 from dataclasses import dataclass, field
 
@@ -44,6 +45,11 @@ from memlib.consensus.lexicon import Lexicon, value_keys
 DEFAULT_THRESHOLD = 0.4
 CANDIDATES = 4  # clusters nearest to each new fragment that are clustered again with it (8: no better, 2x slower)
 CHUNK = 32  # new fragments clustered again together (a batch is taken in chunks of this)
+# Past POOL fragments in a neighbourhood its largest clusters take part whole (each one item at
+# its members' mean direction: they may grow or merge, not split), so the work of a chunk is
+# bounded however large a cluster grows (one thing reported 50,000 times is one cluster)
+POOL = 1024
+SAMPLE = 64  # members of a whole cluster its cannot-link is read from (its first ones)
 _NAMESPACE = uuid.UUID("6f1c1f4e-5a0b-4f57-9d53-6c6f6e73656e")
 
 
@@ -126,15 +132,25 @@ class Clusterer:
             clusterer._put(clusterer._state(cluster_id, fragment_ids))
         return clusterer
 
-    def _state(self, cluster_id: str, fragment_ids: list[str]) -> State:
-        members = sorted(fragment_ids, key=lambda f: self.members[f].order)
-        total = np.sum([self.members[f].unit for f in members], axis=0, dtype=np.float64)
-        state = State(cluster_id, members, total)
-        for f in members:
-            topics = self.members[f].topics
-            for topic in topics:
-                state.topics[topic] = state.topics.get(topic, 0.0) + 1.0 / len(topics)
-        return state
+    def _state(self, cluster_id: str, fragment_ids: list[str], base: State | None = None) -> State:
+        """A cluster of these fragments; with `base`, that cluster and these fragments besides
+        (its sums extended, not computed again)."""
+        order = lambda f: self.members[f].order  # noqa: E731
+        added = sorted(fragment_ids, key=order)
+        if base is None:
+            members, total, topics = added, np.zeros(self.dims, dtype=np.float64), {}
+        elif not added or order(added[0]) > order(base.fragment_ids[-1]):
+            members, total, topics = base.fragment_ids + added, base.total.copy(), dict(base.topics)
+        else:
+            members = list(heapq.merge(base.fragment_ids, added, key=order))
+            total, topics = base.total.copy(), dict(base.topics)
+        if added:
+            total += np.sum([self.members[f].unit for f in added], axis=0, dtype=np.float64)
+        for f in added:
+            mine = self.members[f].topics
+            for topic in mine:
+                topics[topic] = topics.get(topic, 0.0) + 1.0 / len(mine)
+        return State(cluster_id, members, total, topics)
 
     def _put(self, state: State) -> None:
         i = len(self.clusters)
@@ -188,48 +204,89 @@ class Clusterer:
                 self.lexicon.observe(words, keys)
                 self.members[fragment_id] = Member(unit, list(topics), words, order)
             dropped = [self.clusters[i] for i in near]
+            whole = self._whole(dropped, len(chunk))
             # in clustering order: the same fragments give the same groups however they are held
-            pool = sorted([f for state in dropped for f in state.fragment_ids] + [item[0] for item in chunk],
-                          key=lambda f: self.members[f].order)
-            groups: dict[int, list[str]] = {}
-            for fragment_id, label in zip(pool, self.partition(pool)):
-                groups.setdefault(int(label), []).append(fragment_id)
+            pool = sorted([f for state in dropped if state.cluster_id not in whole for f in state.fragment_ids]
+                          + [item[0] for item in chunk], key=lambda f: self.members[f].order)
+            wholes = [whole[c] for c in sorted(whole)]
+            groups: dict[int, tuple[list[State], list[str]]] = {}  # label -> (whole clusters, other fragments)
+            labels = self.partition(pool, wholes)
+            for fragment_id, label in zip(pool, labels[:len(pool)]):
+                groups.setdefault(int(label), ([], []))[1].append(fragment_id)
+            for state, label in zip(wholes, labels[len(pool):]):
+                groups.setdefault(int(label), ([], []))[0].append(state)
             self._drop(near)
-            kept = {(state.cluster_id, tuple(state.fragment_ids)): state for state in dropped}
-            for cluster_id, fragment_ids in self._named(list(groups.values()), dropped):
-                self._put(kept.get((cluster_id, tuple(fragment_ids))) or self._state(cluster_id, fragment_ids))
+            before = {state.cluster_id: state for state in dropped}
+            for cluster_id, (states, loose) in self._named(list(groups.values()), dropped):
+                base = max(states, key=lambda s: (len(s.fragment_ids), s.cluster_id), default=None)
+                rest = [f for state in states if state is not base for f in state.fragment_ids] + loose
+                old = before.get(cluster_id)
+                if base is None and old is not None and set(old.fragment_ids) == set(loose):
+                    self._put(old)  # regrouped as it was
+                elif base is not None and not rest and base.cluster_id == cluster_id:
+                    self._put(base)
+                else:
+                    self._put(self._state(cluster_id, rest, base))
 
-    def _named(self, groups: list[list[str]], dropped: list[State]) -> list[tuple[str, list[str]]]:
-        """An id for each new group: the id of a cluster it replaces whose first fragment it
-        holds (the earliest such), else one derived from its earliest fragment whose id is
-        free. So a cluster keeps its id while its first fragment stays in it."""
+    def _whole(self, dropped: list[State], new: int) -> dict[str, State]:
+        """The clusters of a neighbourhood that take part whole, by cluster id: its largest,
+        until the fragments regrouped one by one are at most POOL."""
+        whole, loose = {}, new + sum(len(state.fragment_ids) for state in dropped)
+        for state in sorted(dropped, key=lambda s: (-len(s.fragment_ids), s.cluster_id)):
+            if loose <= POOL:
+                break
+            whole[state.cluster_id] = state
+            loose -= len(state.fragment_ids)
+        return whole
+
+    def _named(self, groups: list[tuple[list[State], list[str]]],
+               dropped: list[State]) -> list[tuple[str, tuple[list[State], list[str]]]]:
+        """An id for each new group (its whole clusters and its other fragments): the id of a
+        cluster it replaces whose first fragment it holds (the earliest such), else one derived
+        from its earliest fragment whose id is free. So a cluster keeps its id while its first
+        fragment stays in it."""
+        order = lambda f: self.members[f].order  # noqa: E731
         first_of = {state.fragment_ids[0]: state.cluster_id for state in dropped}
         taken = set(self.index)  # the clusters left outside the neighbourhood
         out = []
-        for fragment_ids in sorted((sorted(g, key=lambda f: self.members[f].order) for g in groups),
-                                   key=lambda g: self.members[g[0]].order):
-            inherited = [first_of[f] for f in fragment_ids if f in first_of and first_of[f] not in taken]
-            minted = (cluster_id_of(f) for f in fragment_ids if cluster_id_of(f) not in taken)
-            cluster_id, n = next(iter(inherited), None) or next(minted, None), 0
-            while cluster_id is None or cluster_id in taken:  # every fragment's own id is taken
-                cluster_id, n = str(uuid.uuid5(_NAMESPACE, f"{n}\n" + "\n".join(fragment_ids))), n + 1
+        earliest = lambda g: min(order(f) for f in [s.fragment_ids[0] for s in g[0]] + g[1])  # noqa: E731
+        for states, loose in sorted(groups, key=earliest):
+            firsts = sorted([s.fragment_ids[0] for s in states] + [f for f in loose if f in first_of], key=order)
+            inherited = (first_of[f] for f in firsts if first_of[f] not in taken)
+            cluster_id = next(inherited, None)
+            if cluster_id is None:
+                every = sorted([f for s in states for f in s.fragment_ids] + loose, key=order)
+                cluster_id, n = next((cluster_id_of(f) for f in every if cluster_id_of(f) not in taken), None), 0
+                while cluster_id is None:  # every fragment's own id is taken
+                    candidate, n = str(uuid.uuid5(_NAMESPACE, f"{n}\n" + "\n".join(every))), n + 1
+                    cluster_id = None if candidate in taken else candidate
             taken.add(cluster_id)
-            out.append((cluster_id, fragment_ids))
+            out.append((cluster_id, (states, loose)))
         return out
 
-    def partition(self, fragment_ids: list[str]) -> np.ndarray:
-        """Average linkage of these fragments at `threshold`, never joining a group with a
-        member distinct from a member of the other: a flat cluster label per fragment."""
+    def partition(self, fragment_ids: list[str], whole: list[State] = ()) -> np.ndarray:
+        """Average linkage at `threshold` of these fragments and of the `whole` clusters (each
+        one item, at its members' mean cosine), never joining a group with a member distinct
+        from a member of the other (of a whole cluster, its first SAMPLE members): a flat
+        cluster label per fragment, then per whole cluster."""
         from scipy.cluster.hierarchy import fcluster, linkage
         from scipy.spatial.distance import squareform
 
-        m = len(fragment_ids)
-        if m == 1:
+        m, size = len(fragment_ids), len(fragment_ids) + len(whole)
+        if size == 1:
             return np.ones(1, dtype=np.int64)
-        units = np.stack([self.members[f].unit for f in fragment_ids]).astype(np.float64)
-        distance = 1.0 - units @ units.T
-        # a distinct pair is further apart than any mean of m * m cosines can bring back
-        distance[self._distinct(fragment_ids)] = 2.0 * m * m + 2.0
+        points = [self.members[f].unit.astype(np.float64) for f in fragment_ids]
+        points += [state.total / len(state.fragment_ids) for state in whole]  # u . mean = mean cosine
+        points = np.stack(points)
+        distance = 1.0 - points @ points.T
+        samples = [state.fragment_ids[:SAMPLE] for state in whole]
+        distinct = self._distinct(fragment_ids + [f for sample in samples for f in sample])
+        blocks = np.cumsum([m] + [len(sample) for sample in samples])
+        if whole:  # a whole cluster is distinct from what any member of its sample is distinct from
+            distinct = np.logical_or.reduceat(distinct, np.r_[np.arange(m), blocks[:-1]], axis=0)
+            distinct = np.logical_or.reduceat(distinct, np.r_[np.arange(m), blocks[:-1]], axis=1)
+        # a distinct pair is further apart than any mean of size * size cosines can bring back
+        distance[distinct] = 2.0 * size * size + 2.0
         np.fill_diagonal(distance, 0.0)
         np.clip(distance, 0.0, None, out=distance)
         tree = linkage(squareform(distance, checks=False), "average")
