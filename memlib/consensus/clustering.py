@@ -215,18 +215,20 @@ class Clusterer:
                 groups.setdefault(int(label), ([], []))[1].append(fragment_id)
             for state, label in zip(wholes, labels[len(pool):]):
                 groups.setdefault(int(label), ([], []))[0].append(state)
-            self._drop(near)
             before = {state.cluster_id: state for state in dropped}
+            unchanged, changed = set(), []
             for cluster_id, (states, loose) in self._named(list(groups.values()), dropped):
                 base = max(states, key=lambda s: (len(s.fragment_ids), s.cluster_id), default=None)
                 rest = [f for state in states if state is not base for f in state.fragment_ids] + loose
                 old = before.get(cluster_id)
-                if base is None and old is not None and set(old.fragment_ids) == set(loose):
-                    self._put(old)  # regrouped as it was
-                elif base is not None and not rest and base.cluster_id == cluster_id:
-                    self._put(base)
+                if old is not None and (old is base and not rest or base is None and len(old.fragment_ids) == len(
+                        loose) and set(old.fragment_ids) == set(loose)):
+                    unchanged.add(cluster_id)  # regrouped as it was: left where it is
                 else:
-                    self._put(self._state(cluster_id, rest, base))
+                    changed.append(self._state(cluster_id, rest, base))
+            self._drop({self.index[c] for c in before if c not in unchanged})
+            for state in changed:
+                self._put(state)
 
     def _whole(self, dropped: list[State], new: int) -> dict[str, State]:
         """The clusters of a neighbourhood that take part whole, by cluster id: its largest,
@@ -247,20 +249,21 @@ class Clusterer:
         fragment stays in it."""
         order = lambda f: self.members[f].order  # noqa: E731
         first_of = {state.fragment_ids[0]: state.cluster_id for state in dropped}
-        taken = set(self.index)  # the clusters left outside the neighbourhood
+        chosen, replaced = set(), set(first_of.values())
+        taken = lambda c: c in chosen or c in self.index and c not in replaced  # noqa: E731
         out = []
         earliest = lambda g: min(order(f) for f in [s.fragment_ids[0] for s in g[0]] + g[1])  # noqa: E731
         for states, loose in sorted(groups, key=earliest):
             firsts = sorted([s.fragment_ids[0] for s in states] + [f for f in loose if f in first_of], key=order)
-            inherited = (first_of[f] for f in firsts if first_of[f] not in taken)
+            inherited = (first_of[f] for f in firsts if not taken(first_of[f]))
             cluster_id = next(inherited, None)
             if cluster_id is None:
                 every = sorted([f for s in states for f in s.fragment_ids] + loose, key=order)
-                cluster_id, n = next((cluster_id_of(f) for f in every if cluster_id_of(f) not in taken), None), 0
+                cluster_id, n = next((cluster_id_of(f) for f in every if not taken(cluster_id_of(f))), None), 0
                 while cluster_id is None:  # every fragment's own id is taken
                     candidate, n = str(uuid.uuid5(_NAMESPACE, f"{n}\n" + "\n".join(every))), n + 1
-                    cluster_id = None if candidate in taken else candidate
-            taken.add(cluster_id)
+                    cluster_id = None if taken(candidate) else candidate
+            chosen.add(cluster_id)
             out.append((cluster_id, (states, loose)))
         return out
 
