@@ -311,3 +311,122 @@ TOPICS: list[Topic] = [
     ), contradictions=((0, 2, "number"), (1, 2, "number")),
         negatives=((0, 3, "a part vs the whole"), (0, 1, "paraphrase: $48,200 ~ about 48k"))),
 ]
+
+
+# Written by hand on 2026-11-26, after average-linkage clustering was chosen and before it was
+# run on them: 16 topics in other domains and voices, some near each other and near topics
+# above (the checkout API, search, the release calendar). Measured once, never tuned on:
+# `run.py --split fresh`.
+FRESH: list[Topic] = [
+    Topic("minimum iOS version", (
+        ("planner", "From the 5.0 release the app supports iOS 16 and later."),
+        ("coder", "bumped deployment target to iOS 16, dropping 15"),
+        ("tester", "Tested the login flow on an iPhone 8 running iOS 16.7, fine."),
+        ("reviewer", "Why does the App Store listing still say it requires iOS 15?"),
+        ("coder", "we still support iOS 14 on the enterprise build"),
+    ), contradictions=((0, 3, "number"), (1, 3, "number")),
+        negatives=((0, 4, "scoped: the enterprise build"), (1, 4, "scoped"))),
+    Topic("Kubernetes version in production", (
+        ("ops-bot", "prod cluster control plane: v1.29.4"),
+        ("coder", "Production runs Kubernetes 1.29, staging is already on 1.30."),
+        ("reviewer", "The prod EKS cluster is on 1.27 per the console, the wiki is wrong."),
+        ("ops-bot", "node group ng-prod-a upgraded to 1.29 AMI"),
+    ), contradictions=((0, 2, "number"), (1, 2, "number")),
+        negatives=((1, 0, "agree; staging's version is scoped"), (0, 3, "paraphrase"))),
+    Topic("password length policy", (
+        ("planner", "Passwords must be at least 12 characters."),
+        ("coder", "min password length enforced in the signup form: 12"),
+        ("tester", "signup accepted a 10-character password, so the minimum is 10 not 12"),
+        ("reviewer", "Admin accounts need 16 characters minimum."),
+    ), contradictions=((0, 2, "number"), (1, 2, "number")),
+        negatives=((0, 3, "scoped: admin accounts"), (1, 3, "scoped"))),
+    Topic("nightly ETL start time", (
+        ("ops-bot", "The nightly ETL job kicks off at 01:00 UTC."),
+        ("planner", "ETL runs every night starting 1am UTC, done by 3."),
+        ("coder", "moved the nightly ETL to 02:30 UTC so it stops colliding with backups"),
+        ("tester", "ETL log shows today's run started 02:31 UTC."),
+    ), updates=((0, 2), (1, 2)),
+        negatives=((2, 3, "agree: 02:30 vs 02:31 is the start jitter"),)),
+    Topic("CDN provider", (
+        ("planner", "Static assets are served through Cloudflare."),
+        ("ops-bot", "cdn: cloudflare, cache hit ratio 97% last 24h"),
+        ("coder", "We moved the CDN from Fastly to Cloudflare in August."),
+        ("reviewer", "Assets still come from Fastly, I checked the response headers."),
+    ), contradictions=((0, 3, "choice"), (1, 3, "choice"), (2, 3, "choice"))),
+    Topic("support first-response SLA", (
+        ("planner", "Support answers every ticket within 4 business hours."),
+        ("reviewer", "Our SLA for first response is four hours on business days."),
+        ("ops-bot", "median first response this week: 2h 10m"),
+        ("coder", "the SLA in the enterprise contract says 1 hour for P1 tickets"),
+        ("tester", "The first-response SLA is 24 hours, per the help center page."),
+    ), contradictions=((0, 4, "number"), (1, 4, "number")),
+        negatives=((0, 2, "different quantities: target vs measured median"), (0, 3, "scoped: P1 enterprise"),
+                   (1, 3, "scoped"))),
+    Topic("dark mode launch", (
+        ("planner", "Dark mode ships to everyone on 3 February."),
+        ("coder", "dark mode GA date: Feb 3"),
+        ("tester", "Dark mode is behind a flag for staff only until March."),
+        ("planner", "Dark mode launch slipped to 17 February because of the contrast bugs."),
+    ), updates=((0, 3), (1, 3)), negatives=((0, 2, "scoped: staff flag"),)),
+    Topic("checkout API error budget", (
+        ("planner", "The checkout API has a 99.9% availability SLO."),
+        ("ops-bot", "checkout-api error budget remaining this month: 41%"),
+        ("reviewer", "Checkout's SLO is 99.95%, not 99.9; it was raised in the Q3 review."),
+        ("coder", "availability target for checkout API = three nines"),
+    ), contradictions=((2, 3, "number"),), updates=((0, 2),),
+        negatives=((0, 1, "different quantities: SLO vs budget left"),)),
+    Topic("database connection pool", (
+        ("coder", "The orders service opens at most 50 database connections per pod."),
+        ("ops-bot", "orders-svc pool max=50, in use p95=31"),
+        ("reviewer", "orders service pool is 20 connections per pod, see values.yaml"),
+        ("tester", "Under load the orders pods hit the 50 connection ceiling after 8 minutes."),
+    ), contradictions=((0, 2, "number"), (1, 2, "number"), (3, 2, "number")),
+        negatives=((0, 1, "paraphrase; p95 in use is another quantity"),)),
+    Topic("code review approvals", (
+        ("planner", "Every pull request needs two approvals before merge."),
+        ("coder", "branch protection: 2 required reviews on main"),
+        ("reviewer", "Docs-only PRs can merge with one approval."),
+        ("tester", "Merging needs just one approval, I merged mine yesterday with one."),
+    ), contradictions=((0, 3, "number"), (1, 3, "number")),
+        negatives=((0, 2, "scoped: docs-only"), (1, 2, "scoped"))),
+    Topic("laptop disk encryption", (
+        ("ops-bot", "All company laptops have FileVault or BitLocker enabled."),
+        ("planner", "Full-disk encryption is mandatory on every laptop."),
+        ("reviewer", "Three of the design team's laptops are not encrypted, found in the audit."),
+        ("coder", "disk encryption is on for my machine, checked in settings"),
+    ), contradictions=((0, 2, "negation"),), negatives=((1, 2, "a rule vs a breach"),)),
+    Topic("analytics sampling rate", (
+        ("coder", "Client analytics events are sampled at 10%."),
+        ("ops-bot", "events ingested yesterday: 4.1M (10% sample)"),
+        ("planner", "We keep every analytics event, no sampling."),
+        ("reviewer", "Errors are never sampled; only page views are."),
+    ), contradictions=((0, 2, "negation"), (1, 2, "negation"), (3, 2, "negation")),
+        negatives=((0, 3, "scoped: page views vs errors"),)),
+    Topic("PDF invoice library", (
+        ("coder", "Invoices are rendered to PDF with WeasyPrint."),
+        ("reviewer", "the invoice PDFs come out of WeasyPrint, fonts embedded"),
+        ("planner", "We chose wkhtmltopdf for invoice PDFs."),
+        ("tester", "Invoice PDF for order 18211 renders the logo blurry."),
+    ), contradictions=((0, 2, "choice"), (1, 2, "choice"))),
+    Topic("holiday code freeze", (
+        ("planner", "Code freeze runs from 18 December to 2 January."),
+        ("ops-bot", "freeze window: Dec 18 - Jan 2, prod deploys blocked"),
+        ("coder", "The holiday freeze starts on 20 December this year."),
+        ("reviewer", "Hotfixes are allowed during the freeze with an incident ticket."),
+    ), contradictions=((0, 2, "number"), (1, 2, "number")),
+        negatives=((0, 3, "scoped: hotfixes"),)),
+    Topic("search index rebuild", (
+        ("ops-bot", "The product search index is rebuilt every 6 hours."),
+        ("coder", "full reindex of products runs 4x a day, deltas every minute"),
+        ("reviewer", "Product search gets a full rebuild once a day at midnight."),
+        ("tester", "A renamed product showed up in search within a minute."),
+    ), contradictions=((0, 2, "number"), (1, 2, "number")),
+        negatives=((0, 1, "paraphrase: every 6 hours = 4x a day"), (1, 3, "agree: deltas every minute"),
+                   (0, 3, "different quantities"))),
+    Topic("VPN for contractors", (
+        ("planner", "Contractors get VPN access only through the separate contractor gateway."),
+        ("ops-bot", "contractor VPN gateway: 14 active sessions"),
+        ("reviewer", "Contractors don't get VPN at all, they use the bastion host."),
+        ("coder", "gave the new contractor access via the contractor VPN gateway"),
+    ), contradictions=((0, 2, "negation"), (1, 2, "negation"), (3, 2, "negation"))),
+]
