@@ -58,6 +58,9 @@ class Consensus:
     """The consolidation of one store's fragments."""
 
     def __init__(self, store: StoreInterface, threshold: float = clustering.DEFAULT_THRESHOLD):
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not -1.0 <= threshold <= 1.0:
+            raise InvalidInput(f"threshold is the mean cosine at which two groups of fragments are one: "
+                               f"a number from -1 to 1, not {threshold!r}")
         self.store, self.threshold = store, threshold
         self._clusterer: tuple[int, clustering.Clusterer] | None = None  # (clusters table version, it)
 
