@@ -555,6 +555,35 @@ def _clustered(store) -> list[tuple[str, list[str]]]:
     return [(c.cluster_id, c.fragment_ids) for c in Consensus(store, threshold=0.5).clusters()]
 
 
+def test_an_add_whose_commit_fails_leaves_no_trace_in_the_next_add(monkeypatch):
+    """The clusterer an add changed in memory is dropped when its commit fails: a retry on
+    the same handle found the failed fragments in its clusters already and put each in a
+    cluster twice."""
+    import tempfile
+
+    from memlib import MemoryStore
+    from memlib.consensus import store as consensus_store
+    from memlib.embeddings import HashEmbedder
+
+    store = MemoryStore.open(tempfile.mkdtemp() + "/store", embedder=HashEmbedder())
+    consensus = Consensus(store, threshold=0.5)
+    fragments = _fragments(consensus.register_input(b"runs"))
+    consensus.add(fragments[:10])
+    committing = consensus_store.committing
+
+    def fail(write):
+        raise OSError("the disk is full")
+
+    monkeypatch.setattr(consensus_store, "committing", fail)
+    with pytest.raises(OSError):
+        consensus.add(fragments[10:20])
+    monkeypatch.setattr(consensus_store, "committing", committing)
+    consensus.add(fragments[10:20])  # the caller retries
+    consensus.add(fragments[20:])
+    held = [f for c in consensus.clusters() for f in c.fragment_ids]
+    assert sorted(held) == sorted(f.fragment_id for f in consensus.fragments()) == sorted(f.fragment_id for f in fragments)
+
+
 def test_an_add_killed_after_its_fragments_commit_is_completed_by_the_next_call(store, tmp_path):
     """Killed between the fragments' commit and the clusters': the fragments were left in no
     cluster, a retry was refused ('already stored') and the next add clustered only its own.

@@ -146,7 +146,11 @@ class Consensus:
             clusterer = self._complete(actor)  # what an add or a rebuild killed midway left out
             done = self._already_stored(table, batch)
             new = [i for i, f in enumerate(batch) if f.fragment_id not in done]
-            opened = self._place(clusterer, [batch[i] for i in new], vectors[new], table, actor)
+            try:
+                opened = self._place(clusterer, [batch[i] for i in new], vectors[new], table, actor)
+            except BaseException:
+                self._clusterer = None  # it holds what failed to commit: read the tables again
+                raise
         return [(f.fragment_id, clusterer.where.get(f.fragment_id), f.fragment_id in opened) for f in batch]
 
     def _already_stored(self, table, batch: list[Fragment]) -> set[str]:
