@@ -60,6 +60,13 @@ def features(text: str) -> tuple[frozenset[str], list[str]]:
     return parsed.words, value_keys(parsed)
 
 
+def unit_rows(vectors) -> np.ndarray:
+    """Each row at unit length, as float32 (a zero row stays zero: it has no direction)."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+
+
 def cluster_id_of(first_fragment_id: str) -> str:
     return str(uuid.uuid5(_NAMESPACE, first_fragment_id))
 
@@ -197,9 +204,7 @@ class Clusterer:
         clustering order, a CHUNK at a time (`where` tells each one's cluster then)."""
         for start in range(0, len(items), CHUNK):
             chunk = items[start:start + CHUNK]
-            units = np.asarray([item[2] for item in chunk], dtype=np.float32).reshape(len(chunk), self.dims)
-            norms = np.linalg.norm(units, axis=1, keepdims=True)
-            units = np.divide(units, norms, out=np.zeros_like(units), where=norms > 0)
+            units = unit_rows(np.asarray([item[2] for item in chunk], dtype=np.float32).reshape(len(chunk), self.dims))
             near = self.nearest(units)
             for unit, (fragment_id, order, _, topics, words, keys) in zip(units, chunk):
                 self.lexicon.observe(words, keys)

@@ -242,10 +242,8 @@ class Consensus:
             held = {f for _, ids in clusters for f in ids}
             data = fragments_table.to_lance().to_table(
                 columns=["fragment_id", "timestamp", "topic_candidates", "words", "value_keys", "embedding"])
-            vectors = data.column("embedding").combine_chunks().flatten().to_numpy(zero_copy_only=False)
-            vectors = vectors.astype(np.float32).reshape(-1, self.store.dims)
-            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-            units = np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+            units = clustering.unit_rows(data.column("embedding").combine_chunks().flatten()
+                                         .to_numpy(zero_copy_only=False).reshape(-1, self.store.dims))
             fragments = data.drop_columns(["embedding"]).to_pylist()
             for i in sorted(range(len(fragments)), key=lambda i: clustering.order_key(fragments[i])):
                 f = fragments[i]

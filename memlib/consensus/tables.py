@@ -29,8 +29,8 @@ def cluster_schema(dims: int) -> pa.Schema:
         pa.field("cluster_id", pa.string(), nullable=False), ("fragment_ids", pa.list_(pa.string())),
         ("topic_distribution", pa.string()), ("conflict_risk", pa.float64()), ("last_updated", TS),
         ("n_fragments", pa.int64()),
-        ("topic_weights", pa.string()),        # clustering's running state: raw topic weights
-        ("vector_sum", pa.list_(pa.float64())),  # and the sum of the fragments' unit vectors
+        ("topic_weights", pa.string()),        # raw topic weights and the sum of the fragments' unit
+        ("vector_sum", pa.list_(pa.float64())),  # vectors: written for stores and views made before, no longer read
         ("centroid", pa.list_(pa.float32(), dims))])
 
 
