@@ -430,3 +430,138 @@ FRESH: list[Topic] = [
         ("coder", "gave the new contractor access via the contractor VPN gateway"),
     ), contradictions=((0, 2, "negation"), (1, 2, "negation"), (3, 2, "negation"))),
 ]
+
+
+# Written by hand on 2026-11-26, before this day's detector and clustering changes, and
+# committed before its first run: a second check, after FRESH had been used once and so had
+# become something a method could be fitted to. Other domains again (warehouse, facilities,
+# ML serving, privacy, CI, billing ownership), the same labelling rule.
+UNSEEN: list[Topic] = [
+    Topic("warehouse pick rate", (
+        ("ops-bot", "wh-2 pickers averaged 118 lines/hour on the day shift"),
+        ("planner", "Warehouse 2 pick rate is about 120 lines an hour on days."),
+        ("reviewer", "Day shift in WH2 picks 85 lines per hour, I pulled the scanner data myself."),
+        ("tester", "Night crew at warehouse 2 runs at 70 lines an hour."),
+    ), contradictions=((0, 2, "number"), (1, 2, "number")),
+        negatives=((0, 1, "paraphrase: about 120 = 118"), (0, 3, "scoped: night crew"), (1, 3, "scoped"),
+                   (2, 3, "scoped"))),
+    Topic("Lisbon office move", (
+        ("planner", "The Lisbon office moves to the new building on 14 April."),
+        ("coder", "heads up: office move is april 14, pack your desks the friday before"),
+        ("ops-bot", "facilities ticket FAC-311: Lisbon move date changed to 28 April"),
+        ("reviewer", "Lisbon office move happens on 21 April according to the landlord's letter."),
+    ), contradictions=((2, 3, "number"),), updates=((0, 2), (1, 2)),
+        negatives=((0, 1, "paraphrase"),)),
+    Topic("fraud model serving", (
+        ("coder", "The fraud model is served with TorchServe behind the risk API."),
+        ("ops-bot", "risk-api -> torchserve:8080 /predictions/fraud_v7"),
+        ("planner", "Fraud scoring runs on Triton Inference Server, same as the recommender."),
+        ("reviewer", "fraud model p99 latency is 38 ms at the serving layer"),
+    ), contradictions=((0, 2, "choice"), (1, 2, "choice")),
+        negatives=((0, 1, "paraphrase"), (0, 3, "different quantities"))),
+    Topic("new onboarding flow", (
+        ("planner", "The new onboarding flow is live for all new signups."),
+        ("ops-bot", "flag onboarding_v3: enabled (100%)"),
+        ("tester", "Signed up with a fresh account today and got the old onboarding, the new flow isn't live."),
+        ("coder", "onboarding v3 is off in the EU region until the consent copy is approved"),
+    ), contradictions=((0, 2, "negation"), (1, 2, "negation")),
+        negatives=((0, 3, "scoped: EU region"), (1, 3, "scoped"))),
+    Topic("database backup retention", (
+        ("ops-bot", "db snapshots retained 35 days"),
+        ("planner", "We keep database backups for five weeks."),
+        ("reviewer", "Backups only go back 14 days, I tried restoring from last month and it wasn't there."),
+        ("coder", "object storage access logs are kept for 90 days"),
+    ), contradictions=((0, 2, "number"), (1, 2, "number")),
+        negatives=((0, 1, "paraphrase: 35 days = five weeks"), (0, 3, "different quantities"),
+                   (1, 3, "different quantities"))),
+    Topic("on-call rotation length", (
+        ("planner", "On-call shifts last one week, handover Monday 10:00."),
+        ("coder", "I'm on call this week, Mon to Mon as usual"),
+        ("ops-bot", "pagerduty schedule platform-primary: rotation changed from weekly to every 2 weeks"),
+        ("reviewer", "Platform on-call rotates every two weeks now, started in October."),
+    ), updates=((0, 2), (1, 2)), negatives=((2, 3, "paraphrase"),)),
+    Topic("monorepo CI provider", (
+        ("coder", "our pipelines run on GitHub Actions"),
+        ("planner", "CI for the monorepo is GitHub Actions; self-hosted runners for the GPU jobs."),
+        ("reviewer", "The monorepo builds in Buildkite, GitHub Actions was only tried for a month."),
+        ("tester", "CI took 14 minutes on my last PR"),
+    ), contradictions=((0, 2, "choice"), (1, 2, "choice")),
+        negatives=((0, 1, "paraphrase"),)),
+    Topic("public API rate limit", (
+        ("coder", "Public API is rate limited at 100 requests per minute per key."),
+        ("ops-bot", "api-gw limit: 100 rpm/key, burst 20"),
+        ("tester", "hit the rate limit after 60 requests in a minute with one key"),
+        ("planner", "Partners on the enterprise plan get 1,000 requests per minute."),
+    ), contradictions=((0, 2, "number"), (1, 2, "number")),
+        negatives=((0, 1, "paraphrase"), (0, 3, "scoped: enterprise plan"), (1, 3, "scoped"))),
+    Topic("dedicated databases for enterprise", (
+        ("planner", "Every enterprise customer gets its own dedicated database."),
+        ("reviewer", "Enterprise customers share the multi-tenant cluster; there are no dedicated databases yet."),
+        ("coder", "enterprise tenants each have a dedicated Postgres instance, see terraform/tenants"),
+    ), contradictions=((0, 1, "negation"), (2, 1, "negation")),
+        negatives=((0, 2, "paraphrase"),)),
+    Topic("Android crash reporting", (
+        ("coder", "Crashes from the Android app land in Sentry."),
+        ("ops-bot", "android crash-free sessions 99.2% (Sentry)"),
+        ("planner", "We report Android crashes to Firebase Crashlytics, not Sentry."),
+        ("reviewer", "iOS crashes go to Sentry."),
+    ), contradictions=((0, 2, "choice"), (1, 2, "choice")),
+        negatives=((2, 3, "scoped: iOS"),)),
+    Topic("web release cadence", (
+        ("planner", "We ship the web app every Tuesday and Thursday."),
+        ("tester", "regression suite runs before each Tuesday and Thursday web release"),
+        ("reviewer", "Web releases go out once a week, on Wednesdays."),
+        ("coder", "Mobile releases are every two weeks."),
+    ), contradictions=((0, 2, "number"), (1, 2, "number")),
+        negatives=((0, 1, "paraphrase"), (0, 3, "scoped: mobile"), (2, 3, "scoped"))),
+    Topic("analytics warehouse", (
+        ("planner", "Analytics lives in Redshift."),
+        ("coder", "dbt models target redshift, schema analytics_prod"),
+        ("ops-bot", "Migration complete: analytics warehouse switched from Redshift to Snowflake on 2 March."),
+        ("reviewer", "finance dashboards read from Snowflake now"),
+    ), updates=((0, 2), (1, 2)), negatives=((2, 3, "paraphrase"), (0, 1, "paraphrase"))),
+    Topic("account deletion deadline", (
+        ("planner", "Account deletion requests are completed within 30 days."),
+        ("reviewer", "Deletion requests have to be done in 72 hours per our DPA."),
+        ("ops-bot", "deletion queue: 17 pending, oldest 6 days"),
+        ("coder", "the purge job hard-deletes a closed account's rows after a month"),
+    ), contradictions=((0, 1, "number"), (3, 1, "number")),
+        negatives=((0, 2, "different quantities: deadline vs queue age"), (1, 2, "different quantities"),
+                   (0, 3, "paraphrase: 30 days = a month"))),
+    Topic("real data in staging", (
+        ("planner", "Staging never holds real customer data; it is seeded with fixtures."),
+        ("tester", "staging seeds come from fixtures/seed.sql"),
+        ("reviewer", "Found real customer emails in the staging database today."),
+    ), contradictions=((0, 2, "negation"),), negatives=((0, 1, "paraphrase"),)),
+    Topic("load balancer idle timeout", (
+        ("ops-bot", "alb idle_timeout=60s"),
+        ("coder", "The load balancer drops idle connections after a minute."),
+        ("reviewer", "We raised the ALB idle timeout to 120 seconds for the websocket clients."),
+        ("tester", "websocket clients get disconnected by the load balancer after 60 seconds idle"),
+    ), contradictions=((2, 3, "number"),), updates=((0, 2), (1, 2)),
+        negatives=((0, 1, "paraphrase: 60s = a minute"),)),
+    Topic("billing service ownership", (
+        ("planner", "The billing service is owned by the Payments team."),
+        ("ops-bot", "CODEOWNERS billing/ -> @acme/payments"),
+        ("reviewer", "Billing moved to the Revenue squad in the reorg."),
+        ("tester", "Billing bugs go to the Payments team's board, they own it."),
+    ), contradictions=((2, 3, "choice"),), updates=((0, 2), (1, 2)),
+        negatives=((0, 1, "paraphrase"),)),
+    Topic("company password manager", (
+        ("ops-bot", "SCIM sync to 1Password: 212 users"),
+        ("planner", "The company password manager is 1Password."),
+        ("reviewer", "Shared credentials belong in Bitwarden, that's the company vault."),
+    ), contradictions=((0, 2, "choice"), (1, 2, "choice"))),
+    Topic("production deploy approval", (
+        ("planner", "Production deploys need a second engineer's approval."),
+        ("coder", "flag-only changes can go to prod without approval"),
+        ("reviewer", "Prod deploys don't require any approval, the pipeline just goes."),
+    ), contradictions=((0, 2, "negation"),), negatives=((0, 1, "scoped: flag-only changes"),)),
+    Topic("2FA for admin accounts", (
+        ("planner", "Two-factor authentication is required for every admin account."),
+        ("ops-bot", "admin accounts without 2FA: 0"),
+        ("tester", "I created an admin user and it never asked me to set up 2FA."),
+        ("coder", "service accounts are exempt from 2FA"),
+    ), contradictions=((0, 2, "negation"), (1, 2, "negation")),
+        negatives=((0, 3, "scoped: service accounts"),)),
+]

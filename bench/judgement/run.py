@@ -6,7 +6,7 @@ Consensus in an interleaved order (agents report on many topics at once), then
 - contradictions per kind, found within memlib's clusters and within the true topics: recall,
   precision, and the false alarms by what they separated (updates, hard negatives, other).
 
-    .venv/bin/python bench/judgement/run.py [--split dev|check|all|fresh|everything]
+    .venv/bin/python bench/judgement/run.py [--split dev|check|all|fresh|everything|unseen|whole]
 
 `dev` topics are what methods are built on; `check` topics are read only to report a figure
 once a method is decided (see fragments.py).
@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 import score  # noqa: E402
-from fragments import FRESH, TOPICS  # noqa: E402
+from fragments import FRESH, TOPICS, UNSEEN  # noqa: E402
 
 from memlib import MemoryStore  # noqa: E402
 from memlib.consensus import Consensus, conflicts  # noqa: E402
@@ -89,12 +89,16 @@ def report(name: str, clustered: dict, within_clusters: score.Tally, within_topi
 
 def chosen() -> tuple[str, list]:
     """The split named by --split and its topics: dev, check, all (the 40 of both), fresh
-    (the 16 written after the clustering was chosen) or everything (all 56 in one store)."""
+    (the 16 written after the clustering was chosen), everything (those 56 in one store),
+    unseen (the 19 written on 2026-11-26, see fragments.py) or whole (all 75 in one store)."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("--split", choices=["dev", "check", "all", "fresh", "everything"], default="dev")
+    parser.add_argument("--split", choices=["dev", "check", "all", "fresh", "everything", "unseen", "whole"],
+                        default="dev")
     split = parser.parse_args().split
-    if split in ("fresh", "everything"):
-        return split, (TOPICS if split == "everything" else []) + FRESH
+    if split == "unseen":
+        return split, UNSEEN
+    if split in ("fresh", "everything", "whole"):
+        return split, (TOPICS if split != "fresh" else []) + FRESH + (UNSEEN if split == "whole" else [])
     return split, [t for t in TOPICS if split == "all" or t.split == split]
 
 
