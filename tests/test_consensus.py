@@ -632,6 +632,20 @@ def test_a_rebuild_killed_before_its_commit_leaves_the_clusters_as_they_were(con
     ("Two-factor login is on for every admin.", "admins still don't have two-factor login", "negation"),
     ("The mailer uses Mailgun.", "mailer goes through SES, we never used Mailgun", "choice"),
     ("Feature flags live in LaunchDarkly.", "We keep feature flags in Unleash.", "choice"),
+    # how often, as a period of its own: "once a day" is not "every 12 hours"
+    ("The sitemap is regenerated every 12 hours.", "sitemap regeneration runs once a day", "value"),
+    # a decimal with its unit is a quantity (it was read as a name's number and compared with nothing)
+    ("Report p95 latency is 1.5 s.", "report p95 latency: 900 ms", "value"),
+    ("Checkout's availability SLO is 99.9%.", "checkout SLO: 99.5%", "value"),
+    # a number with a kind of hours or days between it and its unit; an SLA is a target as "within" is
+    ("Support replies within 8 business hours.", "The support reply SLA is 24 hours.", "value"),
+    ("Invite links die after a 7-day window.", "invite links expire after 3 days", "value"),
+    # a denial meets what it denies in another form of the word
+    ("Exports are sampled at 5%.", "we never sample exports, every row goes out", "negation"),
+    ("The search v2 dark launch is on for all staff.", "search v2 dark launch is turned off for staff", "negation"),
+    # a name where it comes from; one name in two versions
+    ("Uploads are scanned by ClamAV.", "upload scanning comes from Sophos, I checked the logs", "choice"),
+    ("The worker image is built on Python 3.12.", "worker image runs Python 3.11", "choice"),
 ])
 def test_contradictions_in_real_writing_are_found_with_their_kind(older, newer, kind):
     found = conflicts.find([older, newer], [1.0, 1.0])
@@ -649,6 +663,21 @@ def test_contradictions_in_real_writing_are_found_with_their_kind(older, newer, 
     (["Invoices total about $12k a month.", "Monthly invoices come to $12,300."], "a paraphrase, approximately"),
     (["The API allows 50 requests a minute.", "The goal is 200 requests a minute by June."], "a goal, not a measurement"),
     (["The AWS bill was $40,000 in May.", "EC2 alone cost $25,000 in May."], "a part and the whole"),
+    (["The launch is on 4 May.", "The launch slipped to 18 May."], "an update: slipped to"),
+    (["Quarterly planning is on 12 January.", "moved quarterly planning to 19 January, the board asked"],
+     "an update: moved it to"),
+    (["The ALB idle timeout is 60 s.", "The ALB idle timeout was raised for the websockets: 120 s."],
+     "an update: was raised"),
+    (["The billing export kicks off after midnight.", "billing export starts after midnight"],
+     "'kicks off' denies nothing"),
+    (["The index is rebuilt every 6 hours.", "full reindex runs 4x a day"], "a paraphrase: every 6 hours is 4x a day"),
+    (["The index is rebuilt every 6 hours.", "A renamed item shows up in the index within a minute."],
+     "two quantities: how often and how long"),
+    (["Crash-free sessions on Android are 99.1%.", "iOS crash-free sessions are 99.6%, Android trails."],
+     "scoped: the number's own clause names iOS"),
+    (["The tablet runs iOS 17.2 fine.", "The app requires iOS 16."], "a version in use above the lowest that will do"),
+    (["Two-factor login is on for every admin.", "two-factor login is on for admins, checked today"],
+     "'two-factor' is no count of factors"),
 ])
 def test_updates_scopes_quantities_and_paraphrases_are_not_conflicts(texts, why):
     assert conflicts.find(texts, [1.0] * len(texts)) == [], why

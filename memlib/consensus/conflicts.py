@@ -10,7 +10,7 @@ in time order):
 - named choices ("choice"): each says it uses a name the other never mentions (after "uses",
   "on", "with", "via", "picked" ..., or before "is the"), or one says "not X" / "X was
   retired" / "moved from X" where the other uses X; or one name in two versions (React 18,
-  React 19);
+  React 19; a version in use agrees with a lowest one that will do when it is that or later);
 - denial ("negation"): one denies ("not", "n't", "never", "disabled", "off" ...) what the
   other says: the denying clause's words are the other's, and the two share enough words.
 Not compared: two fragments scoped apart (staging and production, Android and iOS, two
@@ -24,10 +24,12 @@ not are about different things. Each kind's conflicting pairs are split into two
 fragment in most conflicts, and who agrees with it, against the rest); the heavier is A.
 
 Measured on hand-written fragments (bench/judgement, bench/README.md): what it still cannot
-catch is a denial or a choice said in other words than the claim it denies ("single sign-on
-is live" against "doesn't have SSO"; "rollout 10%" against "not enabled"; "MacBook" against
-"ThinkPads, the MacBooks are for staff"), a choice whose name is in no choice position,
-antonyms ("faster" against "slower"), sarcasm, and what clustering put apart.
+catch is a denial or a choice said in other words than the claim it denies ("rollout 10%"
+against "not enabled"; "FileVault enabled" against "not encrypted"; "MacBook" against
+"ThinkPads, the MacBooks are for staff"), a choice whose name is in no choice position
+("cdn: cloudflare"), antonyms ("faster" against "slower"), an exception against the rule it
+excepts when only one side names its scope ("1 hour for P1 tickets" against "within 4 hours"),
+sarcasm, and what clustering put apart.
 
 `conflict_risk` (Cluster.conflict_risk, read by sql/stg_clusters.sql) is defined here once:
 the confidence-weighted share of a cluster's fragments that sit on a B side, doubled and
@@ -231,9 +233,9 @@ def contradiction(a: statements.Statement, b: statements.Statement, ignore_chang
             a.mentioned | a.spells(b.mentioned), b.mentioned | b.spells(a.mentioned))):
         denier, other = (a, b) if a.negated else (b, a)
         spelled = b.spells(a.acronyms) | a.spells(b.acronyms)  # "SSO" and "single sign-on"
-        shared = (a.words & b.words) | spelled
-        said = other.words | other.spells(denier.acronyms)
-        if denier.denies & said and len(shared) >= 2 and len(shared) / len(a.words | b.words) >= NEGATION_OVERLAP:
+        shared = (a.stems & b.stems) | spelled
+        said = other.stems | other.spells(denier.acronyms)
+        if denier.denies & said and len(shared) >= 2 and len(shared) / len(a.stems | b.stems) >= NEGATION_OVERLAP:
             return "negation"  # what one denies, the other says
     return None
 
@@ -278,6 +280,8 @@ def _comparable(a: statements.Statement, b: statements.Statement) -> bool:
 def _values_differ(a: statements.Statement, b: statements.Statement) -> bool:
     if a.part or b.part or a.target != b.target:
         return False  # a part against the whole, a goal against a measurement
+    if a.value_scopes and b.value_scopes and not a.value_scopes & b.value_scopes:
+        return False  # "on Android ... 99.2%" against "iOS ... 99.7%, Android lags behind"
     if a.qualifiers and b.qualifiers and not a.qualifiers & b.qualifiers:
         return False  # p95 against p99: two quantities
     if any(q.agrees(d) for q in a.quantities for d in b.denied) or \
@@ -313,11 +317,25 @@ def _choices_differ(a: statements.Statement, b: statements.Statement, strict: bo
     seen_a, seen_b = (a.names, b.names) if strict else (a.names | a.mentioned | a.words, b.names | b.mentioned | b.words)
     if a.names and b.names and not _names_meet(a.names, seen_b) and not _names_meet(b.names, seen_a):
         return True  # two names for one role: each uses one the other never mentions
-    versions = {}
-    for q in a.qualifiers:
-        if " " in q:
-            versions.setdefault(q.split()[0], set()).add(q)
-    return any(" " in q and q.split()[0] in versions and q not in versions[q.split()[0]] for q in b.qualifiers)
+    return _versions_differ(a, b)
+
+
+def _versions_differ(a: statements.Statement, b: statements.Statement) -> bool:
+    """One name in versions that do not agree ("React 18" against "React 19"; "v1.29.4"
+    against "1.27", two numbers without a name): a version agrees with one that begins
+    with it ("1.29" and "1.29.4", "iOS 16" and "iOS 16.7"), and a version in use with a
+    lowest one that will do when it is that or later ("running iOS 16.7" and "requires iOS
+    15"; two lowest ones must agree)."""
+    for name in {n for n, _ in a.versions} & {n for n, _ in b.versions}:
+        mine, theirs = [v for n, v in a.versions if n == name], [v for n, v in b.versions if n == name]
+        if any(x[:len(y)] == y or y[:len(x)] == x for x in mine for y in theirs):
+            continue
+        if a.at_least != b.at_least:
+            lowest, used = (mine, theirs) if a.at_least else (theirs, mine)
+            if any(u >= low for u in used for low in lowest):
+                continue
+        return True
+    return False
 
 
 def _sides(pairs: list[tuple[int, int]], weights: list[float]) -> tuple[list[int], list[int]]:

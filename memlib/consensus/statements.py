@@ -7,12 +7,21 @@ Quantities: a number (digits, or a word such as "five" or "half a") with its uni
 one dimension made one ("5 min" is 300 s, "two weeks" 14 days, "12k" 12,000, "$48,200"),
 marked approximate after "about", "around", "~" or "roughly", and denied after "not"; dates
 in English and ISO forms, with or without a year. A number with no unit counts the noun after
-it ("3 nodes"). A number inside a name ("p95", "React 19", "2.3 release") is not a quantity
-but a qualifier: two statements that qualify their numbers differently ("p95" against "p99")
-measure different things.
+it ("3 nodes", "a 10-character password"); "4 business hours" is 4 hours. How often is a
+period of its own ("every 6 hours", "4x a day", "twice a week", "daily"): it is not compared
+with how long ("within a minute"). A number inside a name ("p95", "React 19", "iOS 16", "2.3
+release") is not a quantity but a qualifier: two statements that qualify their numbers
+differently ("p95" against "p99") measure different things; a name's number is its version,
+and "and later", "requires", "minimum" make it the lowest that will do. A decimal followed by
+its unit ("1.5 s", "99.9%") is a quantity. A quantity holds where its own clause says
+("iOS ... 99.7%, Android lags behind": iOS). Whether it denies is read from "not", "n't",
+"never", "disabled" ... and "off" unless a verb's particle ("kicks off", "signed off"); what
+it denies is compared as word stems (Snowball), so "no sampling" denies "are sampled".
 
-What it cannot read: units it does not know, numbers written in words beyond the common ones,
-a quantity and its qualifier far apart in a long sentence, irony.
+What it cannot read: units it does not know, numbers written in words beyond the common ones
+("three nines"), a quantity and its qualifier far apart in a long sentence, a limit against
+the value it limits ("at most 50 connections" against "the pool is 20"), the same count under
+two nouns ("2 required reviews" against "one approval"), irony.
 """
 
 from __future__ import annotations
@@ -22,6 +31,8 @@ import re
 import string
 from dataclasses import dataclass, field
 from datetime import date
+
+import snowballstemmer
 
 MONTHS = {m: i for i, m in enumerate(
     ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -53,19 +64,31 @@ UNITS = {
 APPROXIMATE = ("about", "around", "roughly", "approximately", "approx", "~", "nearly", "almost", "circa", "some")
 DENIED = ("not", "never", "isn't", "aren't", "wasn't", "no")
 NEGATIONS = frozenset({"not", "no", "never", "without", "none", "nobody", "nothing", "neither", "nor",
-                       "disabled", "inactive", "off", "missing", "cannot", "can't", "won't"})
-_NEGATED = re.compile(r"\b(?:not|no|never|without|none|nobody|nothing|cannot|\w+n't|disabled|inactive|off|missing)\b",
+                       "disabled", "inactive", "missing", "cannot", "can't", "won't"})
+DENIERS = NEGATIONS | {"off"}  # words that deny, never what a statement is about
+_NEGATED = re.compile(r"\b(?:not|no|never|without|none|nobody|nothing|cannot|\w+n't|disabled|inactive|missing)\b",
                       re.I)
+# "off" denies ("turned off", "flag: off", "off for everyone") except as the particle of a verb
+# that means something else with it ("kicks off", "signed off", "paid off", "drop-off")
+_OFF = re.compile(r"(?:(\w+)[\s-]+)?\boff\b", re.I)
+_PARTICLE_OFF = re.compile(r"(?:kick|sign|start|took|tak|pa[iy]|cut|log|drop|show|tip|head|wrap|round|writ|wrot|call|"
+                           r"la[iy]|trail|tail|tick|top|finish|eas|level|back|hold|held|hand|spin|spun|split|goof|"
+                           r"nod|doz|fend|ward|seal|cord|wip|laugh|brush|shrug|tee|teed|bump|knock|jump|fight|"
+                           r"fought|wear|wore|lift|blast|set)", re.I)
 _CLAUSE = re.compile(r"[^.;,!?]+")
+_NUMBER_CLAUSE = re.compile(r"(?:[^.;,!?]|(?<=\d)[.,](?=\d))*\d(?:[^.;,!?]|(?<=\d)[.,](?=\d))*")  # "99.7%" stays whole
 # words that report a change: the statement supersedes an older one, it does not contradict it
 CHANGES = re.compile(
     r"\b((?<!for )(?<!right )(?<!just )(?<!until )(?<!by )now|nowadays|these days|anymore|no longer|as of|since|"
     r"switched (?:to|from|over)|moved (?:to|from|over)|migrated|upgraded|"
     r"downgraded|replaced|changed|went from|dropped to|got down to|got up to|bumped|raised to|lowered to|"
     r"reduced to|increased to|decommissioned|retired|from this week|from now on|from [\w.+#-]+ to|"
-    r"switch(?:ed)? (?:from|to)|fixed|again)\b", re.I)
+    r"switch(?:ed)? (?:from|to)|fixed|again|slipped|postponed|rescheduled|pushed back|delayed (?:to|until|by)|"
+    r"(?:moved|pushed|shifted|changed|raised|lowered|bumped|increased|decreased|reduced|extended|shortened)"
+    r"(?:\s+[\w.'-]+){1,4}?\s+(?:to|from)\s|(?:was|were|got|has been|have been)\s+(?:raised|lowered|increased|"
+    r"decreased|reduced|extended|shortened|moved|changed|bumped|updated|pushed|postponed))\b", re.I)
 # a requirement or a plan, not a measurement
-TARGETS = re.compile(r"\b(goal|target|must|should|needs? to|commit to|alert when|at least|at most|"
+TARGETS = re.compile(r"\b(goal|target|must|should|needs? to|commit to|alert when|at least|at most|SLA|SLO|"
                      r"no more than|(?:under|below|above|over|within) (?:\$|~)?\d)", re.I)
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 PART = re.compile(r"\b(alone|of which|mostly|most of|part of|only for|excluding|including)\b", re.I)
@@ -75,7 +98,7 @@ SCOPES = ("staging", "production", "prod", "development", "qa", "sandbox",
 CHOICE = re.compile(
     r"\b(?:uses?|using|used|on|in|with|via|through|by|to|runs on|stores? \w+ in|lives? in|goes through|"
     r"gets?|got|receives?|received|has|have|had|"
-    r"go through|is|are|picked|chose|chosen|adopted|relies on|powered by|built on|built with|"
+    r"go through|is|are|picked|chose|chosen|adopted|relies on|powered by|built on|built with|from|out of|"
     r"hashed with|switched to|moved to|migrated to|upgraded to)\s+(?:the\s+|a\s+|an\s+)?"
     r"([A-Z][\w.+#-]*(?:\s[A-Z0-9][\w.+#-]*)?)")
 # a name in any case after a verb that can only choose ("uses nginx", "went with gRPC"), and
@@ -85,7 +108,7 @@ CHOSEN = re.compile(r"\b(?:uses|using|picked|chose|chosen|adopted|went with|go w
 IS_THE = re.compile(r"^\W*([A-Z][\w.+#-]*|[a-z]+[A-Z][\w.+#-]*)\s+(?:is|are)\s+(?:the|our)\s")
 REJECT = re.compile(
     r"\b(?:not|instead of|rather than|replacing|decommissioned|retired|"
-    r"(?:moved|switched|migrated|changed|went)\s+(?:\w+\s+)?from|"
+    r"(?:moved|switched|migrated|changed|went)\s+(?:\w+\s+){0,3}from|"
     r"(?:never|not|n't)\s+(?:\w+\s+)?(?:used?|using|picked|chose|run on|relied on))\s+(?:the\s+|a\s+|an\s+)?"
     r"([A-Z][\w.+#'-]*)|([A-Z][\w.+#'-]*)\s+(?:was|were|is no longer|got|has been)\s+"
     r"(?:decommissioned|retired|dropped|removed|replaced)")
@@ -111,8 +134,26 @@ _DATES = [
 _WORD_NUMBER = "|".join(sorted((re.escape(w) for w in WORD_NUMBERS), key=len, reverse=True))
 _QUANTITY = re.compile(
     r"(?P<pre>\$|€)?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\b(?:" + _WORD_NUMBER + r")\b)"
-    r"(?P<k>k\b)?\s*(?P<unit>%|[A-Za-z]+)?", re.I)
-_IDENTIFIER = re.compile(r"\b[A-Za-z]+\d+[\w.]*\b|\b\d+(?:\.\d+)+\b|\b[A-Z][\w-]*\s\d+(?:\.\d+)?\b")
+    r"(?P<k>k\b)?(?:(?<=\d)-(?=[A-Za-z])|\s*)(?:(?:business|working|calendar|full|straight|consecutive)\s+(?=(?:hour|day|week)s?\b))?"
+    r"(?P<unit>%|[A-Za-z]+)?", re.I)
+# how often: "every 6 hours", "4x a day", "twice a week", "daily" (a period, its own dimension:
+# "rebuilt every 6 hours" and "shows up within a minute" measure two things)
+_TIME_UNIT = r"(?P<unit>ms|millisecond|sec|second|min|minute|hour|hr|day|week|fortnight|month|year)s?"
+_PERIODS = [
+    (re.compile(r"\bevery\s+(?:(?P<num>\d+(?:\.\d+)?|" + _WORD_NUMBER + r")\s+)?" + _TIME_UNIT + r"\b", re.I),
+     lambda m: _number(m["num"]) if m["num"] else 1.0),
+    (re.compile(r"(?:\b(?P<num>\d+(?:\.\d+)?|" + _WORD_NUMBER + r")\s*(?:x|times)|\b(?P<word>once|twice|thrice))"
+                r"\s+(?:a|an|per|each)\s+" + _TIME_UNIT + r"\b", re.I),
+     lambda m: 1 / (_number(m["num"]) if m["num"] else ("once", "twice", "thrice").index(m["word"].casefold()) + 1)),
+    (re.compile(r"\b(?P<unit>hour|dai|night|week|month|year)ly\b", re.I), lambda m: 1.0),
+]
+_ADVERB_UNITS = {"dai": "day", "night": "day"}
+# a dotted number followed by a unit is a quantity ("1.5 s", "99.9%"), else a name's number
+_IDENTIFIER = re.compile(
+    r"\b[A-Za-z]+\d+[\w.]*\b|\b\d+(?:\.\d+)+\b(?!\s*(?:%|(?:" + "|".join(sorted(map(re.escape, UNITS), key=len, reverse=True))
+    + r")s?\b))|\b(?:[A-Z][\w-]*|[a-z]+[A-Z][\w-]*)\s\d+(?:\.\d+)*\b")
+_AT_LEAST = re.compile(r"\b(?:(?:and|or) (?:later|newer|above|up)|requires?|required|minimum|min|at least)\b|\d\+", re.I)
+_VERSION = re.compile(r"^(?:([a-z][\w-]*)\s|v)?(\d+(?:\.\d+)*)$")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9.+#'-]*[A-Za-z0-9+#]|[A-Za-z]")  # "onboarding_v2": two words
 _DIGIT = re.compile(r"\d")
 _APPROXIMATELY = re.compile(r"(?:^|\W)(?:" + "|".join(re.escape(a) for a in APPROXIMATE) + r")\W*$")
@@ -146,15 +187,19 @@ class Statement:
     denied: tuple[Quantity, ...] = ()  # "the timeout is not 30 minutes"
     dates: tuple[tuple, ...] = ()  # (year or None, month or None, day)
     qualifiers: frozenset = frozenset()  # "p95", "react 19": numbers that name, not measure
+    versions: frozenset = frozenset()  # (name, numbers): "ios 16" ("ios", (16,)); "v1.29.4" ("", (1, 29, 4))
+    at_least: bool = False  # its versions are the lowest that will do ("iOS 16 and later", "requires 3.10")
     names: frozenset = frozenset()  # lower-cased names said to be in use
     rejected: frozenset = frozenset()  # names said not to be (any more)
     mentioned: frozenset = frozenset()  # every capitalised name it mentions, lower-cased
     negated: bool = False
-    denies: frozenset = frozenset()  # the content words of the clauses that deny ("doesn't have SSO": have, sso)
+    denies: frozenset = frozenset()  # the stems of the clauses that deny ("doesn't have SSO": have, sso)
+    stems: frozenset = frozenset()  # its content words' stems ("sampled", "sampling": sampl)
     change: bool = False
     target: bool = False
     part: bool = False
     scopes: frozenset = frozenset()
+    value_scopes: frozenset = frozenset()  # the scopes of the clauses that give its numbers, if they name any
     words: frozenset = field(default_factory=frozenset)  # content words, crudely singular
     acronyms: frozenset = frozenset()  # its all-capital words ("sso")
     letters: str = ""  # the first letter of each of its words ("single sign-on": "sso")
@@ -162,6 +207,21 @@ class Statement:
     def spells(self, acronyms: frozenset) -> frozenset:
         """Those of `acronyms` its words spell, one word a letter ("SSO": "single sign-on")."""
         return frozenset(a for a in acronyms if len(a) >= 3 and a in self.letters)
+
+
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+def _says_off(text: str) -> bool:
+    """"off" in `text` denies something (see _OFF)."""
+    return any(not (m[1] and _PARTICLE_OFF.match(m[1])) for m in _OFF.finditer(text)) if "off" in text.lower() else False
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def stem(word: str) -> str:
+    """A lower-cased word's Snowball (Porter 2) stem: "sampled", "sampling" and "samples" are
+    one word to whether one statement denies what another says."""
+    return _STEMMER.stemWord(word)
 
 
 def _name(text: str) -> str:
@@ -193,8 +253,22 @@ def _number(text: str) -> float:
     return float(WORD_NUMBERS[lowered]) if lowered in WORD_NUMBERS else float(text.replace(",", ""))
 
 
+def _periods(text: str) -> tuple[list[Quantity], str]:
+    """How often `text` says a thing happens, as periods, and the text without them."""
+    found = []
+    for pattern, times in _PERIODS:
+        for m in pattern.finditer(text):
+            unit = _unit(_ADVERB_UNITS.get(m["unit"].casefold(), m["unit"]))
+            count = times(m)
+            if unit and count > 0:
+                found.append(Quantity("period", round(count * unit[1], 6)))
+        text = pattern.sub(" ", text)
+    return found, text
+
+
 def _quantities(text: str) -> tuple[list[Quantity], list[Quantity]]:
-    asserted, denied = [], []
+    asserted, text = _periods(text)
+    denied = []
     for m in _QUANTITY.finditer(text):
         raw = m["num"]
         if raw.casefold() in ("a", "an", "some", "half") and not _unit(m["unit"]):
@@ -274,8 +348,9 @@ def read(text: str) -> Statement:
     dates, rest = _dates(text)
     found_qualifiers = _IDENTIFIER.findall(rest)
     qualifiers = frozenset(q.lower() for q in found_qualifiers)
-    for q in found_qualifiers:
-        rest = rest.replace(q, " ")
+    versions = frozenset((m[1] or "", tuple(int(p) for p in m[2].split(".")))
+                         for m in map(_VERSION.match, qualifiers) if m)
+    rest = _IDENTIFIER.sub(" ", rest)  # where each stands ("99.9" in "99.95%, not 99.9" is one)
     asserted, denied = _quantities(rest)
     sentences = re.split(r"(?<=[.!?;])\s+", text)
     mentioned, names, rejected = set(), set(), set()
@@ -291,19 +366,24 @@ def read(text: str) -> Statement:
         rejected |= {_name(a or b) for a, b in REJECT.findall(sentence)}
     raw_tokens = _TOKEN.findall(text)
     tokens = [t.lower() for t in raw_tokens]
-    negated = any(t in NEGATIONS or t.endswith("n't") for t in tokens)
+    negated = any(t in NEGATIONS or t.endswith("n't") for t in tokens) or _says_off(text)
 
-    content = frozenset(_singular(t) for t in tokens if t not in STOP_WORDS and t not in NEGATIONS
+    scopes = frozenset(t for t in tokens if t in SCOPES)
+    content = frozenset(_singular(t) for t in tokens if t not in STOP_WORDS and t not in DENIERS
                         and not t.endswith("n't") and len(t) > 1)
 
-    denies = frozenset(_singular(t.lower()) for clause in _CLAUSE.findall(text) if _NEGATED.search(clause)
-                       for t in _TOKEN.findall(clause) if t.lower() not in STOP_WORDS and t.lower() not in NEGATIONS
+    denies = frozenset(stem(t.lower()) for clause in _CLAUSE.findall(text)
+                       if _NEGATED.search(clause) or _says_off(clause)
+                       for t in _TOKEN.findall(clause) if t.lower() not in STOP_WORDS and t.lower() not in DENIERS
                        and not t.lower().endswith("n't")) if negated else frozenset()
     acronyms = frozenset(t.lower() for t in raw_tokens if 2 <= len(t) <= 5 and t.isupper())
     return Statement(
         letters="".join(p[0] for t in tokens for p in t.split("-") if p), acronyms=acronyms,
-        denies=denies,
-        quantities=tuple(asserted), denied=tuple(denied), dates=tuple(dates), qualifiers=qualifiers,
+        denies=denies, stems=frozenset(stem(t) for t in tokens if t not in STOP_WORDS and t not in DENIERS
+                                       and not t.endswith("n't") and len(t) > 1),
+        quantities=tuple(asserted), denied=tuple(denied), dates=tuple(dates), qualifiers=qualifiers, versions=versions, at_least=bool(versions) and bool(_AT_LEAST.search(text)),
         names=frozenset(names - rejected), rejected=frozenset(rejected), mentioned=frozenset(mentioned),
         negated=negated, change=bool(CHANGES.search(text)), target=bool(TARGETS.search(text)),
-        part=bool(PART.search(text)), scopes=frozenset(t for t in tokens if t in SCOPES), words=content)
+        part=bool(PART.search(text)), scopes=scopes, words=content,
+        value_scopes=frozenset(t.lower() for clause in _NUMBER_CLAUSE.findall(text) for t in _TOKEN.findall(clause)
+                               if t.lower() in SCOPES) or scopes)
