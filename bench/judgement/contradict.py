@@ -10,7 +10,7 @@ model; the store's screen records a 'contradiction' event for each pair it finds
   topic, or two topics (every memory of the project is a candidate, not only its topic's);
 - updates: planted updates recorded as updates, and flagged as contradictions.
 
-    .venv/bin/python bench/judgement/contradict.py [--split dev|check|all]
+    .venv/bin/python bench/judgement/contradict.py [--split dev|check|all|fresh|everything|unseen|whole] [--model DIR]
 
 The detector (consensus.conflicts.contradiction) was built on the dev topics for issue 39;
 the gate that makes it work without clusters (conflicts.CLOSE, and whether to require shared
@@ -28,16 +28,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 import score  # noqa: E402
-from run import T0, chosen, order  # noqa: E402
+from run import T0, chosen, open_store, order  # noqa: E402
 
-from memlib import Insight, MemoryStore, Project  # noqa: E402
+from memlib import Insight, Project  # noqa: E402
 from memlib.clock import Clock  # noqa: E402
 
 
 def main() -> None:
     split, topics = chosen()
     with tempfile.TemporaryDirectory() as tmp:
-        store = MemoryStore.open(str(Path(tmp) / "store"), clock=Clock(T0))
+        store = open_store(tmp, clock=Clock(T0))
         project = Project(name="hand-written")
         store.add([project])
         where: dict[str, tuple[int, int]] = {}

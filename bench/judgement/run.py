@@ -6,7 +6,10 @@ Consensus in an interleaved order (agents report on many topics at once), then
 - contradictions per kind, found within memlib's clusters and within the true topics: recall,
   precision, and the false alarms by what they separated (updates, hard negatives, other).
 
-    .venv/bin/python bench/judgement/run.py [--split dev|check|all|fresh|everything|unseen|whole]
+    .venv/bin/python bench/judgement/run.py [--split dev|check|all|fresh|everything|unseen|whole] [--model DIR]
+
+`--model DIR`: the store embeds with that sentence-transformers model (a local folder, such
+as all-mpnet-base-v2 unpacked from its PyPI parts) instead of the default.
 
 `dev` topics are what methods are built on; `check` topics are read only to report a figure
 once a method is decided (see fragments.py).
@@ -87,14 +90,28 @@ def report(name: str, clustered: dict, within_clusters: score.Tally, within_topi
     return "\n".join(lines)
 
 
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--split", choices=["dev", "check", "all", "fresh", "everything", "unseen", "whole"],
+                        default="dev")
+    parser.add_argument("--model", help="a local sentence-transformers model folder (default: the store's default)")
+    return parser.parse_args()
+
+
+def open_store(folder: str, **options) -> MemoryStore:
+    """A new store in `folder`, embedding with the model --model names, if any."""
+    model = arguments().model
+    if model:
+        from memlib.embeddings import SentenceTransformerEmbedder
+        options["embedder"] = SentenceTransformerEmbedder(model)
+    return MemoryStore.open(str(Path(folder) / "store"), **options)
+
+
 def chosen() -> tuple[str, list]:
     """The split named by --split and its topics: dev, check, all (the 40 of both), fresh
     (the 16 written after the clustering was chosen), everything (those 56 in one store),
     unseen (the 19 written on 2026-11-26, see fragments.py) or whole (all 75 in one store)."""
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--split", choices=["dev", "check", "all", "fresh", "everything", "unseen", "whole"],
-                        default="dev")
-    split = parser.parse_args().split
+    split = arguments().split
     if split == "unseen":
         return split, UNSEEN
     if split in ("fresh", "everything", "whole"):
@@ -105,7 +122,7 @@ def chosen() -> tuple[str, list]:
 def main() -> None:
     split, topics = chosen()
     with tempfile.TemporaryDirectory() as tmp:
-        store = MemoryStore.open(str(Path(tmp) / "store"))
+        store = open_store(tmp)
         print(report(f"hand-written fragments, {split} topics", *run(topics, store)))
 
 

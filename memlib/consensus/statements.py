@@ -138,7 +138,8 @@ _QUANTITY = re.compile(
     r"(?P<unit>%|[A-Za-z]+)?", re.I)
 # how often: "every 6 hours", "4x a day", "twice a week", "daily" (a period, its own dimension:
 # "rebuilt every 6 hours" and "shows up within a minute" measure two things)
-_TIME_UNIT = r"(?P<unit>ms|millisecond|sec|second|min|minute|hour|hr|day|week|fortnight|month|year)s?"
+_TIME_UNIT = r"(?P<unit>" + "|".join(sorted((u for u, (kind, _) in UNITS.items() if kind == "time"), key=len,
+                                              reverse=True)) + r")s?"
 _PERIODS = [
     (re.compile(r"\bevery\s+(?:(?P<num>\d+(?:\.\d+)?|" + _WORD_NUMBER + r")\s+)?" + _TIME_UNIT + r"\b", re.I),
      lambda m: _number(m["num"]) if m["num"] else 1.0),
