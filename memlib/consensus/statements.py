@@ -76,7 +76,7 @@ _PARTICLE_OFF = re.compile(r"(?:kick|sign|start|took|tak|pa[iy]|cut|log|drop|sho
                            r"nod|doz|fend|ward|seal|cord|wip|laugh|brush|shrug|tee|teed|bump|knock|jump|fight|"
                            r"fought|wear|wore|lift|blast|set)", re.I)
 _CLAUSE = re.compile(r"[^.;,!?]+")
-_NUMBER_CLAUSE = re.compile(r"(?:[^.;,!?]|(?<=\d)[.,](?=\d))*\d(?:[^.;,!?]|(?<=\d)[.,](?=\d))*")  # "99.7%" stays whole
+_NUMBER_CLAUSE = re.compile(r"(?:[^.;,!?]|(?<=\d)[.,](?=\d))+")  # a clause, "99.7%" whole in it
 # words that report a change: the statement supersedes an older one, it does not contradict it
 CHANGES = re.compile(
     r"\b((?<!for )(?<!right )(?<!just )(?<!until )(?<!by )now|nowadays|these days|anymore|no longer|as of|since|"
@@ -386,5 +386,5 @@ def read(text: str) -> Statement:
         names=frozenset(names - rejected), rejected=frozenset(rejected), mentioned=frozenset(mentioned),
         negated=negated, change=bool(CHANGES.search(text)), target=bool(TARGETS.search(text)),
         part=bool(PART.search(text)), scopes=scopes, words=content,
-        value_scopes=frozenset(t.lower() for clause in _NUMBER_CLAUSE.findall(text) for t in _TOKEN.findall(clause)
-                               if t.lower() in SCOPES) or scopes)
+        value_scopes=frozenset(t.lower() for clause in _NUMBER_CLAUSE.findall(text) if _DIGIT.search(clause)
+                               for t in _TOKEN.findall(clause) if t.lower() in SCOPES) or scopes)
