@@ -18,6 +18,7 @@ once a method is decided (see fragments.py).
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import sys
 import tempfile
@@ -90,6 +91,7 @@ def report(name: str, clustered: dict, within_clusters: score.Tally, within_topi
     return "\n".join(lines)
 
 
+@functools.cache  # read by chosen() and open_store(): parsed once
 def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     parser.add_argument("--split", choices=["dev", "check", "all", "fresh", "everything", "unseen", "whole"],

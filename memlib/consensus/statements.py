@@ -370,8 +370,8 @@ def read(text: str) -> Statement:
     negated = any(t in NEGATIONS or t.endswith("n't") for t in tokens) or _says_off(text)
 
     scopes = frozenset(t for t in tokens if t in SCOPES)
-    content = frozenset(_singular(t) for t in tokens if t not in STOP_WORDS and t not in DENIERS
-                        and not t.endswith("n't") and len(t) > 1)
+    said = [t for t in tokens if t not in STOP_WORDS and t not in DENIERS and not t.endswith("n't") and len(t) > 1]
+    content = frozenset(_singular(t) for t in said)
 
     denies = frozenset(stem(t.lower()) for clause in _CLAUSE.findall(text)
                        if _NEGATED.search(clause) or _says_off(clause)
@@ -380,9 +380,9 @@ def read(text: str) -> Statement:
     acronyms = frozenset(t.lower() for t in raw_tokens if 2 <= len(t) <= 5 and t.isupper())
     return Statement(
         letters="".join(p[0] for t in tokens for p in t.split("-") if p), acronyms=acronyms,
-        denies=denies, stems=frozenset(stem(t) for t in tokens if t not in STOP_WORDS and t not in DENIERS
-                                       and not t.endswith("n't") and len(t) > 1),
-        quantities=tuple(asserted), denied=tuple(denied), dates=tuple(dates), qualifiers=qualifiers, versions=versions, at_least=bool(versions) and bool(_AT_LEAST.search(text)),
+        denies=denies, stems=frozenset(stem(t) for t in said),
+        quantities=tuple(asserted), denied=tuple(denied), dates=tuple(dates), qualifiers=qualifiers,
+        versions=versions, at_least=bool(versions) and bool(_AT_LEAST.search(text)),
         names=frozenset(names - rejected), rejected=frozenset(rejected), mentioned=frozenset(mentioned),
         negated=negated, change=bool(CHANGES.search(text)), target=bool(TARGETS.search(text)),
         part=bool(PART.search(text)), scopes=scopes, words=content,
