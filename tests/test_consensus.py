@@ -4,16 +4,19 @@ pointers, incremental clustering against a rebuild from scratch, and the audit e
 from __future__ import annotations
 
 import collections
+import gc
 import hashlib
+import weakref
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pytest
 
-from memlib import Insight, Project
+from memlib import Insight, MemoryStore, Project
 from memlib.consensus import Cluster, ClusterMemoryUnit, Consensus, Fragment, RetentionContract
 from memlib.consensus import clustering
 from memlib.consensus.lexicon import Lexicon
+from memlib.embeddings import HashEmbedder
 from memlib.errors import InvalidInput
 
 T0 = datetime(2026, 3, 1, tzinfo=timezone.utc)
@@ -114,6 +117,47 @@ def test_incremental_clustering_agrees_with_a_rebuild_from_scratch(consensus, st
     assert sorted(e["subject_id"] for e in created) == sorted(c.cluster_id for c in incremental)
     assert all(e["actor"] == "tester" for e in created)
     assert store.audit.events("action = 'cluster_update'")  # later batches joined earlier clusters
+
+
+def test_a_handle_made_per_call_finds_the_clusters_in_memory(consensus, store, tmp_path, monkeypatch):
+    """An agent tool and a server request make a Consensus per call: handles on one store (at
+    one threshold) share the clusters in memory, so a new handle does not read every
+    fragment's vector again; a rebuild leaves its clusters in memory, and what another
+    process adds is read again once. A store let go is not kept alive by what its handles
+    shared."""
+    fragments = sorted(_fragments(consensus.register_input(b"the agents' tool output")), key=clustering.order_key)
+    consensus.add(fragments[:20])
+    reads = []  # each time the clusters are made again from what the tables hold
+    read = clustering.Clusterer.of
+    monkeypatch.setattr(clustering.Clusterer, "of", classmethod(lambda cls, *args: reads.append(1) or read(*args)))
+    for f in fragments[20:]:
+        Consensus(store, threshold=0.5).add([f])
+    cluster_id = consensus.clusters()[0].cluster_id
+    Consensus(store, threshold=0.5).disagreements(cluster_id)
+    assert reads == []
+    Consensus(store, threshold=0.9).disagreements(cluster_id)  # another threshold clusters otherwise
+    assert len(reads) == 1
+    assert Consensus(store, threshold=0.5).rebuild() == 6 and len(reads) == 1  # it leaves its clusters in memory
+    elsewhere = MemoryStore.open(store.uri, embedder=HashEmbedder())  # as another process sees the store
+
+    def late(n: int, handle: Consensus) -> str:
+        late = Fragment(fragment_id=f"late-{n}", content=f"ledger retries ledger retries note {n}", source_agent="a",
+                        timestamp=T0 + timedelta(days=n), topic_candidates=["ledger"],
+                        trace_pointer=fragments[0].trace_pointer)
+        return handle.add([late])[0][1]
+
+    assert late(1, Consensus(elsewhere, threshold=0.5)) == late(2, Consensus(store, threshold=0.5))
+    assert len(reads) == 3  # the other process's first read, and this one's once the tables moved
+    ledger = next(c.fragment_ids for c in consensus.clusters() if "f-0-0" in c.fragment_ids)
+    assert {"late-1", "late-2"} <= set(ledger) and len(ledger) == 7
+
+    other = MemoryStore.open(str(tmp_path / "other"), embedder=HashEmbedder())
+    handle = Consensus(other)
+    handle.add([f.model_copy(update={"trace_pointer": handle.register_input(b"x")}) for f in fragments[:3]])
+    gone = weakref.ref(other)
+    del other, handle
+    gc.collect()
+    assert gone() is None
 
 
 def test_a_topic_said_two_far_ways_becomes_one_cluster_once_a_third_report_bridges_them(store):

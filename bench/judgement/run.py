@@ -33,6 +33,7 @@ from memlib import MemoryStore  # noqa: E402
 from memlib.consensus import Consensus, conflicts  # noqa: E402
 
 T0 = datetime(2026, 3, 2, 9, tzinfo=timezone.utc)
+SPLITS = ("dev", "check", "all", "fresh", "everything", "unseen", "whole")
 
 
 def order(topics) -> list[tuple[int, int]]:
@@ -94,8 +95,7 @@ def report(name: str, clustered: dict, within_clusters: score.Tally, within_topi
 @functools.cache  # read by chosen() and open_store(): parsed once
 def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--split", choices=["dev", "check", "all", "fresh", "everything", "unseen", "whole"],
-                        default="dev")
+    parser.add_argument("--split", choices=SPLITS, default="dev")
     parser.add_argument("--model", help="a local sentence-transformers model folder (default: the store's default)")
     return parser.parse_args()
 
@@ -110,15 +110,20 @@ def open_store(folder: str, **options) -> MemoryStore:
 
 
 def chosen() -> tuple[str, list]:
-    """The split named by --split and its topics: dev, check, all (the 40 of both), fresh
-    (the 16 written after the clustering was chosen), everything (those 56 in one store),
-    unseen (the 19 written on 2026-11-26, see fragments.py) or whole (all 75 in one store)."""
+    """The split named by --split and its topics (topics_of)."""
     split = arguments().split
+    return split, topics_of(split)
+
+
+def topics_of(split: str) -> list:
+    """A split's topics: dev, check, all (the 40 of both), fresh (the 16 written after the
+    clustering was chosen), everything (those 56 in one store), unseen (the 19 written on
+    2026-11-26, see fragments.py) or whole (all 75 in one store)."""
     if split == "unseen":
-        return split, UNSEEN
+        return UNSEEN
     if split in ("fresh", "everything", "whole"):
-        return split, (TOPICS if split != "fresh" else []) + FRESH + (UNSEEN if split == "whole" else [])
-    return split, [t for t in TOPICS if split == "all" or t.split == split]
+        return (TOPICS if split != "fresh" else []) + FRESH + (UNSEEN if split == "whole" else [])
+    return [t for t in TOPICS if split == "all" or t.split == split]
 
 
 def main() -> None:

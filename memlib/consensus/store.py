@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+import weakref
 from typing import Iterable
 
 import numpy as np
@@ -54,6 +56,22 @@ def _fragment(row: dict) -> Fragment:
                     | {"metadata": json.loads(row["metadata"] or "{}")})
 
 
+class _Memory:
+    """What every handle on one store (at one threshold) shares: the clusterer as the tables'
+    versions left it, and the lock under which one thread at a time changes or reads it. A
+    handle made per call (an agent tool, a server request) finds the clusters in memory, where
+    reading every fragment's vector again took 1.3 s at 20,000 fragments against 0.09 s for an
+    add of one. It holds nothing of the store, so a store that is let go takes it along."""
+
+    def __init__(self):
+        self.lock = threading.RLock()
+        self.clusterer: tuple | None = None  # ((clusters, fragments table versions), clusterer, orphans)
+
+
+_MEMORY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # store -> {threshold: _Memory}
+_SHARED_LOCK = threading.Lock()
+
+
 class Consensus:
     """The consolidation of one store's fragments."""
 
@@ -62,7 +80,8 @@ class Consensus:
             raise InvalidInput(f"threshold is the mean cosine at which two groups of fragments are one: "
                                f"a number from -1 to 1, not {threshold!r}")
         self.store, self.threshold = store, threshold
-        self._clusterer: tuple[int, clustering.Clusterer] | None = None  # (clusters table version, it)
+        with _SHARED_LOCK:
+            self._memory = _MEMORY.setdefault(store, {}).setdefault(threshold, _Memory())
 
     # -- tables ----------------------------------------------------------------------------
 
@@ -141,7 +160,7 @@ class Consensus:
                 vectors[i] = f.embedding
         if todo:
             vectors[todo] = store.embedder.embed([batch[i].content for i in todo])
-        with store.lock.held():
+        with self._memory.lock, store.lock.held():
             table = self._table(FRAGMENTS)
             clusterer = self._complete(actor)  # what an add or a rebuild killed midway left out
             done = self._already_stored(table, batch)
@@ -149,7 +168,7 @@ class Consensus:
             try:
                 opened = self._place(clusterer, [batch[i] for i in new], vectors[new], table, actor)
             except BaseException:
-                self._clusterer = None  # it holds what failed to commit: read the tables again
+                self._memory.clusterer = None  # it holds what failed to commit: read the tables again
                 raise
         return [(f.fragment_id, clusterer.where.get(f.fragment_id), f.fragment_id in opened) for f in batch]
 
@@ -210,7 +229,7 @@ class Consensus:
         uninterrupted run would have left it (they are placed first, in clustering order).
         The caller holds the writer lock."""
         clusterer = self._load()
-        orphans = self._clusterer[2]
+        orphans = self._memory.clusterer[2]
         if orphans:
             table = self._table(FRAGMENTS)
             found = sorted(map(_fragment, table.to_lance().to_table(filter=sql_in("fragment_id", orphans)).to_pylist()),
@@ -233,8 +252,8 @@ class Consensus:
         (`_complete` places them)."""
         table, fragments_table = self._table(CLUSTERS), self._table(FRAGMENTS)
         versions = (table.version, fragments_table.version)
-        if self._clusterer is not None and self._clusterer[0] == versions:
-            return self._clusterer[1]
+        if self._memory.clusterer is not None and self._memory.clusterer[0] == versions:
+            return self._memory.clusterer[1]
         clusters, members, lexicon, orphans = [], {}, Lexicon(), []
         if fragments_table.count_rows():
             clusters = [(r["cluster_id"], r["fragment_ids"]) for r in
@@ -256,7 +275,7 @@ class Consensus:
                                                               clustering.order_key(f))
             clusters.sort()  # a fixed order
         clusterer = clustering.Clusterer.of(clusters, members, self.store.dims, self.threshold, lexicon)
-        self._clusterer = (versions, clusterer, orphans)
+        self._memory.clusterer = (versions, clusterer, orphans)
         return clusterer
 
     def _risks(self, clusterer: clustering.Clusterer, cluster_ids: list[str],
@@ -315,7 +334,7 @@ class Consensus:
             merge = merge.when_not_matched_by_source_delete(sql_in("cluster_id", list(gone)))
         committing(lambda: merge.execute(frame))
         table.checkout_latest()
-        self._clusterer = ((table.version, self._table(FRAGMENTS).version), clusterer, [])
+        self._memory.clusterer = ((table.version, self._table(FRAGMENTS).version), clusterer, [])
 
     def disagreements(self, cluster_id: str, actor: str | None = None) -> tuple[list[Disagreement], float]:
         """Where a cluster's fragments disagree (consensus/conflicts.py) and its conflict_risk,
@@ -336,7 +355,8 @@ class Consensus:
     def _disagreements(self, cluster_id: str, row: dict, data: list[dict],
                        actor: str | None) -> tuple[list[Disagreement], float]:
         weights = [r["confidence"] for r in data]
-        found = conflicts.find([r["content"] for r in data], weights, self._load().lexicon)
+        with self._memory.lock:
+            found = conflicts.find([r["content"] for r in data], weights, self._load().lexicon)
         risk = conflicts.conflict_risk(found, weights)
 
         def side(members: list[int]) -> Side:
