@@ -160,6 +160,36 @@ def test_a_handle_made_per_call_finds_the_clusters_in_memory(consensus, store, t
     assert gone() is None
 
 
+def test_threads_reporting_through_handles_of_their_own_lose_and_double_nothing(consensus, store):
+    """A server's requests run on threads, each with its own handle on the shared clusters:
+    every fragment ends in exactly one cluster, and the clusters are those one thread would
+    have made (a rebuild from the tables agrees with what the adds left in memory)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    fragments = sorted(_fragments(consensus.register_input(b"the agents' tool output")), key=clustering.order_key)
+
+    def report(k: int) -> None:
+        handle = Consensus(store, threshold=0.5)
+        for f in fragments[k::4]:
+            handle.add([f])
+            handle.disagreements(handle.clusters()[0].cluster_id)  # a read beside the others' writes
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(report, range(4)))
+    held = [f for c in consensus.clusters() for f in c.fragment_ids]
+    assert sorted(held) == sorted(f.fragment_id for f in fragments)
+    assert sorted(sorted(c.fragment_ids) for c in consensus.clusters()) == \
+        sorted(sorted(ids) for ids in _topics(fragments))
+    assert Consensus(store, threshold=0.5).rebuild() == 6
+
+
+def _topics(fragments) -> list[list[str]]:
+    by: dict[str, list[str]] = collections.defaultdict(list)
+    for f in fragments:
+        by[f.topic_candidates[0]].append(f.fragment_id)
+    return list(by.values())
+
+
 def test_a_topic_said_two_far_ways_becomes_one_cluster_once_a_third_report_bridges_them(store):
     """Average linkage regroups around what arrives: two reports whose cosine is 0.2 stay
     apart, and a third like both (0.78) joins them into one cluster, which keeps the id of
@@ -690,10 +720,24 @@ def test_a_rebuild_killed_before_its_commit_leaves_the_clusters_as_they_were(con
     # a name where it comes from; one name in two versions
     ("Uploads are scanned by ClamAV.", "upload scanning comes from Sophos, I checked the logs", "choice"),
     ("The worker image is built on Python 3.12.", "worker image runs Python 3.11", "choice"),
+    # a number in a name is not the value ("wh-2"), the value beside it still is
+    ("Orders from wh-2 ship within 24 hours.", "wh-2 orders ship within 48 hours", "value"),
+    ("The packing line runs at 90 boxes an hour.", "packing line throughput: 140 boxes per hour", "value"),
 ])
 def test_contradictions_in_real_writing_are_found_with_their_kind(older, newer, kind):
     found = conflicts.find([older, newer], [1.0, 1.0])
     assert [(f.kind, f.a + f.b) for f in found] == [(kind, [0, 1])]
+
+
+def test_two_disputes_in_one_cluster_are_two_disagreements():
+    """Two disagreements that never meet do not share one split: before, "retries: 3"
+    against "retries 5 times" went unreported beside the TTL's."""
+    def apart(found) -> set[frozenset]:
+        return {frozenset({i, j}) for f in found for i in f.a for j in f.b}
+
+    two = ["The export cache TTL is 5 minutes.", "export cache TTL: 10 min", "export retries: 3", "The export retries 5 times."]
+    found = conflicts.find(two, [1.0] * 4)
+    assert apart(found) == {frozenset({0, 1}), frozenset({2, 3})} and {f.kind for f in found} == {"value"}
 
 
 @pytest.mark.parametrize("texts, why", [
@@ -722,6 +766,10 @@ def test_contradictions_in_real_writing_are_found_with_their_kind(older, newer, 
     (["The tablet runs iOS 17.2 fine.", "The app requires iOS 16."], "a version in use above the lowest that will do"),
     (["Two-factor login is on for every admin.", "two-factor login is on for admins, checked today"],
      "'two-factor' is no count of factors"),
+    (["The us-east-1 cluster runs 12 nodes.", "We have 3 clusters, each with 12 nodes."],
+     "'us-east-1' is a name, not one cluster"),
+    (["The packing line runs at 90 boxes an hour.", "A packing shift is 8 hours."],
+     "the hour of a rate is no duration"),
 ])
 def test_updates_scopes_quantities_and_paraphrases_are_not_conflicts(texts, why):
     assert conflicts.find(texts, [1.0] * len(texts)) == [], why

@@ -22,6 +22,10 @@ older fragment is compared with nothing; a newer fragment that contradicts the c
 conflict. With the clustering's lexicon, two fragments each naming a thing the other does
 not are about different things. Each kind's conflicting pairs are split into two sides (the
 fragment in most conflicts, and who agrees with it, against the rest); the heavier is A.
+Conflicting pairs that share no fragment with the split (two things of one cluster each in
+dispute) are a disagreement of their own. A pair left with both fragments on one side (three
+values, each against the others) is not split again: on the hand-written topics those were
+mostly false alarms (bench/README.md).
 
 Measured on hand-written fragments (bench/judgement, bench/README.md): what it still cannot
 catch is a denial or a choice said in other words than the claim it denies ("rollout 10%"
@@ -199,9 +203,11 @@ def _find(texts: list[str], weights: list[float], lexicon) -> list[Found]:
     points = {"value": "the value", "choice": "the choice", "negation": "whether it holds"}
     out = []
     for kind, pairs in edges.items():
-        if pairs:
+        while pairs:  # a group of conflicts the split never reached is a disagreement of its own
             a, b = _sides(pairs, weights)
             out.append(Found(kind, points[kind], a, b))
+            placed = set(a) | set(b)
+            pairs = [(i, j) for i, j in pairs if i not in placed and j not in placed]
     return out
 
 
