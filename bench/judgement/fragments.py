@@ -565,3 +565,154 @@ UNSEEN: list[Topic] = [
     ), contradictions=((0, 2, "negation"), (1, 2, "negation")),
         negatives=((0, 3, "scoped: service accounts"),)),
 ]
+
+
+# Written by hand on 2026-11-27, after this day's reader changes (81a4b64) and committed before
+# its first run: a third check, since UNSEEN has now been run and read. Other subjects again
+# (notifications, retention, hiring, budgets, mail, GPUs, translation, laptops, incidents,
+# SDKs, DNS, logging, queues, encryption, reviews, payroll, sprints, search, offices, VPN,
+# staging data), the same labelling rule. Some of its misses are known kinds (a limit against
+# a measurement, a date said in words, times of day): they are written as people write.
+LATER: list[Topic] = [
+    Topic("mobile push provider", (
+        ("coder", "Push notifications on iOS go out through APNs directly from the notifier service."),
+        ("planner", "We send all mobile push via OneSignal."),
+        ("ops-bot", "notifier: apns client pool=4, sent 18,204 in last hour"),
+        ("reviewer", "Android pushes use Firebase Cloud Messaging."),
+    ), contradictions=((0, 1, "choice"), (2, 1, "choice"), (1, 3, "choice")),
+        negatives=((0, 2, "paraphrase"), (0, 3, "scoped: iOS and Android"), (2, 3, "scoped"))),
+    Topic("support chat retention", (
+        ("planner", "Support chat transcripts are kept for 12 months, then deleted."),
+        ("ops-bot", "retention policy chat_transcripts: 365d"),
+        ("reviewer", "Chat transcripts are kept for 90 days per the DPA we signed."),
+        ("coder", "call recordings are retained 30 days"),
+    ), contradictions=((0, 2, "number"), (1, 2, "number")),
+        negatives=((0, 1, "paraphrase: 12 months = 365d"), (0, 3, "different quantities"),
+                   (1, 3, "different quantities"), (2, 3, "different quantities"))),
+    Topic("backend take-home exercise", (
+        ("planner", "Backend candidates do a take-home exercise after the screening call."),
+        ("reviewer", "We dropped take-homes for backend roles in September; it's a live pairing session now."),
+        ("tester", "Frontend candidates still get the take-home."),
+        ("ops-bot", "greenhouse stage 'Take-home (backend)': 0 candidates, archived"),
+        ("planner", "Backend hiring has no take-home; we pair live for 90 minutes."),
+    ), updates=((0, 1),),
+        negatives=((1, 2, "scoped: frontend"), (1, 3, "paraphrase"), (1, 4, "paraphrase"), (3, 4, "paraphrase"),
+                   (2, 4, "scoped"))),
+    Topic("AWS budget", (
+        ("planner", "Our monthly AWS budget is $80k."),
+        ("ops-bot", "cost explorer: AWS month-to-date $61,240 (forecast $84,900)"),
+        ("reviewer", "Finance set the AWS budget at $60k a month this quarter."),
+        ("coder", "GCP spend is about $9k a month."),
+    ), contradictions=((0, 2, "number"),),
+        negatives=((0, 1, "threshold: a budget against the spend"), (1, 2, "threshold"),
+                   (0, 3, "different quantities"), (2, 3, "different quantities"))),
+    Topic("email provider", (
+        ("coder", "Transactional email goes out via Postmark."),
+        ("ops-bot", "postmark: 4,112 delivered, 3 bounced (24h)"),
+        ("planner", "We use SendGrid for both marketing and transactional mail."),
+        ("reviewer", "Marketing newsletters are sent from Mailchimp."),
+    ), contradictions=((0, 2, "choice"), (1, 2, "choice"), (2, 3, "choice")),
+        negatives=((0, 1, "paraphrase"), (0, 3, "scoped: transactional and marketing"), (1, 3, "scoped"))),
+    Topic("GPU cap per research team", (
+        ("planner", "Each research team can reserve up to 8 A100s at a time."),
+        ("ops-bot", "quota research-nlp: a100=8 used=6"),
+        ("reviewer", "The per-team GPU cap was raised to 12 A100s last week."),
+        ("tester", "Inference teams get 4 A100s each."),
+    ), updates=((0, 2), (1, 2)),
+        negatives=((0, 1, "paraphrase"), (0, 3, "scoped: inference teams"), (2, 3, "scoped"))),
+    Topic("help center languages", (
+        ("planner", "The help center is translated into 6 languages."),
+        ("ops-bot", "crowdin project help-center: 6 target languages, 98% translated"),
+        ("reviewer", "Help center articles exist in 9 languages now that Japanese, Korean and Thai shipped."),
+        ("tester", "The mobile app supports 11 languages."),
+    ), updates=((0, 2), (1, 2)),
+        negatives=((0, 1, "paraphrase"), (0, 3, "different quantities"), (1, 3, "different quantities"),
+                   (2, 3, "different quantities"))),
+    Topic("laptop refresh cycle", (
+        ("planner", "Engineering laptops are replaced every three years."),
+        ("reviewer", "IT policy says laptops get refreshed every 4 years, not 3."),
+        ("ops-bot", "asset report: 38 laptops older than 36 months"),
+        ("coder", "My laptop is three years old and IT just sent a replacement."),
+    ), contradictions=((0, 1, "number"), (1, 3, "number")),
+        negatives=((0, 2, "different quantities"), (1, 2, "different quantities"), (0, 3, "agree"))),
+    Topic("SEV1 definition", (
+        ("planner", "A SEV1 is any outage of checkout longer than 5 minutes."),
+        ("reviewer", "checkout down for 10 minutes is only a SEV2 per the runbook; SEV1 starts at 30 minutes."),
+        ("coder", "SEV1 pages the whole on-call chain; SEV2 only pages primary."),
+    ), contradictions=((0, 1, "number"),)),
+    Topic("Python SDK minimum version", (
+        ("coder", "The Python SDK supports Python 3.9 and later."),
+        ("ops-bot", "sdk-python setup.cfg: python_requires >=3.10"),
+        ("tester", "Ran the SDK test suite on Python 3.12, all green."),
+    ), contradictions=((0, 1, "choice"),),
+        negatives=((0, 2, "a version in use above the lowest"), (1, 2, "a version in use above the lowest"))),
+    Topic("DNS hosting", (
+        ("planner", "Our DNS is hosted on Route 53."),
+        ("coder", "added the TXT record for the domain verification in Cloudflare DNS"),
+        ("ops-bot", "dns zone example.com: 212 records (route53)"),
+    ), contradictions=((0, 1, "choice"), (1, 2, "choice")), negatives=((0, 2, "paraphrase"),)),
+    Topic("production log level", (
+        ("coder", "Prod services log at INFO."),
+        ("ops-bot", "LOG_LEVEL=DEBUG on payments-api (prod)"),
+        ("reviewer", "Staging runs at DEBUG so we can trace the test traffic."),
+    ), contradictions=((0, 1, "choice"),), negatives=((0, 2, "scoped: staging"), (1, 2, "scoped"))),
+    Topic("background job queue", (
+        ("coder", "Background jobs run on Sidekiq with Redis."),
+        ("planner", "All async work goes through our RabbitMQ cluster."),
+        ("ops-bot", "sidekiq: 3 processes, 25 threads, queue default latency 0.4s"),
+        ("tester", "the image thumbnailer is a Lambda triggered from S3 events, not a queue job"),
+    ), contradictions=((0, 1, "choice"), (1, 2, "choice")),
+        negatives=((0, 2, "paraphrase"), (0, 3, "scoped: the thumbnailer"))),
+    Topic("S3 encryption at rest", (
+        ("planner", "All S3 buckets are encrypted at rest with KMS."),
+        ("reviewer", "The legacy exports bucket has no default encryption, Security Hub flagged it."),
+        ("ops-bot", "config rule s3-bucket-server-side-encryption-enabled: 41 compliant, 1 noncompliant"),
+        ("coder", "new buckets get SSE-KMS from the terraform module by default"),
+    ), contradictions=((0, 1, "negation"), (0, 2, "negation")),
+        negatives=((0, 3, "paraphrase"), (1, 3, "scoped: new buckets"), (1, 2, "agree"))),
+    Topic("code review turnaround", (
+        ("planner", "Reviews should be picked up within one business day."),
+        ("ops-bot", "median time to first review last week: 5.2 hours"),
+        ("reviewer", "Our review SLA is 4 hours, not a day."),
+    ), contradictions=((0, 2, "number"),),
+        negatives=((0, 1, "threshold: a target against a measurement"), (1, 2, "threshold"))),
+    Topic("payroll date", (
+        ("planner", "Salaries are paid on the 25th of each month."),
+        ("reviewer", "Payroll runs on the last working day of the month."),
+        ("ops-bot", "payroll batch scheduled: 25 Nov 2026"),
+        ("tester", "Contractor invoices are paid on the 10th."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")),
+        negatives=((0, 2, "paraphrase"), (0, 3, "different quantities"), (2, 3, "different quantities"))),
+    Topic("sprint length", (
+        ("planner", "Sprints are two weeks long."),
+        ("coder", "sprint 41 runs 3 Nov - 14 Nov"),
+        ("reviewer", "We switched to one-week sprints in October."),
+        ("tester", "Sprint 44 is 17 Nov to 28 Nov, two weeks like always."),
+    ), contradictions=((2, 3, "number"),), updates=((0, 2), (1, 2)), negatives=((0, 1, "paraphrase"),)),
+    Topic("search ranking model", (
+        ("coder", "Search ranking uses a learning-to-rank model in OpenSearch."),
+        ("reviewer", "There's no ML in search ranking, it's plain BM25 with a recency boost."),
+        ("ops-bot", "opensearch ltr plugin: model search_ltr_v3 active"),
+        ("planner", "Autocomplete suggestions are rule-based, no ML."),
+    ), contradictions=((0, 1, "negation"), (1, 2, "negation")),
+        negatives=((0, 2, "paraphrase"), (0, 3, "scoped: autocomplete"), (2, 3, "scoped"))),
+    Topic("Berlin office access hours", (
+        ("planner", "Badges open the Berlin office from 7:00 to 22:00."),
+        ("tester", "badge worked at 23:30 last night at the Berlin office"),
+        ("reviewer", "The Berlin office is accessible 24/7 with a badge."),
+        ("coder", "Munich office badge hours are 8:00 to 20:00."),
+    ), contradictions=((0, 1, "number"), (0, 2, "number")),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: Munich"), (2, 3, "scoped"))),
+    Topic("MFA on the VPN", (
+        ("planner", "VPN logins require MFA."),
+        ("coder", "connected to the VPN with just my password, no MFA prompt"),
+        ("ops-bot", "vpn auth policy: mfa=required, exceptions: 3 service accounts"),
+        ("reviewer", "Service accounts on the VPN skip MFA by design."),
+    ), contradictions=((0, 1, "negation"), (1, 2, "negation")),
+        negatives=((0, 3, "scoped: service accounts"), (2, 3, "agree"))),
+    Topic("customer data in staging", (
+        ("planner", "Staging never gets production customer data."),
+        ("reviewer", "The staging DB was restored from a prod snapshot on Monday, so it has real customer records right now."),
+        ("coder", "staging is seeded from anonymised fixtures"),
+    ), contradictions=((0, 1, "negation"), (1, 2, "negation")), negatives=((0, 2, "paraphrase"),)),
+]
