@@ -159,6 +159,11 @@ def test_a_handle_made_per_call_finds_the_clusters_in_memory(consensus, store, t
     gc.collect()
     assert gone() is None
 
+    class Bare:  # a store no weak reference can point to: its handles keep their memory apart
+        __slots__ = ("dims",)
+
+    assert Consensus(Bare()).threshold == Consensus(Bare()).threshold
+
 
 def test_threads_reporting_through_handles_of_their_own_lose_and_double_nothing(consensus, store):
     """A server's requests run on threads, each with its own handle on the shared clusters:

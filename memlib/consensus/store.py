@@ -81,7 +81,10 @@ class Consensus:
                                f"a number from -1 to 1, not {threshold!r}")
         self.store, self.threshold = store, threshold
         with _SHARED_LOCK:
-            self._memory = _MEMORY.setdefault(store, {}).setdefault(threshold, _Memory())
+            try:
+                self._memory = _MEMORY.setdefault(store, {}).setdefault(threshold, _Memory())
+            except TypeError:  # a store that cannot be weakly referred to keeps its handles' memory apart
+                self._memory = _Memory()
 
     # -- tables ----------------------------------------------------------------------------
 
