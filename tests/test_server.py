@@ -230,6 +230,32 @@ def test_sessions_and_the_context_an_agent_starts_with(team):
     assert coder.post(f"/v1/sessions/{sid}/end").json()["status"] == "ended"
 
 
+def test_agents_report_fragments_and_the_team_reads_their_clusters_and_disagreements(team):
+    """Consensus over REST: fragments are reported as the token's agent, clustered as they
+    arrive (each request a handle of its own on the server's clusters), consolidated into a
+    unit that names the disagreement; a token limited to some projects, and a fragment that
+    names another agent, are refused in one line and write nothing."""
+    store, (a, _, _), tokens, served = team
+    lead, coder = served.client(tokens["lead"]), served.client(tokens["coder"])
+    (evidence,) = store.add([Insight(project_id=a.id, content="export cache settings, read from the config")])
+    said = ["export cache ttl is 5 minutes", "export cache ttl is 10 minutes", "export cache ttl is 5 minutes today"]
+    placed = [lead.post("/v1/consensus/fragments", json={"fragments": [
+        {"fragment_id": f"f{n}", "content": text, "trace_pointer": evidence}]}).json()[0] for n, text in enumerate(said)]
+    assert [p["fragment_id"] for p in placed] == ["f0", "f1", "f2"] and len({p["cluster_id"] for p in placed}) == 1
+    clusters = lead.get("/v1/consensus/clusters").json()
+    assert [sorted(c["fragment_ids"]) for c in clusters] == [["f0", "f1", "f2"]]
+    unit = lead.post("/v1/consensus/consolidate", json={"cluster_id": placed[0]["cluster_id"]}).json()
+    [disagreement] = unit["disagreements"]
+    assert disagreement["kind"] == "value" and sorted(disagreement["a"]["fragment_ids"]) == ["f0", "f2"]
+    assert disagreement["b"]["fragment_ids"] == ["f1"] and disagreement["a"]["agents"] == ["lead"]
+    assert lead.get(f"/v1/consensus/units/{placed[0]['cluster_id']}").json()["disagreements"] == unit["disagreements"]
+    assert "consensus is every project's" in one_line_error(coder.post("/v1/consensus/fragments", json={
+        "fragments": [{"content": "export cache ttl is 1 minute", "trace_pointer": evidence}]}), 403)
+    assert "is not this token's" in one_line_error(lead.post("/v1/consensus/fragments", json={
+        "fragments": [{"content": "x", "source_agent": "coder", "trace_pointer": evidence}]}), 403)
+    assert [sorted(c["fragment_ids"]) for c in lead.get("/v1/consensus/clusters").json()] == [["f0", "f1", "f2"]]
+
+
 def test_the_agent_tools_over_rest_and_over_mcp_on_http(team):
     store, (a, b, c), tokens, served = team
     coder = served.client(tokens["coder"])
