@@ -86,8 +86,7 @@ def pairs(topics, model: Model) -> list[tuple]:
             truth = known.contradictions.get(pair) or ("update" if pair in known.updates else
                                                         "hard negative" if pair in known.negatives else "other")
             a, b = statements.read(topic.fragments[i][1]), statements.read(topic.fragments[j][1])
-            apart = bool(a.scopes and b.scopes and not a.scopes & b.scopes)
-            kind = None if apart else conflicts.contradiction(a, b)
+            kind = conflicts.contradiction(a, b) if conflicts._about_the_same(a, b, None) else None
             out.append((truth, kind, float(s), bool(b.change), guessed(a, b)))
     return out
 

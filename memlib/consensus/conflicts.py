@@ -261,7 +261,7 @@ def between(old: str, new: str, cosine: float) -> str | None:
     if cosine < CLOSE:
         return None
     a, b = statements.read(old), statements.read(new)
-    if a.scopes and b.scopes and not a.scopes & b.scopes:
+    if not _about_the_same(a, b, None):
         return None
     kind = contradiction(a, b, ignore_change=True)
     if kind is None:

@@ -160,8 +160,8 @@ _DIGIT = re.compile(r"\d")
 _APPROXIMATELY = re.compile(r"(?:^|\W)(?:" + "|".join(re.escape(a) for a in APPROXIMATE) + r")\W*$")
 # what the text before a number ends with (searched in its last characters: `$` also
 # matches before a final newline)
-_IN_WORD = re.compile(r"[A-Za-z]$")  # "p95", "S3"
-_IN_NAME = re.compile(r"\b(?!(?:sub|under|over|near)-)[A-Za-z]\w*-$", re.I)  # "wh-2", "us-east-1"; not "sub-100ms"
+# inside a word ("p95", "S3") or a hyphenated name ("wh-2", "us-east-1"; not "sub-100ms")
+_IN_NAME = re.compile(r"(?:[A-Za-z]|\b(?!(?:sub|under|over|near)-)[A-Za-z]\w*-)$", re.I)
 _RATE = re.compile(r"\d[\d,.]*k?%?(?:\s+[A-Za-z]+)?\s+$", re.I)  # "120 lines an hour", "$20 a month": per hour
 _IN_RANGE = re.compile(r"\d[:\-]$")  # "08:00-20:00"
 _WORD_BEFORE = re.compile(r"([A-Za-z]{3,})\W{0,2}$")
@@ -279,9 +279,8 @@ def _quantities(text: str) -> tuple[list[Quantity], list[Quantity]]:
         if raw.casefold() in ("a", "an") and _RATE.search(text, max(0, m.start() - 40), m.start()):
             continue  # the hour of "120 lines an hour" is what the lines are counted per, not a duration
         before = text[max(0, m.start() - 25):m.start()].lower()
-        if _IN_WORD.search(text, max(0, m.start() - 2), m.start()) or (
-                m.end() < len(text) and text[m.end()].isalpha() and not m["unit"]) or \
-                _IN_NAME.search(text, max(0, m.start() - 24), m.start()):
+        if _IN_NAME.search(text, max(0, m.start() - 24), m.start()) or (
+                m.end() < len(text) and text[m.end()].isalpha() and not m["unit"]):
             continue  # inside a word or a name: "p95", "S3", "wh-2", "us-east-1"
         if re.match(r"[:\-]\d", text[m.end():m.end() + 2]) or _IN_RANGE.search(text, max(0, m.start() - 3), m.start()):
             continue  # a time of day or a range: "08:00-20:00", "08-20"
