@@ -44,12 +44,10 @@ RULES = {  # name -> (reader's kind or None, nli score, newer reports a change, 
 
 
 class Model:
-    def __init__(self, folder: Path, label: int):
+    def __init__(self, onnx: Path, vocabulary: Path, label: int):
         import onnxruntime
         from tokenizers import Tokenizer
 
-        (onnx,) = sorted(folder.rglob("*.onnx"))
-        (vocabulary,) = sorted(folder.rglob("tokenizer.json"))
         self.session = onnxruntime.InferenceSession(str(onnx), providers=["CPUExecutionProvider"])
         shape = self.session.get_inputs()[0].shape[1]
         self.tokenizer = Tokenizer.from_file(str(vocabulary))
@@ -120,7 +118,10 @@ def main() -> None:
     parser.add_argument("--label", type=int, default=1, help="the logit that says 'contradiction'")
     parser.add_argument("--split", action="append", choices=SPLITS, help="repeat for several (default: dev, check, fresh, unseen)")
     args = parser.parse_args()
-    model = Model(args.nli, args.label)
+    found = [sorted(args.nli.rglob(name)) for name in ("*.onnx", "tokenizer.json")]
+    if any(len(files) != 1 for files in found):
+        parser.error(f"--nli {args.nli}: the folder must hold one .onnx file and one tokenizer.json")
+    model = Model(found[0][0], found[1][0], args.label)
     for split in args.split or ["dev", "check", "fresh", "unseen"]:
         print(table(split, pairs(topics_of(split), model)) + "\n", flush=True)
 
