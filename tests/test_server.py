@@ -237,10 +237,17 @@ def test_agents_report_fragments_and_the_team_reads_their_clusters_and_disagreem
     names another agent, are refused in one line and write nothing."""
     store, (a, _, _), tokens, served = team
     lead, coder = served.client(tokens["lead"]), served.client(tokens["coder"])
-    (evidence,) = store.add([Insight(project_id=a.id, content="export cache settings, read from the config")])
+    saved = lead.post("/v1/memories", json={"memories": [  # the evidence, written through the server it is read by
+        {"kind": "insight", "project_id": a.id, "content": "export cache settings, read from the config"}]})
+    assert saved.status_code == 200, saved.text
+    (evidence,) = saved.json()["ids"]
     said = ["export cache ttl is 5 minutes", "export cache ttl is 10 minutes", "export cache ttl is 5 minutes today"]
-    placed = [lead.post("/v1/consensus/fragments", json={"fragments": [
-        {"fragment_id": f"f{n}", "content": text, "trace_pointer": evidence}]}).json()[0] for n, text in enumerate(said)]
+    placed = []
+    for n, text in enumerate(said):
+        reported = lead.post("/v1/consensus/fragments", json={"fragments": [
+            {"fragment_id": f"f{n}", "content": text, "trace_pointer": evidence}]})
+        assert reported.status_code == 200, reported.text
+        placed += reported.json()
     assert [p["fragment_id"] for p in placed] == ["f0", "f1", "f2"] and len({p["cluster_id"] for p in placed}) == 1
     clusters = lead.get("/v1/consensus/clusters").json()
     assert [sorted(c["fragment_ids"]) for c in clusters] == [["f0", "f1", "f2"]]
