@@ -97,6 +97,23 @@ def test_fragments_need_a_trace_pointer_memlib_can_follow(consensus, store):
     assert again == [("a", placed[0][1], False)]
 
 
+def test_a_fragment_may_cite_a_memory_another_handle_wrote_a_moment_ago(store):
+    """A handle reads another's commits within max_staleness; a trace pointer it cannot find
+    yet is looked for again at the latest version before the fragment is refused."""
+    slow = MemoryStore.open(store.uri, embedder=HashEmbedder(), max_staleness=3600)
+    assert slow.lookup(["nothing"], ["id"]) == {}  # the handle has read its version
+    project = Project(name="p")
+    insight = Insight(project_id=project.id, content="retries must be idempotent")
+    store.add([project, insight])
+    placed = Consensus(slow, threshold=0.5).add([{"fragment_id": "a", "content": "retries are idempotent",
+                                                  "source_agent": "coder", "timestamp": T0,
+                                                  "trace_pointer": insight.id}])
+    assert [p[0] for p in placed] == ["a"]
+    with pytest.raises(InvalidInput, match=r"^fragment b: trace_pointer 'nowhere' is not a memory"):
+        Consensus(slow, threshold=0.5).add([{"fragment_id": "b", "content": "x", "source_agent": "coder",
+                                             "timestamp": T0, "trace_pointer": "nowhere"}])
+
+
 def test_incremental_clustering_agrees_with_a_rebuild_from_scratch(consensus, store):
     fragments = _fragments(consensus.register_input(b"the agents' tool output"))
     ordered = sorted(fragments, key=clustering.order_key)

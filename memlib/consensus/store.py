@@ -108,11 +108,16 @@ class Consensus:
         return pointer
 
     def resolvable(self, pointers: list[str]) -> list[str]:
-        """The pointers memlib can trace: a memory id, a recall query id, a registered input."""
+        """The pointers memlib can trace: a memory id, a recall query id, a registered input.
+        A memory not found is looked for once more at the latest version (another handle or
+        process may have written it within this handle's max_staleness)."""
         wanted = sorted(set(pointers))
         if not wanted:
             return []
         found = set(self.store.lookup(wanted, ["id"]))
+        if missing := [p for p in wanted if p not in found and not p.startswith("sha256:")]:
+            self.store.refresh()  # the handle may read a version older than another's commit
+            found |= set(self.store.lookup(missing, ["id"]))
         inputs = self._table(INPUTS, create=False)
         hashes = [p for p in wanted if p.startswith("sha256:")]
         if inputs is not None and hashes:
