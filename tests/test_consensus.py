@@ -344,6 +344,16 @@ from memlib.consensus import conflicts  # noqa: E402
       "Search runs on OpenSearch."], "choice"),
     (["Request signing is enabled on the partner gateway.", "The partner gateway has request signing enabled.",
       "Request signing is not enabled on the partner gateway."], "negation"),
+    # a bot line names in lower case what another fragment uses; "our" before a name; a name
+    # that begins with a digit; "prod" is production; all mobile holds on iOS
+    (["Search indexing goes through our Elasticsearch cluster.", "search: elasticsearch 3 nodes green, 41M docs",
+      "Search indexing runs on Typesense."], "choice"),
+    (["Team secrets live in 1Password.", "We keep team secrets in 1Password.", "Team secrets live in Bitwarden."],
+     "choice"),
+    (["Production runs 6 API replicas.", "The API has 6 replicas in production.", "Prod runs 4 API replicas."],
+     "value"),
+    (["All mobile push goes through OneSignal.", "We send mobile push via OneSignal.", "iOS push goes out via APNs."],
+     "choice"),
 ])
 def test_each_kind_of_contradiction_is_found_with_both_sides(texts, kind):
     found = conflicts.find(texts, [1.0, 1.0, 1.0])
@@ -357,6 +367,8 @@ def test_each_kind_of_contradiction_is_found_with_both_sides(texts, kind):
     ["The team picked Kafka rather than RabbitMQ for events.", "Kafka is the event bus.", "Events go through Kafka."],
     ["Retries are enabled on the webhook worker.", "The webhook worker has retries switched on."],
     ["The p95 latency of the ledger writer is 120 ms.", "The media resizer's error budget is 3 %."],  # different things
+    ["iOS push goes out via APNs.", "Android push uses Firebase."],  # scoped apart
+    ["Prod runs 6 API replicas.", "Staging runs 2 API replicas."],
 ])
 def test_paraphrases_and_different_things_are_not_disagreements(texts):
     assert conflicts.find(texts, [1.0] * len(texts)) == []

@@ -13,8 +13,10 @@ in time order):
   React 19; a version in use agrees with a lowest one that will do when it is that or later);
 - denial ("negation"): one denies ("not", "n't", "never", "disabled", "off" ...) what the
   other says: the denying clause's words are the other's, and the two share enough words.
-Not compared: two fragments scoped apart (staging and production, Android and iOS, two
-named places); in a value, a part against the whole ("alone", "mostly"), a goal or a limit
+A name a bot line or a chat message says in lower case ("postmark: 4,112 delivered") is in
+use there when another fragment of the cluster uses it. Not compared: two fragments scoped
+apart (staging and production, Android and iOS; "prod" is production, and "all mobile" is
+not apart from iOS: statements.apart); in a value, a part against the whole ("alone", "mostly"), a goal or a limit
 against a measurement ("goal", "must", "under 200 ms"), two quantities qualified apart
 ("p95" and "p99"). An update is no conflict: a newer fragment that reports a change ("moved
 to", "switched from", "now", "as of March", "since") supersedes what it changes, and the
@@ -44,7 +46,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 from memlib.consensus import statements
@@ -186,7 +188,7 @@ def find(texts: list[str], weights: list[float], lexicon=None) -> list[Found]:
 
 
 def _find(texts: list[str], weights: list[float], lexicon) -> list[Found]:
-    read = [statements.read(t) for t in texts]
+    read = _named_in_the_cluster([statements.read(t) for t in texts])
     n = len(texts)
     edges: dict[str, list[tuple[int, int]]] = {"value": [], "choice": [], "negation": []}
     superseded = {i for j in range(n) if read[j].change for i in range(j)
@@ -211,10 +213,24 @@ def _find(texts: list[str], weights: list[float], lexicon) -> list[Found]:
     return out
 
 
+def _named_in_the_cluster(read: list[statements.Statement]) -> list[statements.Statement]:
+    """A fragment that names nothing in use and denies nothing, but says in lower case a name
+    another fragment of the cluster uses, uses it: bot lines and chat do not capitalise
+    ("postmark: 4,112 delivered" beside "Transactional email goes out via Postmark"). Where
+    it capitalises the name, the reader saw it and found it in no choice position."""
+    named = {statements.singular(n): n for r in read for n in r.names}
+    out = []
+    for r in read:
+        said = set() if r.names or r.negated else {
+            named[w] for w in r.words if w in named and named[w] not in r.mentioned}
+        out.append(replace(r, names=frozenset(said)) if said else r)
+    return out
+
+
 def _about_the_same(a: statements.Statement, b: statements.Statement, lexicon) -> bool:
     """Same-thing: not two differently scoped or named things (staging against production,
     Berlin against Munich), and with a lexicon, no naming word on each side the other lacks."""
-    if a.scopes and b.scopes and not a.scopes & b.scopes:
+    if statements.apart(a.scopes, b.scopes):
         return False
     if lexicon is not None and lexicon.distinct(a.words, b.words):
         return False
@@ -286,7 +302,7 @@ def _comparable(a: statements.Statement, b: statements.Statement) -> bool:
 def _values_differ(a: statements.Statement, b: statements.Statement) -> bool:
     if a.part or b.part or a.target != b.target:
         return False  # a part against the whole, a goal against a measurement
-    if a.value_scopes and b.value_scopes and not a.value_scopes & b.value_scopes:
+    if statements.apart(a.value_scopes, b.value_scopes):
         return False  # "on Android ... 99.2%" against "iOS ... 99.7%, Android lags behind"
     if a.qualifiers and b.qualifiers and not a.qualifiers & b.qualifiers:
         return False  # p95 against p99: two quantities

@@ -14,7 +14,8 @@ release") is not a quantity but a qualifier: two statements that qualify their n
 differently ("p95" against "p99") measure different things; a name's number is its version,
 and "and later", "requires", "minimum" make it the lowest that will do. A decimal followed by
 its unit ("1.5 s", "99.9%") is a quantity. A quantity holds where its own clause says
-("iOS ... 99.7%, Android lags behind": iOS). Whether it denies is read from "not", "n't",
+("iOS ... 99.7%, Android lags behind": iOS); a scope has one name ("prod" is production) and
+may hold another (mobile holds iOS and Android). Whether it denies is read from "not", "n't",
 "never", "disabled" ... and "off" unless a verb's particle ("kicks off", "signed off"); what
 it denies is compared as word stems (Snowball), so "no sampling" denies "are sampled".
 
@@ -92,15 +93,19 @@ TARGETS = re.compile(r"\b(goal|target|must|should|needs? to|commit to|alert when
                      r"no more than|(?:under|below|above|over|within) (?:\$|~)?\d)", re.I)
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 PART = re.compile(r"\b(alone|of which|mostly|most of|part of|only for|excluding|including)\b", re.I)
-SCOPES = ("staging", "production", "prod", "development", "qa", "sandbox",
-          "android", "ios", "web", "desktop", "mobile", "enterprise", "free", "internal", "external",
-          "public", "private", "weekend", "weekends", "weekday", "weekdays", "eu", "us")
+# a word that scopes a statement -> the scope it names ("prod" is production)
+SCOPES = {w: w for w in ("staging", "production", "development", "qa", "sandbox", "android", "ios", "web",
+                         "desktop", "mobile", "enterprise", "free", "internal", "external", "public", "private",
+                         "weekend", "weekday", "eu", "us")} | {"prod": "production", "weekends": "weekend",
+                                                              "weekdays": "weekday"}
+WITHIN = {"ios": "mobile", "android": "mobile"}  # a scope -> the scope that holds it ("all mobile" holds on iOS)
+_NAME_HEAD = r"(?:[A-Z]|\d+[A-Z](?=[a-z]))"  # how a name begins: "Redis", "1Password"
 CHOICE = re.compile(
     r"\b(?:uses?|using|used|on|in|with|via|through|by|to|runs on|stores? \w+ in|lives? in|goes through|"
     r"gets?|got|receives?|received|has|have|had|"
     r"go through|is|are|picked|chose|chosen|adopted|relies on|powered by|built on|built with|from|out of|"
-    r"hashed with|switched to|moved to|migrated to|upgraded to)\s+(?:the\s+|a\s+|an\s+)?"
-    r"([A-Z][\w.+#-]*(?:\s[A-Z0-9][\w.+#-]*)?)")
+    r"hashed with|switched to|moved to|migrated to|upgraded to)\s+(?:(?:the|a|an|our|their|its|your)\s+)?"
+    r"(" + _NAME_HEAD + r"[\w.+#-]*(?:\s[A-Z0-9][\w.+#-]*)?)")
 # a name in any case after a verb that can only choose ("uses nginx", "went with gRPC"), and
 # the name a sentence opens with before "is the" ("Redis is the cache behind ...")
 CHOSEN = re.compile(r"\b(?:uses|using|picked|chose|chosen|adopted|went with|go with|settled on|relies on|"
@@ -231,7 +236,7 @@ def _name(text: str) -> str:
     return text.strip(".,;:!?'\"()").lower().removesuffix("'s")
 
 
-def _singular(word: str) -> str:
+def singular(word: str) -> str:
     """A plural's singular, crudely: retries -> retry, boxes -> box, nodes -> node."""
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
@@ -295,7 +300,7 @@ def _quantities(text: str) -> tuple[list[Quantity], list[Quantity]]:
                 noun = previous[1].lower() if previous and not m["unit"] else ""
             if not noun or noun in STOP_WORDS or noun in MONTHS or noun in APPROXIMATE or noun in DENIED:
                 continue  # a bare number (a version, an hour of the day) says no quantity
-            dimension, amount_base = f"count:{_singular(noun)}", amount
+            dimension, amount_base = f"count:{singular(noun)}", amount
         else:
             dimension, amount_base = unit[0], amount * unit[1]
         quantity = Quantity(dimension, round(amount_base, 6),
@@ -363,7 +368,7 @@ def read(text: str) -> Statement:
         words = sentence.split()
         for k, word in enumerate(words):
             token = word.strip(",.;:!?()'\"")
-            if token and token[0].isupper() and (k > 0 or _name_like(token)) and token.lower() not in MONTHS:
+            if token and re.match(_NAME_HEAD, token) and (k > 0 or _name_like(token)) and token.lower() not in MONTHS:
                 mentioned.add(_name(token))
         found = [m.split()[0] for m in CHOICE.findall(sentence)] + CHOSEN.findall(sentence) + IS_THE.findall(sentence)
         names |= {_name(m) for m in found if _name(m) not in MONTHS and _name(m) not in WEEKDAYS
@@ -373,9 +378,9 @@ def read(text: str) -> Statement:
     tokens = [t.lower() for t in raw_tokens]
     negated = any(t in NEGATIONS or t.endswith("n't") for t in tokens) or _says_off(text)
 
-    scopes = frozenset(t for t in tokens if t in SCOPES)
+    scopes = frozenset(SCOPES[t] for t in tokens if t in SCOPES)
     said = [t for t in tokens if t not in STOP_WORDS and t not in DENIERS and not t.endswith("n't") and len(t) > 1]
-    content = frozenset(_singular(t) for t in said)
+    content = frozenset(singular(t) for t in said)
 
     denies = frozenset(stem(t.lower()) for clause in _CLAUSE.findall(text)
                        if _NEGATED.search(clause) or _says_off(clause)
@@ -390,5 +395,14 @@ def read(text: str) -> Statement:
         names=frozenset(names - rejected), rejected=frozenset(rejected), mentioned=frozenset(mentioned),
         negated=negated, change=bool(CHANGES.search(text)), target=bool(TARGETS.search(text)),
         part=bool(PART.search(text)), scopes=scopes, words=content,
-        value_scopes=frozenset(t.lower() for clause in _NUMBER_CLAUSE.findall(text) if _DIGIT.search(clause)
+        value_scopes=frozenset(SCOPES[t.lower()] for clause in _NUMBER_CLAUSE.findall(text) if _DIGIT.search(clause)
                                for t in _TOKEN.findall(clause) if t.lower() in SCOPES) or scopes)
+
+
+def apart(a: frozenset, b: frozenset) -> bool:
+    """Two statements' scopes name different places: each names some, and none of one is a
+    scope of the other or holds one ("staging" and "production" are apart; "iOS" and "all
+    mobile" are not)."""
+    if not a or not b:
+        return False
+    return not (a & b or {WITHIN.get(x) for x in a} & b or a & {WITHIN.get(x) for x in b})
