@@ -892,3 +892,129 @@ ASIDE: list[Topic] = [
         ("ops-bot", "fw rule guest->corp: deny all (hits 1,204 today)"),
     ), contradictions=((0, 1, "negation"), (1, 2, "negation")), negatives=((0, 2, "agree"),)),
 ]
+
+
+# Written by hand on 2026-11-27, after ASIDE had been run and read (it checked the reader change
+# of 0549d67), and committed before its first run and before any change it is to check: a fifth
+# check. Other subjects again (autocomplete, invoices, TLS, CDN, standups, log shipping, upload
+# limits, weekend deploys, warehouses, leave, printing, tracing, Redis, support languages,
+# laptops, VPN, migrations, ETL, GPUs, mail sign-in), the same labelling rule.
+NOVEL: list[Topic] = [
+    Topic("autocomplete backend", (
+        ("coder", "Autocomplete queries hit Algolia directly from the browser."),
+        ("ops-bot", "typesense-autocomplete: 3 nodes, 2.1M docs, p99 18ms"),
+        ("planner", "We replaced Algolia with a self-hosted Typesense cluster in August."),
+        ("tester", "Product search (not autocomplete) still runs on Elasticsearch."),
+    ), contradictions=((0, 1, "choice"),), updates=((0, 2),),
+        negatives=((1, 2, "paraphrase"), (2, 3, "scoped: product search"), (1, 3, "scoped"))),
+    Topic("invoice payment terms", (
+        ("planner", "Customer invoices are due 30 days after issue."),
+        ("ops-bot", "billing config: payment_terms=net45"),
+        ("reviewer", "Invoices are net 30, I checked the template finance sends."),
+        ("coder", "Enterprise invoices get net 60 terms."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")),
+        negatives=((0, 2, "paraphrase"), (0, 3, "scoped: enterprise"), (2, 3, "scoped"), (1, 3, "scoped"))),
+    Topic("TLS to the production database", (
+        ("planner", "All connections to the production database use TLS."),
+        ("tester", "psql to the prod replica worked with sslmode=disable, so TLS isn't enforced there."),
+        ("ops-bot", "pg prod-main: ssl=on, require_ssl=true"),
+        ("coder", "Local dev databases run without TLS."),
+    ), contradictions=((0, 1, "negation"), (1, 2, "negation")),
+        negatives=((0, 2, "agree"), (0, 3, "scoped: local dev"), (2, 3, "scoped"), (1, 3, "scoped"))),
+    Topic("image CDN cache TTL", (
+        ("coder", "Product images are cached at the CDN for 7 days."),
+        ("ops-bot", "cdn rule /img/*: ttl 86400"),
+        ("reviewer", "Image cache TTL at the edge is one week, confirmed in the Fastly UI."),
+        ("planner", "HTML pages are cached for 60 seconds."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")),
+        negatives=((0, 2, "paraphrase"), (0, 3, "different things"), (2, 3, "different things"),
+                   (1, 3, "different things"))),
+    Topic("platform standup time", (
+        ("planner", "Platform standup is at 9:30 every weekday."),
+        ("coder", "standup moved to 10:15 so the Lisbon folks can join"),
+        ("reviewer", "Data team standup is at 9:00."),
+    ), updates=((0, 1),), negatives=((0, 2, "scoped: data team"), (1, 2, "scoped"))),
+    Topic("log shipping agent", (
+        ("coder", "Logs are shipped with Fluent Bit running as a DaemonSet."),
+        ("reviewer", "We ship container logs with Vector, Fluent Bit was removed last year."),
+        ("ops-bot", "daemonset vector-agent: 42/42 ready"),
+        ("tester", "the Windows build agents still ship logs through the Datadog agent"),
+    ), contradictions=((0, 2, "choice"),), updates=((0, 1),),
+        negatives=((1, 2, "paraphrase"), (0, 3, "scoped: Windows build agents"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("attachment size limit", (
+        ("planner", "Attachments can be up to 25 MB."),
+        ("tester", "Uploading a 12 MB PDF fails with 'file too large', limit seems to be 10 MB."),
+        ("ops-bot", "nginx client_max_body_size 25m"),
+        ("coder", "Profile pictures are capped at 2 MB."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")),
+        negatives=((0, 2, "paraphrase"), (0, 3, "scoped: profile pictures"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("weekend deploys", (
+        ("planner", "There are no production deploys on weekends."),
+        ("ops-bot", "deploys to prod, last 7d: Sat 3, Sun 1"),
+        ("coder", "pushed a hotfix to prod on Saturday, pipeline didn't complain"),
+        ("reviewer", "Staging deploys run on weekends too."),
+    ), contradictions=((0, 1, "negation"), (0, 2, "negation")),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: staging"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("analytics warehouse", (
+        ("planner", "The analytics warehouse is Snowflake."),
+        ("coder", "dbt models compile against BigQuery, project acme-analytics"),
+        ("ops-bot", "snowflake credits used this month: 1,840"),
+        ("reviewer", "Finance reports still come from the old Redshift cluster."),
+    ), contradictions=((0, 1, "choice"), (1, 2, "choice")),
+        negatives=((0, 2, "paraphrase"), (0, 3, "scoped: finance reports"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("parental leave", (
+        ("planner", "Parental leave is 16 weeks fully paid."),
+        ("reviewer", "HR handbook says 12 weeks of paid parental leave."),
+        ("tester", "I took four months of parental leave last year, all paid."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")), negatives=((0, 2, "agree: four months"),)),
+    Topic("print quota", (
+        ("planner", "Each employee can print 200 pages a month."),
+        ("ops-bot", "papercut quota default: 100 pages/month"),
+        ("tester", "Marketing has no print quota."),
+    ), contradictions=((0, 1, "number"),), negatives=((0, 2, "scoped: marketing"), (1, 2, "scoped"))),
+    Topic("trace sampling", (
+        ("coder", "Sentry traces are sampled at 20% in production."),
+        ("ops-bot", "sentry traces_sample_rate=0.05 (prod)"),
+        ("reviewer", "Staging sends 100% of traces to Sentry."),
+    ), contradictions=((0, 1, "number"),), negatives=((0, 2, "scoped: staging"), (1, 2, "scoped"))),
+    Topic("session Redis eviction", (
+        ("coder", "The session Redis uses allkeys-lru eviction."),
+        ("ops-bot", "redis-sessions maxmemory-policy: noeviction"),
+        ("reviewer", "Sessions Redis must never evict keys, it's set to noeviction on purpose."),
+    ), contradictions=((0, 1, "choice"), (0, 2, "choice")), negatives=((1, 2, "paraphrase"),)),
+    Topic("support languages", (
+        ("planner", "Support answers tickets in English and German."),
+        ("reviewer", "Since we hired in Madrid, support also handles Spanish tickets."),
+        ("ops-bot", "zendesk languages enabled: en, de, es"),
+    ), updates=((0, 1),), negatives=((1, 2, "paraphrase"),)),
+    Topic("engineering laptops", (
+        ("planner", "Engineers get MacBooks by default."),
+        ("coder", "new hires in the platform team get ThinkPads with Ubuntu"),
+        ("ops-bot", "jamf enrolled devices: 312 (engineering 188)"),
+    ), contradictions=((0, 1, "choice"),), negatives=((0, 2, "paraphrase"),)),
+    Topic("VPN split tunneling", (
+        ("planner", "The corporate VPN routes all traffic through the office, no split tunneling."),
+        ("tester", "With VPN on, my Zoom traffic goes straight out, so split tunneling is on."),
+        ("ops-bot", "vpn profile corp-default: split_tunnel=true (zoom, teams)"),
+    ), contradictions=((0, 1, "negation"), (0, 2, "negation")), negatives=((1, 2, "agree"),)),
+    Topic("schema migration tool", (
+        ("coder", "Schema migrations are written with Alembic."),
+        ("reviewer", "we run Flyway for migrations, the SQL files are under db/migration"),
+        ("ops-bot", "deploy step 'alembic upgrade head' finished in 14s"),
+    ), contradictions=((0, 1, "choice"), (1, 2, "choice")), negatives=((0, 2, "paraphrase"),)),
+    Topic("nightly ETL start", (
+        ("planner", "The nightly ETL starts at 01:00 UTC."),
+        ("ops-bot", "airflow dag nightly_etl schedule: 0 3 * * *"),
+        ("reviewer", "ETL kicks off at 1 AM UTC, it finishes around 4."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")), negatives=((0, 2, "paraphrase"),)),
+    Topic("inference GPUs", (
+        ("planner", "Production inference runs on L4 GPUs."),
+        ("ops-bot", "inference-pool nodes: 6x g5.xlarge (A10G)"),
+        ("coder", "The batch embedding jobs use spot T4s."),
+    ), contradictions=((0, 1, "choice"),), negatives=((0, 2, "scoped: batch jobs"), (1, 2, "scoped"))),
+    Topic("Workspace sign-in", (
+        ("planner", "Every Google Workspace account has 2-step verification enforced."),
+        ("reviewer", "The shared support@ mailbox signs in with just a password."),
+        ("ops-bot", "workspace 2sv enforcement: ON for all OUs"),
+    ), contradictions=((0, 1, "negation"), (1, 2, "negation")), negatives=((0, 2, "agree"),)),
+]
