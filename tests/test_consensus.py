@@ -369,6 +369,8 @@ def test_each_kind_of_contradiction_is_found_with_both_sides(texts, kind):
     ["The p95 latency of the ledger writer is 120 ms.", "The media resizer's error budget is 3 %."],  # different things
     ["iOS push goes out via APNs.", "Android push uses Firebase."],  # scoped apart
     ["Prod runs 6 API replicas.", "Staging runs 2 API replicas."],
+    ["eks cluster prod-1: version 1.29", "The staging cluster already runs 1.30."],  # a hyphenated scope
+    ["Build caches are kept on Artifactory.", "We moved our build caches off Artifactory to S3 in May."],  # an update
 ])
 def test_paraphrases_and_different_things_are_not_disagreements(texts):
     assert conflicts.find(texts, [1.0] * len(texts)) == []

@@ -15,8 +15,10 @@ differently ("p95" against "p99") measure different things; a name's number is i
 and "and later", "requires", "minimum" make it the lowest that will do. A decimal followed by
 its unit ("1.5 s", "99.9%") is a quantity. A quantity holds where its own clause says
 ("iOS ... 99.7%, Android lags behind": iOS); a scope has one name ("prod" is production) and
-may hold another (mobile holds iOS and Android). Whether it denies is read from "not", "n't",
-"never", "disabled" ... and "off" unless a verb's particle ("kicks off", "signed off"); what
+may hold another (mobile holds iOS and Android), and a hyphenated name's head scopes it
+("prod-1"). Whether it denies is read from "not", "n't",
+"never", "disabled" ... and "off" unless a verb's particle ("kicks off", "signed off") or
+after a move ("moved our images off Docker Hub": a change, away from what it names); what
 it denies is compared as word stems (Snowball), so "no sampling" denies "are sampled".
 
 What it cannot read: units it does not know, numbers written in words beyond the common ones
@@ -76,17 +78,18 @@ _PARTICLE_OFF = re.compile(r"(?:kick|sign|start|took|tak|pa[iy]|cut|log|drop|sho
                            r"la[iy]|trail|tail|tick|top|finish|eas|level|back|hold|held|hand|spin|spun|split|goof|"
                            r"nod|doz|fend|ward|seal|cord|wip|laugh|brush|shrug|tee|teed|bump|knock|jump|fight|"
                            r"fought|wear|wore|lift|blast|set)", re.I)
+_MOVED_OFF = re.compile(r"\b(?:mov(?:ed|ing)|migrat(?:ed|ing|e))\s+(?:[\w'-]+\s+){0,3}off\b", re.I)  # "moved our images off"
 _CLAUSE = re.compile(r"[^.;,!?]+")
 _NUMBER_CLAUSE = re.compile(r"(?:[^.;,!?]|(?<=\d)[.,](?=\d))+")  # a clause, "99.7%" whole in it
 # words that report a change: the statement supersedes an older one, it does not contradict it
 CHANGES = re.compile(
     r"\b((?<!for )(?<!right )(?<!just )(?<!until )(?<!by )now|nowadays|these days|anymore|no longer|as of|since|"
-    r"switched (?:to|from|over)|moved (?:to|from|over)|migrated|upgraded|"
+    r"switched (?:to|from|over)|moved (?:to|from|over|off)|migrated|upgraded|"
     r"downgraded|replaced|changed|went from|dropped to|got down to|got up to|bumped|raised to|lowered to|"
     r"reduced to|increased to|decommissioned|retired|from this week|from now on|from [\w.+#-]+ to|"
     r"switch(?:ed)? (?:from|to)|fixed|again|slipped|postponed|rescheduled|pushed back|delayed (?:to|until|by)|"
     r"(?:moved|pushed|shifted|changed|raised|lowered|bumped|increased|decreased|reduced|extended|shortened)"
-    r"(?:\s+[\w.'-]+){1,4}?\s+(?:to|from)\s|(?:was|were|got|has been|have been)\s+(?:raised|lowered|increased|"
+    r"(?:\s+[\w.'-]+){1,4}?\s+(?:to|from|off)\s|(?:was|were|got|has been|have been)\s+(?:raised|lowered|increased|"
     r"decreased|reduced|extended|shortened|moved|changed|bumped|updated|pushed|postponed))\b", re.I)
 # a requirement or a plan, not a measurement
 TARGETS = re.compile(r"\b(goal|target|must|should|needs? to|commit to|alert when|at least|at most|SLA|SLO|"
@@ -113,7 +116,7 @@ CHOSEN = re.compile(r"\b(?:uses|using|picked|chose|chosen|adopted|went with|go w
 IS_THE = re.compile(r"^\W*([A-Z][\w.+#-]*|[a-z]+[A-Z][\w.+#-]*)\s+(?:is|are)\s+(?:the|our)\s")
 REJECT = re.compile(
     r"\b(?:not|instead of|rather than|replacing|decommissioned|retired|"
-    r"(?:moved|switched|migrated|changed|went)\s+(?:\w+\s+){0,3}from|"
+    r"(?:moved|switched|migrated|changed|went)\s+(?:\w+\s+){0,3}(?:from|off)|"
     r"(?:never|not|n't)\s+(?:\w+\s+)?(?:used?|using|picked|chose|run on|relied on))\s+(?:the\s+|a\s+|an\s+)?"
     r"([A-Z][\w.+#'-]*)|([A-Z][\w.+#'-]*)\s+(?:was|were|is no longer|got|has been)\s+"
     r"(?:decommissioned|retired|dropped|removed|replaced)")
@@ -221,8 +224,10 @@ _STEMMER = snowballstemmer.stemmer("english")
 
 
 def _says_off(text: str) -> bool:
-    """"off" in `text` denies something (see _OFF)."""
-    return any(not (m[1] and _PARTICLE_OFF.match(m[1])) for m in _OFF.finditer(text)) if "off" in text.lower() else False
+    """"off" in `text` denies something (see _OFF); moved off a thing is away from it."""
+    if "off" not in text.lower():
+        return False
+    return any(not (m[1] and _PARTICLE_OFF.match(m[1])) for m in _OFF.finditer(_MOVED_OFF.sub(" ", text)))
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -378,7 +383,7 @@ def read(text: str) -> Statement:
     tokens = [t.lower() for t in raw_tokens]
     negated = any(t in NEGATIONS or t.endswith("n't") for t in tokens) or _says_off(text)
 
-    scopes = frozenset(SCOPES[t] for t in tokens if t in SCOPES)
+    scopes = frozenset(filter(None, map(_scope, tokens)))
     said = [t for t in tokens if t not in STOP_WORDS and t not in DENIERS and not t.endswith("n't") and len(t) > 1]
     content = frozenset(singular(t) for t in said)
 
@@ -395,8 +400,14 @@ def read(text: str) -> Statement:
         names=frozenset(names - rejected), rejected=frozenset(rejected), mentioned=frozenset(mentioned),
         negated=negated, change=bool(CHANGES.search(text)), target=bool(TARGETS.search(text)),
         part=bool(PART.search(text)), scopes=scopes, words=content,
-        value_scopes=frozenset(SCOPES[t.lower()] for clause in _NUMBER_CLAUSE.findall(text) if _DIGIT.search(clause)
-                               for t in _TOKEN.findall(clause) if t.lower() in SCOPES) or scopes)
+        value_scopes=frozenset(filter(None, (_scope(t.lower()) for clause in _NUMBER_CLAUSE.findall(text)
+                                             if _DIGIT.search(clause) for t in _TOKEN.findall(clause)))) or scopes)
+
+
+def _scope(token: str) -> str | None:
+    """The scope a lower-cased word names, if any: itself or, hyphenated, its head ("prod-1",
+    "staging-eu"; "non-prod" names none)."""
+    return SCOPES.get(token) or SCOPES.get(token.split("-", 1)[0])
 
 
 def apart(a: frozenset, b: frozenset) -> bool:
