@@ -16,24 +16,25 @@ in time order):
 A name a bot line or a chat message says in lower case ("postmark: 4,112 delivered") is in
 use there when another fragment of the cluster uses it. Not compared: two fragments scoped
 apart (staging and production, Android and iOS; "prod" is production, and "all mobile" is
-not apart from iOS: statements.apart); in a value, a part against the whole ("alone", "mostly"), a goal or a limit
-against a measurement ("goal", "must", "under 200 ms"), two quantities qualified apart
-("p95" and "p99"). An update is no conflict: a newer fragment that reports a change ("moved
-to", "switched from", "now", "as of March", "since") supersedes what it changes, and the
-older fragment is compared with nothing; a newer fragment that contradicts the change is a
-conflict. With the clustering's lexicon, two fragments each naming a thing the other does
-not are about different things. Each kind's conflicting pairs are split into two sides (the
-fragment in most conflicts, and who agrees with it, against the rest); the heavier is A.
-Conflicting pairs that share no fragment with the split (two things of one cluster each in
-dispute) are a disagreement of their own. A pair left with both fragments on one side (three
-values, each against the others) is not split again: on the hand-written topics those were
-mostly false alarms (bench/README.md).
+not apart from iOS: statements.apart); in a value, a part against the whole ("alone",
+"mostly"), a goal or a limit against a measurement ("goal", "must", "under 200 ms"), two
+quantities qualified apart ("p95" and "p99"). An update is no conflict: a newer fragment
+that reports a change ("moved to", "switched from", "now", "as of March", "since")
+supersedes what it changes, and the older fragment is compared with nothing; a newer
+fragment that contradicts the change is a conflict. With the clustering's lexicon, two
+fragments each naming a thing the other does not are about different things. Each kind's
+conflicting pairs are split into two sides (the fragment in most conflicts, and who agrees
+with it, against the rest); the heavier is A. Conflicting pairs that share no fragment with
+the split (two things of one cluster each in dispute) are a disagreement of their own. A
+pair left with both fragments on one side (three values, each against the others) is not
+split again: on the hand-written topics those were mostly false alarms (bench/README.md).
 
 Measured on hand-written fragments (bench/judgement, bench/README.md): what it still cannot
 catch is a denial or a choice said in other words than the claim it denies ("rollout 10%"
 against "not enabled"; "FileVault enabled" against "not encrypted"; "MacBook" against
 "ThinkPads, the MacBooks are for staff"), a choice whose name is in no choice position
-("cdn: cloudflare"), antonyms ("faster" against "slower"), an exception against the rule it
+and in none elsewhere in the cluster ("queries hit Algolia", "typesense-autocomplete: 3
+nodes"), antonyms ("faster" against "slower"), an exception against the rule it
 excepts when only one side names its scope ("1 hour for P1 tickets" against "within 4 hours"),
 sarcasm, and what clustering put apart.
 

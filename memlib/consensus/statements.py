@@ -6,20 +6,20 @@ says, where it holds (a scope), and whether it reports a change ("moved to", "as
 Quantities: a number (digits, or a word such as "five" or "half a") with its unit, units of
 one dimension made one ("5 min" is 300 s, "two weeks" 14 days, "12k" 12,000, "$48,200"),
 marked approximate after "about", "around", "~" or "roughly", and denied after "not"; dates
-in English and ISO forms, with or without a year. A number with no unit counts the noun after
-it ("3 nodes", "a 10-character password"); "4 business hours" is 4 hours. How often is a
-period of its own ("every 6 hours", "4x a day", "twice a week", "daily"): it is not compared
-with how long ("within a minute"). A number inside a name ("p95", "React 19", "iOS 16", "2.3
-release") is not a quantity but a qualifier: two statements that qualify their numbers
-differently ("p95" against "p99") measure different things; a name's number is its version,
-and "and later", "requires", "minimum" make it the lowest that will do. A decimal followed by
-its unit ("1.5 s", "99.9%") is a quantity. A quantity holds where its own clause says
-("iOS ... 99.7%, Android lags behind": iOS); a scope has one name ("prod" is production) and
-may hold another (mobile holds iOS and Android), and a hyphenated name's head scopes it
-("prod-1"). Whether it denies is read from "not", "n't",
-"never", "disabled" ... and "off" unless a verb's particle ("kicks off", "signed off") or
-after a move ("moved our images off Docker Hub": a change, away from what it names); what
-it denies is compared as word stems (Snowball), so "no sampling" denies "are sampled".
+in English and ISO forms, with or without a year. A number with no unit counts the noun
+after it ("3 nodes", "a 10-character password"); "4 business hours" is 4 hours. How often is
+a period of its own ("every 6 hours", "4x a day", "twice a week", "daily"): it is not
+compared with how long ("within a minute"). A number inside a name ("p95", "React 19", "iOS
+16", "2.3 release") is not a quantity but a qualifier: two statements that qualify their
+numbers differently ("p95" against "p99") measure different things; a name's number is its
+version, and "and later", "requires", "minimum" make it the lowest that will do. A decimal
+followed by its unit ("1.5 s", "99.9%") is a quantity. A quantity holds where its own clause
+says ("iOS ... 99.7%, Android lags behind": iOS); a scope has one name ("prod" is
+production) and may hold another (mobile holds iOS and Android), and a hyphenated name's
+head scopes it ("prod-1"). Whether it denies is read from "not", "n't", "never", "disabled"
+... and "off" unless a verb's particle ("kicks off", "signed off") or after a move ("moved
+our images off Docker Hub": a change, away from what it names); what it denies is compared
+as word stems (Snowball), so "no sampling" denies "are sampled".
 
 What it cannot read: units it does not know, numbers written in words beyond the common ones
 ("three nines"), a quantity and its qualifier far apart in a long sentence, a limit against
@@ -103,6 +103,7 @@ SCOPES = {w: w for w in ("staging", "production", "development", "qa", "sandbox"
                                                               "weekdays": "weekday"}
 WITHIN = {"ios": "mobile", "android": "mobile"}  # a scope -> the scope that holds it ("all mobile" holds on iOS)
 _NAME_HEAD = r"(?:[A-Z]|\d+[A-Z](?=[a-z]))"  # how a name begins: "Redis", "1Password"
+_NAME_START = re.compile(_NAME_HEAD)
 CHOICE = re.compile(
     r"\b(?:uses?|using|used|on|in|with|via|through|by|to|runs on|stores? \w+ in|lives? in|goes through|"
     r"gets?|got|receives?|received|has|have|had|"
@@ -373,7 +374,7 @@ def read(text: str) -> Statement:
         words = sentence.split()
         for k, word in enumerate(words):
             token = word.strip(",.;:!?()'\"")
-            if token and re.match(_NAME_HEAD, token) and (k > 0 or _name_like(token)) and token.lower() not in MONTHS:
+            if token and _NAME_START.match(token) and (k > 0 or _name_like(token)) and token.lower() not in MONTHS:
                 mentioned.add(_name(token))
         found = [m.split()[0] for m in CHOICE.findall(sentence)] + CHOSEN.findall(sentence) + IS_THE.findall(sentence)
         names |= {_name(m) for m in found if _name(m) not in MONTHS and _name(m) not in WEEKDAYS
