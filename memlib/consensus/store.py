@@ -115,9 +115,6 @@ class Consensus:
         if not wanted:
             return []
         found = set(self.store.lookup(wanted, ["id"]))
-        if missing := [p for p in wanted if p not in found and not p.startswith("sha256:")]:
-            self.store.refresh()  # the handle may read a version older than another's commit
-            found |= set(self.store.lookup(missing, ["id"]))
         inputs = self._table(INPUTS, create=False)
         hashes = [p for p in wanted if p.startswith("sha256:")]
         if inputs is not None and hashes:
@@ -127,9 +124,12 @@ class Consensus:
         if rest:
             found |= {e["query_id"] for e in self.store.spooled_recalls() if e["query_id"] in rest}
             events = self.store.recall_dataset()
-            if events is not None and rest:
+            if events is not None:
                 found |= set(events.to_table(columns=["query_id"], filter=sql_in("query_id", rest))
                              .column("query_id").to_pylist())
+        if late := [p for p in wanted if p not in found and not p.startswith("sha256:")]:
+            self.store.refresh()  # the handle may read a version older than another's commit
+            found |= set(self.store.lookup(late, ["id"]))
         return [p for p in pointers if p in found]
 
     # -- fragments and clusters -------------------------------------------------------------
