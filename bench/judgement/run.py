@@ -33,7 +33,8 @@ from memlib import MemoryStore  # noqa: E402
 from memlib.consensus import Consensus, conflicts  # noqa: E402
 
 T0 = datetime(2026, 3, 2, 9, tzinfo=timezone.utc)
-SPLITS = ("dev", "check", "all", "fresh", "everything", "unseen", "whole", "later", "aside", "novel")
+WRITTEN_LATER = {"unseen": UNSEEN, "later": LATER, "aside": ASIDE, "novel": NOVEL}  # each a split of its own
+SPLITS = ("dev", "check", "all", "fresh", "everything", "whole", *WRITTEN_LATER)
 
 
 def order(topics) -> list[tuple[int, int]]:
@@ -121,8 +122,8 @@ def topics_of(split: str) -> list:
     2026-11-26, see fragments.py), whole (all 75 in one store), later (the 21 written on
     2026-11-27), aside (the 25 written after LATER was read) or novel (the 20 written after
     ASIDE was read)."""
-    if split in ("unseen", "later", "aside", "novel"):
-        return {"unseen": UNSEEN, "later": LATER, "aside": ASIDE, "novel": NOVEL}[split]
+    if split in WRITTEN_LATER:
+        return WRITTEN_LATER[split]
     if split in ("fresh", "everything", "whole"):
         return (TOPICS if split != "fresh" else []) + FRESH + (UNSEEN if split == "whole" else [])
     return [t for t in TOPICS if split == "all" or t.split == split]
