@@ -1018,3 +1018,179 @@ NOVEL: list[Topic] = [
         ("ops-bot", "workspace 2sv enforcement: ON for all OUs"),
     ), contradictions=((0, 1, "negation"), (1, 2, "negation")), negatives=((0, 2, "agree"),)),
 ]
+
+
+# Written by hand on 2026-11-27, after NOVEL had been run and read, and committed before its
+# first run and before any change it is to check: a sixth check. Other subjects again (feature
+# flags, passwords, on-call, staging, support, secrets, rate limits, backups, orchestration,
+# error tracking, app versions, reviews, the admin panel, email, releases, Node, residency,
+# payment retries, CI, cron, deletion, DNS, encryption, MFA, the internal API), the same
+# labelling rule. Two topics (the staging database's engine and its size) are near each other.
+SPARE: list[Topic] = [
+    Topic("feature flag service", (
+        ("planner", "Feature flags are managed in LaunchDarkly."),
+        ("coder", "flag lookups go through our Unleash proxy, see flags/client.ts"),
+        ("ops-bot", "unleash-proxy: 2 replicas healthy, 14k evals/min"),
+        ("tester", "Mobile experiments use Firebase Remote Config, not the web flag tool."),
+    ), contradictions=((0, 1, "choice"), (0, 2, "choice")),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: mobile"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("password minimum length", (
+        ("planner", "Passwords must be at least 12 characters."),
+        ("tester", "signup accepted an 8-char password, so the minimum is 8 right now"),
+        ("reviewer", "Auth policy: min length 12, no composition rules, checked against the breach list."),
+        ("coder", "Admin accounts require 16 characters."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")),
+        negatives=((0, 2, "paraphrase"), (0, 3, "scoped: admin accounts"), (2, 3, "scoped"), (1, 3, "scoped"))),
+    Topic("on-call rotation length", (
+        ("planner", "On-call shifts are one week long, Monday to Monday."),
+        ("reviewer", "Since October on-call rotates every two weeks, people asked for fewer handovers."),
+        ("coder", "The database team keeps its own rotation of three days."),
+    ), updates=((0, 1),), negatives=((0, 2, "scoped: the database team"), (1, 2, "scoped"))),
+    Topic("staging database engine", (
+        ("coder", "Staging runs on MySQL 8 like production."),
+        ("ops-bot", "rds staging-db engine=aurora-postgresql 15.4"),
+        ("tester", "Ran the migration suite against staging Postgres, all green."),
+        ("planner", "Production stays on MySQL 8 until the Q3 migration."),
+    ), contradictions=((0, 1, "choice"), (0, 2, "choice")),
+        negatives=((1, 2, "agree"), (0, 3, "agree"), (1, 3, "scoped: production"), (2, 3, "scoped"))),
+    Topic("staging database size", (
+        ("ops-bot", "staging-db storage: 480 GB used of 1 TB"),
+        ("coder", "The staging DB is a nightly copy of prod with PII scrubbed, about half a terabyte."),
+        ("reviewer", "Staging restore from snapshot takes about 40 minutes."),
+    ), negatives=((0, 1, "paraphrase: 480 GB is about half a terabyte"), (0, 2, "different quantities"),
+                  (1, 2, "different quantities"))),
+    Topic("premium support first response", (
+        ("planner", "Premium support tickets get a first response within 1 hour."),
+        ("support", "our premium SLA says first reply in 4 business hours, I just reread the contract"),
+        ("reviewer", "Free-tier tickets are answered within 3 business days."),
+        ("ops-bot", "zendesk sla policy 'Premium': first_reply_time 60m"),
+    ), contradictions=((0, 1, "number"), (1, 3, "number")),
+        negatives=((0, 3, "paraphrase"), (0, 2, "scoped: free tier"), (1, 2, "scoped"), (2, 3, "scoped"))),
+    Topic("secrets in git", (
+        ("planner", "No secrets are stored in the git repository."),
+        ("reviewer", "found AWS keys committed in infra/terraform.tfvars last week"),
+        ("coder", "Secrets live in Vault and are injected at deploy time."),
+        ("tester", "The test fixtures repo does contain dummy keys, those are fake by design."),
+    ), contradictions=((0, 1, "negation"),),
+        negatives=((0, 2, "agree"), (0, 3, "scoped: test fixtures, fake keys"), (1, 3, "scoped"))),
+    Topic("public API rate limit", (
+        ("coder", "Public API is rate limited to 100 requests per minute per key."),
+        ("ops-bot", "kong plugin rate-limiting: minute=600, policy=redis"),
+        ("support", "Customer hit 429s at around 100 rpm, matches the documented limit."),
+        ("planner", "Internal services are not rate limited."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")),
+        negatives=((0, 2, "agree"), (0, 3, "scoped: internal services"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("database backup retention", (
+        ("planner", "Database backups are kept for 30 days."),
+        ("ops-bot", "backup policy pg-prod: retention 35d, pitr enabled"),
+        ("reviewer", "Backups are retained for a month, per the compliance doc."),
+        ("coder", "Log archives in S3 are kept for a year."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")),
+        negatives=((0, 2, "paraphrase: a month"), (0, 3, "different things"), (1, 3, "different things"),
+                   (2, 3, "different things"))),
+    Topic("container orchestration", (
+        ("planner", "All services run on Kubernetes (EKS)."),
+        ("coder", "the billing worker is deployed on ECS Fargate, task def billing-worker:42"),
+        ("ops-bot", "eks prod: 38 deployments, 212 pods running"),
+        ("reviewer", "Batch jobs run on AWS Batch, outside the cluster."),
+    ), contradictions=((0, 1, "choice"),),
+        negatives=((0, 2, "agree"), (0, 3, "scoped: batch jobs"), (1, 3, "different things"))),
+    Topic("error tracking", (
+        ("coder", "Exceptions are reported to Sentry."),
+        ("planner", "As of this sprint we send errors to Honeybadger, Sentry is being shut off."),
+        ("tester", "honeybadger shows 12 new errors since the deploy"),
+    ), updates=((0, 1),), negatives=((1, 2, "agree"),)),
+    Topic("iOS minimum version", (
+        ("planner", "The iOS app supports iOS 15 and later."),
+        ("tester", "install on an iPhone running iOS 15.7 fails, App Store says it needs iOS 16"),
+        ("coder", "Android minSdkVersion is 26."),
+        ("reviewer", "Deployment target in the Xcode project is 15.0."),
+    ), contradictions=((0, 1, "number"), (1, 3, "number")),
+        negatives=((0, 3, "paraphrase"), (0, 2, "scoped: Android"), (1, 2, "scoped"), (2, 3, "scoped"))),
+    Topic("pull request approvals", (
+        ("planner", "Every pull request needs two approvals before merge."),
+        ("coder", "merged my PR with a single approval, branch protection only asks for 1"),
+        ("reviewer", "Changes under /payments need an extra approval from the payments team."),
+        ("ops-bot", "github branch protection main: required_approving_review_count=2"),
+    ), contradictions=((0, 1, "number"), (1, 3, "number")),
+        negatives=((0, 3, "agree"), (0, 2, "scoped: /payments"), (1, 2, "scoped"), (2, 3, "scoped"))),
+    Topic("admin panel behind VPN", (
+        ("planner", "The admin panel is only reachable over the VPN."),
+        ("tester", "opened admin.acme.io from my phone on LTE without VPN and got the login page"),
+        ("ops-bot", "waf rule admin-allowlist: source 10.8.0.0/16 only, action=block others"),
+        ("coder", "The public status page doesn't need VPN."),
+    ), contradictions=((0, 1, "negation"), (1, 2, "negation")),
+        negatives=((0, 2, "agree"), (0, 3, "scoped: status page"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("transactional email provider", (
+        ("coder", "Transactional email goes through SendGrid."),
+        ("ops-bot", "ses send stats 24h: 18,204 sent, bounce 0.4%"),
+        ("reviewer", "password reset mails come from Amazon SES, I checked the headers"),
+        ("planner", "Marketing newsletters are sent from Mailchimp."),
+    ), contradictions=((0, 1, "choice"), (0, 2, "choice")),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: marketing"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("web release cadence", (
+        ("planner", "We release the web app every two weeks."),
+        ("coder", "we ship web to prod daily now, the release train is gone"),
+        ("reviewer", "Mobile releases go out monthly because of store review."),
+    ), updates=((0, 1),), negatives=((0, 2, "scoped: mobile"), (1, 2, "scoped"))),
+    Topic("Node version", (
+        ("coder", "Services build on Node 20."),
+        ("ops-bot", "ci image node:18.19-alpine used by 14 pipelines"),
+        ("reviewer", ".nvmrc says 20.11, matches the Dockerfile"),
+        ("tester", "The legacy admin app is stuck on Node 14."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")),
+        negatives=((0, 2, "agree"), (0, 3, "scoped: legacy admin app"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("EU data residency", (
+        ("planner", "EU customer data never leaves the eu-west-1 region."),
+        ("reviewer", "EU user analytics events are replicated to us-east-1 for the BI team"),
+        ("coder", "US customer data is stored in us-east-1."),
+    ), contradictions=((0, 1, "negation"),), negatives=((0, 2, "scoped: US data"),)),
+    Topic("failed payment retries", (
+        ("coder", "Failed card payments are retried 3 times over 5 days."),
+        ("support", "customer says they were charged after 4 retry attempts, dunning emails confirm four tries"),
+        ("ops-bot", "stripe smart retries: enabled, max 4 attempts in 7 days"),
+        ("planner", "Failed invoices go to collections after 30 days."),
+    ), contradictions=((0, 1, "number"), (0, 2, "number")),
+        negatives=((1, 2, "agree"), (0, 3, "different things"), (1, 3, "different things"),
+                   (2, 3, "different things"))),
+    Topic("CI system", (
+        ("planner", "CI runs on GitHub Actions."),
+        ("coder", "pipeline failed on the Jenkins agent again, build #8812"),
+        ("ops-bot", "jenkins queue: 3 waiting, 5 executors busy"),
+        ("reviewer", "The docs site is built by Netlify, not by CI."),
+    ), contradictions=((0, 1, "choice"), (0, 2, "choice")),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: the docs site"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("scheduled job timezone", (
+        ("coder", "Scheduled jobs run in UTC."),
+        ("tester", "the nightly report job fired at 02:00 Berlin time, so cron uses local time on that box"),
+        ("ops-bot", "cronjob nightly-report: schedule '0 1 * * *', timeZone: Etc/UTC"),
+    ), contradictions=((0, 1, "choice"), (1, 2, "choice")), negatives=((0, 2, "agree"),)),
+    Topic("account deletion deadline", (
+        ("planner", "Account deletion requests are completed within 30 days."),
+        ("support", "deletions take up to 45 days because the warehouse purge is monthly"),
+        ("coder", "Deletion of a user's uploaded files runs within 24 hours of the request."),
+    ), contradictions=((0, 1, "number"),),
+        negatives=((0, 2, "scoped: uploaded files"), (1, 2, "scoped"))),
+    Topic("DNS hosting", (
+        ("ops-bot", "route53 hosted zones: 23, queries 41M/day"),
+        ("planner", "DNS for acme.io is hosted at Cloudflare."),
+        ("coder", "Changed the TTL for api.acme.io in Cloudflare to 300."),
+        ("reviewer", "Internal zones (*.corp) resolve through our own CoreDNS."),
+    ), contradictions=((0, 1, "choice"), (0, 2, "choice")),
+        negatives=((1, 2, "agree"), (1, 3, "scoped: internal zones"), (0, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("S3 encryption at rest", (
+        ("planner", "All S3 buckets are encrypted at rest."),
+        ("ops-bot", "s3 audit: bucket acme-exports-legacy default_encryption=none"),
+        ("reviewer", "SSE-KMS is on for every bucket I checked in the prod account."),
+    ), contradictions=((0, 1, "negation"),), negatives=((0, 2, "agree"),)),
+    Topic("contractor MFA", (
+        ("planner", "Contractors are required to use MFA."),
+        ("tester", "created a contractor account in Okta and it never prompted me to enroll MFA"),
+        ("reviewer", "Employees must use a hardware key; contractors can use an authenticator app."),
+    ), contradictions=((0, 1, "negation"), (1, 2, "negation")), negatives=((0, 2, "agree"),)),
+    Topic("internal API exposure", (
+        ("coder", "The internal API isn't exposed to the internet."),
+        ("ops-bot", "shodan alert: internal-api.acme.io:443 reachable, 200 on /health"),
+        ("reviewer", "Only the public gateway has an internet-facing load balancer."),
+    ), contradictions=((0, 1, "negation"), (1, 2, "negation")), negatives=((0, 2, "agree"),)),
+]
