@@ -261,6 +261,23 @@ def test_a_cluster_past_the_pool_takes_part_whole_so_a_chunk_costs_the_same_howe
                        atol=1e-3)
 
 
+def test_a_lone_fragment_joins_the_cluster_of_its_nearest_when_that_cluster_is_nearest_on_average():
+    """A bot line beside a topic's prose is near one of its fragments (0.45) and, on average,
+    just under the threshold (0.33): it joins that topic's cluster. A fragment as near that one
+    fragment but nearer on average to another group (0.342 against 0.33) stays alone."""
+    u = np.eye(8, dtype=np.float32)
+    a, b, c = u[0], 0.6 * u[0] + 0.8 * u[1], 0.6 * u[0] + 0.8 * u[2]
+    f, h = u[4], 0.9 * u[4] + np.sqrt(1 - 0.81) * u[6]
+    bot = 0.45 * u[0] + np.sqrt(1 - 0.45 ** 2) * u[3]
+    torn = 0.45 * u[0] + 0.36 * u[4] + np.sqrt(1 - 0.45 ** 2 - 0.36 ** 2) * u[5]
+    clusterer = clustering.Clusterer(8)
+    items = dict(a=a, b=b, c=c, f=f, h=h, bot=bot, torn=torn)
+    clusterer.assign_many([(name, (i,), v, [], frozenset(), []) for i, (name, v) in enumerate(items.items())])
+    where = clusterer.where
+    assert where["a"] == where["b"] == where["c"] == where["bot"] != where["f"] == where["h"]
+    assert where["torn"] not in (where["a"], where["f"])
+
+
 def test_two_things_said_in_one_template_never_share_a_cluster():
     """The cannot-link: fragments that each name a thing the other does not (the lexicon's
     `distinct`) stay apart however alike their vectors, and the matrix clustering computes
