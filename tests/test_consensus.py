@@ -823,9 +823,30 @@ def test_two_disputes_in_one_cluster_are_two_disagreements():
      "'us-east-1' is a name, not one cluster"),
     (["The packing line runs at 90 boxes an hour.", "A packing shift is 8 hours."],
      "the hour of a rate is no duration"),
+    (["There are no production deploys on weekends.", "Staging deploys run on weekends too."],
+     "scoped apart by environment; the weekend they share divides something else"),
+    (["All connections to the production database use TLS.", "Local dev databases run without TLS."],
+     "scoped: 'dev' is development"),
+    (["Logs are shipped with Fluent Bit running as a DaemonSet.",
+      "We ship container logs with Vector, Fluent Bit was removed last year."], "an update: was removed"),
 ])
 def test_updates_scopes_quantities_and_paraphrases_are_not_conflicts(texts, why):
     assert conflicts.find(texts, [1.0] * len(texts)) == [], why
+
+
+def test_scopes_are_apart_within_one_division_only():
+    """Two statements are scoped apart where their scopes never meet, or where they differ
+    within one division (environment, platform, time...) whatever else they share. A scope
+    one side names alone keeps them comparable."""
+    from memlib.consensus.statements import apart
+
+    f = frozenset
+    assert apart(f({"production", "weekend"}), f({"staging", "weekend"}))  # environment
+    assert apart(f({"production", "weekend"}), f({"production", "weekday"}))  # time
+    assert not apart(f({"production", "weekend"}), f({"production"}))  # one names a time, one not
+    assert apart(f({"production"}), f({"weekend"}))  # nothing in common
+    assert not apart(f({"ios"}), f({"mobile", "eu"}))  # mobile holds iOS
+    assert not apart(f(), f({"staging"}))
 
 
 @pytest.mark.timeout(120)

@@ -90,17 +90,24 @@ CHANGES = re.compile(
     r"switch(?:ed)? (?:from|to)|fixed|again|slipped|postponed|rescheduled|pushed back|delayed (?:to|until|by)|"
     r"(?:moved|pushed|shifted|changed|raised|lowered|bumped|increased|decreased|reduced|extended|shortened)"
     r"(?:\s+[\w.'-]+){1,4}?\s+(?:to|from|off)\s|(?:was|were|got|has been|have been)\s+(?:raised|lowered|increased|"
-    r"decreased|reduced|extended|shortened|moved|changed|bumped|updated|pushed|postponed))\b", re.I)
+    r"decreased|reduced|extended|shortened|moved|changed|bumped|updated|pushed|postponed|removed|dropped))\b", re.I)
 # a requirement or a plan, not a measurement
 TARGETS = re.compile(r"\b(goal|target|must|should|needs? to|commit to|alert when|at least|at most|SLA|SLO|"
                      r"no more than|(?:under|below|above|over|within) (?:\$|~)?\d)", re.I)
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 PART = re.compile(r"\b(alone|of which|mostly|most of|part of|only for|excluding|including)\b", re.I)
+# the scopes a statement may be said of, by what they divide: where it runs, on what, for whom,
+# seen by whom, when, in which region. Two statements are scoped apart in one of these or in none
+# ("production deploys on weekends" and "staging deploys on weekends" are apart; the weekend
+# they share is another division)
+DIVISIONS = {"environment": ("staging", "production", "development", "qa", "sandbox"),
+             "platform": ("android", "ios", "web", "desktop", "mobile"), "tier": ("enterprise", "free"),
+             "exposure": ("internal", "external", "public", "private"), "time": ("weekend", "weekday"),
+             "region": ("eu", "us")}
+DIVISION = {scope: division for division, scopes in DIVISIONS.items() for scope in scopes}
 # a word that scopes a statement -> the scope it names ("prod" is production)
-SCOPES = {w: w for w in ("staging", "production", "development", "qa", "sandbox", "android", "ios", "web",
-                         "desktop", "mobile", "enterprise", "free", "internal", "external", "public", "private",
-                         "weekend", "weekday", "eu", "us")} | {"prod": "production", "weekends": "weekend",
-                                                              "weekdays": "weekday"}
+SCOPES = {scope: scope for scope in DIVISION} | {"prod": "production", "dev": "development", "weekends": "weekend",
+                                                 "weekdays": "weekday"}
 WITHIN = {"ios": "mobile", "android": "mobile"}  # a scope -> the scope that holds it ("all mobile" holds on iOS)
 _NAME_HEAD = r"(?:[A-Z]|\d+[A-Z](?=[a-z]))"  # how a name begins: "Redis", "1Password"
 _NAME_START = re.compile(_NAME_HEAD)
@@ -412,9 +419,17 @@ def _scope(token: str) -> str | None:
 
 
 def apart(a: frozenset, b: frozenset) -> bool:
-    """Two statements' scopes name different places: each names some, and none of one is a
+    """Two statements' scopes name different places: each names some and none of one is a
     scope of the other or holds one ("staging" and "production" are apart; "iOS" and "all
-    mobile" are not)."""
+    mobile" are not), or they do so within one division (DIVISIONS) whatever else they share
+    ("production ... on weekends" and "staging ... on weekends" are apart)."""
     if not a or not b:
         return False
-    return not (a & b or {WITHIN.get(x) for x in a} & b or a & {WITHIN.get(x) for x in b})
+    return not _meet(a, b) or any(
+        not _meet({x for x in a if DIVISION[x] == d}, {x for x in b if DIVISION[x] == d})
+        for d in {DIVISION[x] for x in a} & {DIVISION[x] for x in b})
+
+
+def _meet(a: set, b: set) -> bool:
+    """Some scope of one is, or holds, a scope of the other."""
+    return bool(a & b or {WITHIN.get(x) for x in a} & b or a & {WITHIN.get(x) for x in b})
