@@ -312,21 +312,28 @@ class Clusterer:
         average (a distinct pair is far, so never across one). Its nearest fragment was taken
         into a group whose mean is further: a bot line or a terse note beside a topic's prose.
         The second test keeps a fragment out of a group that one member of happens to echo."""
+        from scipy import sparse
+
         sizes = np.bincount(labels)
-        alone = [k for k in range(m) if sizes[labels[k]] == 1]
+        alone = np.flatnonzero(sizes[labels[:m]] == 1)
+        if not len(alone):
+            return labels
+        similar = 1.0 - distance[alone]
+        similar[np.arange(len(alone)), alone] = -np.inf
+        nearest = similar.argmax(axis=1)
+        close = similar[np.arange(len(alone)), nearest] >= self.threshold
+        alone, similar, nearest = alone[close], similar[close], nearest[close]
+        if not len(alone):
+            return labels
+        similar[np.isinf(similar)] = 0.0  # itself: its own group is left out below
+        groups = sparse.csr_matrix((np.ones(len(labels)), (np.arange(len(labels)), labels)),
+                                   shape=(len(labels), len(sizes)))
+        mean = np.asarray(groups.T.dot(similar.T)).T / np.maximum(sizes, 1)
+        mean[:, sizes == 0] = -np.inf
+        mean[np.arange(len(alone)), labels[alone]] = -np.inf
         out = labels.copy()
-        for k in alone:
-            similar = 1.0 - distance[k]
-            similar[k] = -np.inf
-            nearest = int(similar.argmax())
-            if similar[nearest] < self.threshold:
-                continue
-            others = labels != labels[k]
-            sums = np.bincount(labels[others], weights=similar[others], minlength=len(sizes))
-            mean = np.where(sizes > 0, sums / np.maximum(sizes, 1), -np.inf)
-            mean[labels[k]] = -np.inf
-            if int(mean.argmax()) == labels[nearest]:  # never another lone fragment: linkage joins those
-                out[k] = labels[nearest]
+        joins = mean.argmax(axis=1) == labels[nearest]  # never another lone fragment: linkage joins those
+        out[alone[joins]] = labels[nearest[joins]]
         return out
 
     def _distinct(self, fragment_ids: list[str]) -> np.ndarray:
