@@ -834,7 +834,7 @@ def test_updates_scopes_quantities_and_paraphrases_are_not_conflicts(texts, why)
     assert conflicts.find(texts, [1.0] * len(texts)) == [], why
 
 
-def test_scopes_are_apart_within_one_division_only():
+def test_scopes_are_apart_where_they_never_meet_or_differ_within_one_division():
     """Two statements are scoped apart where their scopes never meet, or where they differ
     within one division (environment, platform, time...) whatever else they share. A scope
     one side names alone keeps them comparable."""

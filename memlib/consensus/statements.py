@@ -97,9 +97,9 @@ TARGETS = re.compile(r"\b(goal|target|must|should|needs? to|commit to|alert when
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 PART = re.compile(r"\b(alone|of which|mostly|most of|part of|only for|excluding|including)\b", re.I)
 # the scopes a statement may be said of, by what they divide: where it runs, on what, for whom,
-# seen by whom, when, in which region. Two statements are scoped apart in one of these or in none
-# ("production deploys on weekends" and "staging deploys on weekends" are apart; the weekend
-# they share is another division)
+# seen by whom, when, in which region. Two statements whose scopes differ within one division
+# are apart whatever else they share ("production deploys on weekends" and "staging deploys on
+# weekends": the weekend they share is another division; `apart`)
 DIVISIONS = {"environment": ("staging", "production", "development", "qa", "sandbox"),
              "platform": ("android", "ios", "web", "desktop", "mobile"), "tier": ("enterprise", "free"),
              "exposure": ("internal", "external", "public", "private"), "time": ("weekend", "weekday"),
