@@ -1194,3 +1194,170 @@ SPARE: list[Topic] = [
         ("reviewer", "Only the public gateway has an internet-facing load balancer."),
     ), contradictions=((0, 1, "negation"), (1, 2, "negation")), negatives=((0, 2, "agree"),)),
 ]
+
+
+# Written by hand on 2026-11-27, after SPARE had been run once (the check of attaching and of
+# ad91170's reader), and committed before its first run and before any change it is to check:
+# a seventh check. Other subjects again (SSO, queues, pools, timeouts, push, PDFs, Python,
+# Terraform state, certificates, uptime checks, status pages, incidents, vacation, hiring,
+# formatting, API versions, log levels, image quality, events, dashboards, registrars, GPUs),
+# the same labelling rule.
+LAST: list[Topic] = [
+    Topic("single sign-on provider", (
+        ("planner", "Employees sign in to internal tools through Okta."),
+        ("ops-bot", "azure ad enterprise apps: 64 configured, 3 with expiring certs"),
+        ("coder", "Grafana login goes via Entra ID (Azure AD) SSO."),
+        ("reviewer", "Customers sign in with Auth0, separate from employee SSO."),
+    ), contradictions=((0, 1, "choice"), (0, 2, "choice")),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: customers"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("job queue", (
+        ("coder", "Background jobs are queued in Sidekiq on Redis."),
+        ("planner", "We moved background jobs from Sidekiq to GoodJob in September, no more Redis for jobs."),
+        ("ops-bot", "good_job: 1,203 jobs performed last hour, 0 retried"),
+    ), updates=((0, 1),), negatives=((1, 2, "agree"),)),
+    Topic("database connection pool", (
+        ("coder", "Each API pod opens a pool of 20 connections to Postgres."),
+        ("ops-bot", "pgbouncer api pool: default_pool_size=50"),
+        ("reviewer", "API pool size is twenty per pod, confirmed in database.yml."),
+        ("tester", "The reporting worker uses a separate pool of 5."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")),
+        negatives=((0, 2, "paraphrase"), (0, 3, "scoped: reporting worker"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("load balancer idle timeout", (
+        ("planner", "The load balancer drops idle connections after 60 seconds."),
+        ("tester", "kept a websocket idle for 5 minutes behind the LB and it stayed open"),
+        ("ops-bot", "alb main-public idle_timeout.timeout_seconds=60"),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")), negatives=((0, 2, "agree"),)),
+    Topic("mobile push provider", (
+        ("coder", "Push notifications are sent through OneSignal."),
+        ("ops-bot", "fcm send: 92,114 messages today, 0.3% invalid tokens"),
+        ("reviewer", "Our app servers call Firebase Cloud Messaging directly for Android pushes."),
+        ("planner", "In-app messages are handled by Braze."),
+    ), contradictions=((0, 1, "choice"), (0, 2, "choice")),
+        negatives=((1, 2, "agree"), (0, 3, "different things: in-app messages"), (1, 3, "different things"),
+                   (2, 3, "different things"))),
+    Topic("PDF generation", (
+        ("coder", "Invoices are rendered to PDF with WeasyPrint."),
+        ("reviewer", "invoice PDFs come out of headless Chrome via Puppeteer, I traced the job"),
+        ("tester", "Contracts use a different renderer, DocuSign generates those."),
+    ), contradictions=((0, 1, "choice"),),
+        negatives=((0, 2, "scoped: contracts"), (1, 2, "scoped"))),
+    Topic("Python version", (
+        ("planner", "All backend services run on Python 3.12."),
+        ("ops-bot", "base image python:3.10-slim used by 9 services"),
+        ("coder", "pyproject says requires-python >= 3.12 for the API."),
+        ("tester", "The data science notebooks still run 3.9."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")),
+        negatives=((0, 2, "agree"), (0, 3, "scoped: data science notebooks"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("Terraform state backend", (
+        ("coder", "Terraform state is stored in an S3 bucket with DynamoDB locking."),
+        ("reviewer", "state lives in Terraform Cloud workspaces, the S3 bucket is empty"),
+        ("ops-bot", "tfc workspaces: 31, last run infra-prod 12 min ago"),
+    ), contradictions=((0, 1, "choice"), (0, 2, "choice")), negatives=((1, 2, "agree"),)),
+    Topic("TLS certificates", (
+        ("planner", "Public certificates are issued by Let's Encrypt and renewed automatically."),
+        ("tester", "The cert on api.acme.io is a DigiCert one, valid until next March."),
+        ("ops-bot", "cert-manager: 47 certificates ready, issuer letsencrypt-prod"),
+        ("coder", "Internal services use certificates from our own Vault PKI."),
+    ), contradictions=((0, 1, "choice"),),
+        negatives=((0, 2, "agree"), (0, 3, "scoped: internal services"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("uptime check interval", (
+        ("planner", "External uptime checks hit the API every minute."),
+        ("ops-bot", "pingdom check api-health: interval 5m, 3 locations"),
+        ("reviewer", "Our uptime monitor pings the API once a minute from three regions."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")), negatives=((0, 2, "paraphrase"),)),
+    Topic("status page", (
+        ("support", "Customers are told about outages on our Statuspage page."),
+        ("coder", "status.acme.io is an Instatus page now, we dropped Atlassian Statuspage to save money."),
+        ("ops-bot", "instatus incidents this quarter: 4"),
+    ), updates=((0, 1),), negatives=((1, 2, "agree"),)),
+    Topic("SEV1 response time", (
+        ("planner", "A SEV1 incident gets an incident commander within 15 minutes."),
+        ("reviewer", "Last SEV1 took 40 minutes before anyone took command, and that's within our 60-minute target."),
+        ("ops-bot", "incident.io policy sev1: ack within 15m, escalate after 10m"),
+        ("coder", "SEV3 tickets are looked at the next business day."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")),
+        negatives=((0, 2, "agree"), (0, 3, "scoped: SEV3"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("vacation days", (
+        ("planner", "Full-time employees get 25 vacation days a year."),
+        ("support", "the handbook I got in onboarding says 28 days of annual leave"),
+        ("reviewer", "Annual leave is 25 days plus public holidays, HR confirmed."),
+        ("coder", "Interns get 2 days per month worked."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")),
+        negatives=((0, 2, "paraphrase"), (0, 3, "scoped: interns"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("interview loop length", (
+        ("planner", "The engineering interview loop is four interviews on one day."),
+        ("reviewer", "Since January the loop is three interviews, we cut the second coding round."),
+        ("tester", "Manager candidates have an extra interview with a director."),
+    ), updates=((0, 1),), negatives=((0, 2, "scoped: manager candidates"), (1, 2, "scoped"))),
+    Topic("code formatter", (
+        ("coder", "Python code is formatted with Black."),
+        ("reviewer", "the repo's pre-commit runs ruff format, Black isn't installed anywhere"),
+        ("ops-bot", "ci job lint: ruff format --check passed (412 files)"),
+        ("planner", "Frontend code is formatted with Prettier."),
+    ), contradictions=((0, 1, "choice"), (0, 2, "choice")),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: frontend"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("API versioning", (
+        ("planner", "Deprecated API versions are supported for 12 months after the successor ships."),
+        ("support", "customer says v1 was shut off 6 months after v2 launched"),
+        ("reviewer", "The deprecation policy promises a year of overlap between versions."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")), negatives=((0, 2, "paraphrase"),)),
+    Topic("production log level", (
+        ("planner", "Production services log at INFO."),
+        ("tester", "prod API logs are full of DEBUG lines since Tuesday's deploy"),
+        ("ops-bot", "env LOG_LEVEL=info for 22 of 22 prod deployments"),
+        ("coder", "Staging runs at DEBUG so we can trace requests."),
+    ), contradictions=((0, 1, "choice"), (1, 2, "choice")),
+        negatives=((0, 2, "agree"), (0, 3, "scoped: staging"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("image compression", (
+        ("coder", "Uploaded photos are re-encoded as JPEG at quality 80."),
+        ("ops-bot", "imgproxy config: quality=90, format=webp"),
+        ("reviewer", "Thumbnails are saved at quality 60 to keep them small."),
+    ), contradictions=((0, 1, "number"),),
+        negatives=((0, 2, "scoped: thumbnails"), (1, 2, "scoped"))),
+    Topic("analytics event pipeline", (
+        ("planner", "Product analytics events go through Segment."),
+        ("coder", "events are sent straight to RudderStack from the SDK"),
+        ("ops-bot", "rudderstack: 3.2M events yesterday, 0.01% failed"),
+        ("reviewer", "Server-side billing events are written to Kafka, not the analytics pipeline."),
+    ), contradictions=((0, 1, "choice"), (0, 2, "choice")),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: billing events"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("churn dashboard refresh", (
+        ("planner", "The churn dashboard refreshes every hour."),
+        ("tester", "the churn numbers on the dashboard only change once a day, around 6 am"),
+        ("ops-bot", "looker pdt churn_daily: trigger every 24h"),
+    ), contradictions=((0, 1, "number"), (0, 2, "number")), negatives=((1, 2, "agree"),)),
+    Topic("domain registrar", (
+        ("planner", "Our domains are registered with Gandi."),
+        ("reviewer", "acme.io renews through Namecheap, the invoice came to my inbox"),
+        ("coder", "Gandi holds acme.com and acme.de, I transferred them last year."),
+    ), contradictions=((0, 1, "choice"),), negatives=((0, 2, "agree"), (1, 2, "scoped: other domains"))),
+    Topic("GPU quota", (
+        ("planner", "The ML team has a quota of 16 GPUs in the shared cluster."),
+        ("ops-bot", "resourcequota ml-team: requests.nvidia.com/gpu 8"),
+        ("reviewer", "ML can use sixteen GPUs, that was the agreement with platform."),
+        ("coder", "The research team has 4 GPUs of its own."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")),
+        negatives=((0, 2, "paraphrase"), (0, 3, "scoped: research team"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("encrypted backups", (
+        ("planner", "Every database backup is encrypted before it leaves the host."),
+        ("tester", "I opened last night's backup file from the bucket with plain pg_restore, no key needed"),
+        ("ops-bot", "backup job pg-prod: gpg encrypt step ok, uploaded 41 GB"),
+    ), contradictions=((0, 1, "negation"), (1, 2, "negation")), negatives=((0, 2, "agree"),)),
+    Topic("staging public access", (
+        ("coder", "Staging is not reachable from the internet."),
+        ("tester", "loaded staging.acme.io on my phone over 5G without any VPN"),
+        ("ops-bot", "sg staging-web: inbound 0.0.0.0/0 on 443"),
+        ("planner", "Production is public, of course."),
+    ), contradictions=((0, 1, "negation"), (0, 2, "negation")),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: production"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("code owners review", (
+        ("planner", "Changes to the billing service always need a review from a code owner."),
+        ("coder", "merged a billing change this morning without any code owner approving it"),
+        ("reviewer", "CODEOWNERS covers /billing and branch protection requires code owner review."),
+    ), contradictions=((0, 1, "negation"), (1, 2, "negation")), negatives=((0, 2, "agree"),)),
+    Topic("feature freeze", (
+        ("planner", "There are no feature merges during the release freeze."),
+        ("reviewer", "two feature PRs were merged into main during last week's freeze"),
+        ("coder", "Bug fixes can be merged during the freeze with a release manager's OK."),
+    ), contradictions=((0, 1, "negation"),), negatives=((0, 2, "scoped: bug fixes"), (1, 2, "scoped"))),
+]

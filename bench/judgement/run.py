@@ -6,7 +6,7 @@ Consensus in an interleaved order (agents report on many topics at once), then
 - contradictions per kind, found within memlib's clusters and within the true topics: recall,
   precision, and the false alarms by what they separated (updates, hard negatives, other).
 
-    .venv/bin/python bench/judgement/run.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare] [--model DIR]
+    .venv/bin/python bench/judgement/run.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last] [--model DIR]
 
 `--model DIR`: the store embeds with that sentence-transformers model (a local folder, such
 as all-mpnet-base-v2 unpacked from its PyPI parts) instead of the default.
@@ -27,14 +27,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 import score  # noqa: E402
-from fragments import ASIDE, FRESH, LATER, NOVEL, SPARE, TOPICS, UNSEEN  # noqa: E402
+from fragments import ASIDE, FRESH, LAST, LATER, NOVEL, SPARE, TOPICS, UNSEEN  # noqa: E402
 
 from memlib import MemoryStore  # noqa: E402
 from memlib.consensus import Consensus, conflicts  # noqa: E402
 
 T0 = datetime(2026, 3, 2, 9, tzinfo=timezone.utc)
 WRITTEN_LATER = {"unseen": UNSEEN, "later": LATER, "aside": ASIDE, "novel": NOVEL,
-                 "spare": SPARE}  # each a split of its own
+                 "spare": SPARE, "last": LAST}  # each a split of its own
 SPLITS = ("dev", "check", "all", "fresh", "everything", "whole", *WRITTEN_LATER)
 
 
@@ -122,7 +122,8 @@ def topics_of(split: str) -> list:
     clustering was chosen), everything (those 56 in one store), unseen (the 19 written on
     2026-11-26, see fragments.py), whole (all 75 in one store), later (the 21 written on
     2026-11-27), aside (the 25 written after LATER was read), novel (the 20 written after
-    ASIDE was read) or spare (the 26 written after NOVEL was read)."""
+    ASIDE was read), spare (the 26 written after NOVEL was read) or last (the 26 written
+    after SPARE was run)."""
     if split in WRITTEN_LATER:
         return WRITTEN_LATER[split]
     if split in ("fresh", "everything", "whole"):
