@@ -95,6 +95,7 @@ def main() -> None:
         store.maintain()
         print(f"ingested {len(dia_of):,} messages of {len(data)} chats in {time.perf_counter() - started:.0f} s "
               f"({store.model_name})\n")
+        print("folds: " + ", ".join(f"{i} is {name}" for i, name in enumerate(names)) + "\n")
         dev = [i for i, name in enumerate(names) if name in DEV]
         print(locomo.table(f"chats {', '.join(DEV)} (dev; each fold is one chat)",
                            locomo.evaluate(data, dev, store, projects, dia_of), folds=True) + "\n", flush=True)

@@ -18,6 +18,7 @@ from memlib.interface import StoreInterface
 from memlib.models import Memory, trusted, vector_problem
 from memlib.scope import Scope
 from memlib.search.answers import asked_for, holds
+from memlib.search.chatter import said_nothing
 from memlib.search.dates import Period, named_period
 from memlib.search.fusion import UNTRUSTED_WEIGHT, convex, rrf, with_boost, with_neighbours, with_weight
 from memlib.search.sources import HitRows, LanceRows, rows_of
@@ -166,6 +167,20 @@ def answering(rows: LanceRows, text: str, ids: list[str]) -> set[str]:
     return {i for i, words in _own_words(rows, ids).items() if holds(words, kinds)}
 
 
+def saying_nothing(rows: LanceRows, ids: list[str]) -> set[str]:
+    """Those of `ids` whose own words say nothing ("ok", "lol", "when": search/chatter.py)."""
+    speakers = column_of(rows, ids, "speaker")
+    return {i for i, words in _own_words(rows, ids).items() if said_nothing(words, speakers.get(i))}
+
+
+def said_last(ranked: list[tuple[str, float, dict]], rows: LanceRows) -> list[tuple[str, float, dict]]:
+    """`ranked` with the candidates that say nothing moved after all the others, each part in
+    its order. On the chats of bench/chats kept for development, vector R@5 rose from 65.9 to
+    70.5; on LoCoMo 0-4 no fold is lower in any mode (bench/README.md)."""
+    empty = saying_nothing(rows, [i for i, _, _ in ranked]) if ranked else set()
+    return [e for e in ranked if e[0] not in empty] + [e for e in ranked if e[0] in empty]
+
+
 def by_named_speaker(rows: LanceRows, text: str, ids: list[str]) -> set[str]:
     """Those of `ids` said by the one speaker among them that `text` names (none if it names
     none of them, or several)."""
@@ -210,11 +225,13 @@ def search(store: StoreInterface, text: str, k: int = 10, mode: str = "hybrid", 
     if len(rows) == 0:
         return []
     if mode == "fts":
-        ranked = [(i, s, {"fts": s}) for i, s in _full_text(rows, text, k, where, scope, now)]
+        ranked = said_last([(i, s, {"fts": s}) for i, s in _full_text(rows, text, k, where, scope, now)], rows)
     elif mode == "vector":
         if vector is None:
             vector = store.embedder.embed([text])[0]
-        ranked = [(i, s, {"vector": s}) for i, s in rows.nearest(vector, k, scope, config, now)]
+        # more than k: those that say nothing make room for the next ones that say something
+        nearest = rows.nearest(vector, max(k, config.candidates), scope, config, now)
+        ranked = said_last([(i, s, {"vector": s}) for i, s in nearest], rows)[:k]
     else:
         n = max(k, config.candidates)
         with ThreadPoolExecutor(max_workers=1) as pool:  # full-text runs while we embed
@@ -237,7 +254,7 @@ def search(store: StoreInterface, text: str, k: int = 10, mode: str = "hybrid", 
         if config.speaker and ranked:
             ranked = with_boost(ranked, by_named_speaker(rows, text, [i for i, _, _ in ranked]),
                                 config.speaker, "speaker")
-        ranked = ranked[:k]
+        ranked = said_last(ranked, rows)[:k]
     if ranked:
         ranked = with_weight(ranked, untrusted(rows, [i for i, _, _ in ranked]), UNTRUSTED_WEIGHT, "trust")
     hit_rows = rows.hits([memory_id for memory_id, _, _ in ranked])
