@@ -8,10 +8,12 @@ session, `Speaker: text` for each message (a `{tag}` at its end names it as evid
 questions as `Q<category>: question = tag, tag` (categories as LoCoMo's: 1 multi-hop,
 2 temporal, 3 open-domain, 4 single-hop).
 
-    .venv/bin/python bench/chats.py [--check] [--model NAME]
+    .venv/bin/python bench/chats.py [--check] [--later] [--model NAME]
 
 DEV chats may be read to find what memlib misses; ASIDE chats are measured with --check only,
-once a change is decided. Written on 2026-11-27, all four before any of them was run.
+once a change is decided, and LATER chats with --later. All were written on 2026-11-27: the
+first two of DEV and ASIDE before any chat was run; the last two of DEV and LATER after
+ASIDE had checked one change (search/chatter.py), and before any of them was run.
 """
 
 from __future__ import annotations
@@ -30,8 +32,9 @@ import locomo  # noqa: E402
 from memlib import MemoryStore  # noqa: E402
 
 HERE = Path(__file__).parent / "chats"
-DEV = ("maya-jon", "team")
+DEV = ("maya-jon", "team", "nina-omar", "dana-assistant")
 ASIDE = ("rosa-luis", "kit-sam")
+LATER = ("june-tariq", "ops")
 _SESSION = re.compile(r"@ (\d{4}-\d{2}-\d{2} \d{2}:\d{2})$")
 _QUESTION = re.compile(r"Q([1-4]): (.+?) = (.+)$")
 _MESSAGE = re.compile(r"([A-Z][\w ]*?): (.+?)(?: \{(\w+)\})?$")
@@ -73,9 +76,10 @@ def parse(path: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--check", action="store_true", help="also measure the chats kept aside (look once)")
+    parser.add_argument("--later", action="store_true", help="also measure the chats written later (look once)")
     parser.add_argument("--model", help="an embedder's name (memlib.embeddings.NAMED) or a model directory")
     args = parser.parse_args()
-    names = [*DEV, *ASIDE] if args.check else list(DEV)
+    names = [*DEV, *(ASIDE if args.check else ()), *(LATER if args.later else ())]
     data = [parse(HERE / f"{name}.txt") for name in names]
     embedder = None
     if args.model:
@@ -99,10 +103,11 @@ def main() -> None:
         dev = [i for i, name in enumerate(names) if name in DEV]
         print(locomo.table(f"chats {', '.join(DEV)} (dev; each fold is one chat)",
                            locomo.evaluate(data, dev, store, projects, dia_of), folds=True) + "\n", flush=True)
-        if args.check:
-            aside = [i for i, name in enumerate(names) if name in ASIDE]
-            print(locomo.table(f"chats {', '.join(ASIDE)} (aside)",
-                               locomo.evaluate(data, aside, store, projects, dia_of), folds=True) + "\n")
+        for split, title in ((ASIDE, "aside"), (LATER, "written later")):
+            chosen = [i for i, name in enumerate(names) if name in split]
+            if chosen:
+                print(locomo.table(f"chats {', '.join(split)} ({title})",
+                                   locomo.evaluate(data, chosen, store, projects, dia_of), folds=True) + "\n")
 
 
 if __name__ == "__main__":
