@@ -8,7 +8,10 @@ session, `Speaker: text` for each message (a `{tag}` at its end names it as evid
 questions as `Q<category>: question = tag, tag` (categories as LoCoMo's: 1 multi-hop,
 2 temporal, 3 open-domain, 4 single-hop).
 
-    .venv/bin/python bench/chats.py [--check] [--later] [--model NAME]
+    .venv/bin/python bench/chats.py [--check] [--later] [--pooled] [--model NAME] [--search KEY=VALUE ...]
+
+`--pooled`: every chat in one project, each question searched among all chats' messages (the
+others are distractors, as a long history's other weeks are); threads stay apart.
 
 DEV chats may be read to find what memlib misses; ASIDE chats are measured with --check only,
 once a change is decided, and LATER chats with --later. All were written on 2026-11-27: the
@@ -73,11 +76,37 @@ def parse(path: Path) -> dict:
     return {"sample_id": f"chat-{path.stem}", "conversation": conversation, "qa": qa}
 
 
+def ingest(store: MemoryStore, data: list[dict], pooled: bool) -> tuple[dict[int, str], dict[str, str]]:
+    """Each chat into the store, in a project of its own or (`pooled`) all in the first one's
+    with their threads kept apart and their dia ids made unique. Returns (chat -> project id,
+    memory id -> dia id); the questions go into each chat's "_questions"."""
+    projects, dia_of = {}, {}
+    for i, sample in enumerate(data):
+        project, turns, questions = locomo.load(sample)
+        if pooled and projects:
+            turns = [t.model_copy(update={"project_id": projects[0], "iteration_id": f"{i}-{t.iteration_id}",
+                                          "metadata": {"dia_id": f"{i}/{t.metadata['dia_id']}"}}) for t in turns]
+            questions = [{**q, "evidence": {f"{i}/{e}" for e in q["evidence"]}} for q in questions]
+            store.add(turns)
+        else:
+            if pooled:
+                turns = [t.model_copy(update={"metadata": {"dia_id": f"{i}/{t.metadata['dia_id']}"}}) for t in turns]
+                questions = [{**q, "evidence": {f"{i}/{e}" for e in q["evidence"]}} for q in questions]
+            store.add([project, *turns])
+        projects[i] = projects.get(0, project.id)
+        dia_of.update({t.id: t.metadata["dia_id"] for t in turns})
+        sample["_questions"] = questions
+    return projects, dia_of
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--check", action="store_true", help="also measure the chats kept aside (look once)")
     parser.add_argument("--later", action="store_true", help="also measure the chats written later (look once)")
+    parser.add_argument("--pooled", action="store_true", help="all chats in one project, the others distractors")
     parser.add_argument("--model", help="an embedder's name (memlib.embeddings.NAMED) or a model directory")
+    parser.add_argument("--search", action="append", default=[], metavar="KEY=VALUE",
+                        help="a search setting the store is created with (SearchConfig), as in bench/locomo.py")
     args = parser.parse_args()
     names = [*DEV, *(ASIDE if args.check else ()), *(LATER if args.later else ())]
     data = [parse(HERE / f"{name}.txt") for name in names]
@@ -87,18 +116,12 @@ def main() -> None:
 
         embedder = named(args.model)
     with tempfile.TemporaryDirectory() as tmp:
-        store = MemoryStore.open(tmp, embedder=embedder)
-        projects, dia_of = {}, {}
+        store = MemoryStore.open(tmp, embedder=embedder, search=locomo.search_settings(args.search))
         started = time.perf_counter()
-        for i, sample in enumerate(data):
-            project, turns, questions = locomo.load(sample)
-            store.add([project, *turns])
-            projects[i] = project.id
-            dia_of.update({t.id: t.metadata["dia_id"] for t in turns})
-            sample["_questions"] = questions
+        projects, dia_of = ingest(store, data, args.pooled)
         store.maintain()
         print(f"ingested {len(dia_of):,} messages of {len(data)} chats in {time.perf_counter() - started:.0f} s "
-              f"({store.model_name})\n")
+              f"({store.model_name}{', pooled in one project' if args.pooled else ''})\n")
         print("folds: " + ", ".join(f"{i} is {name}" for i, name in enumerate(names)) + "\n")
         dev = [i for i, name in enumerate(names) if name in DEV]
         print(locomo.table(f"chats {', '.join(DEV)} (dev; each fold is one chat)",

@@ -159,6 +159,11 @@ def table(title: str, results: dict[str, dict], folds: bool) -> str:
     return "\n".join(lines)
 
 
+def search_settings(values: list[str]) -> SearchConfig | None:
+    """`--search KEY=VALUE` options as the settings a store is created with (None: the default)."""
+    return SearchConfig.model_validate(dict(v.split("=", 1) for v in values)) if values else None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "bench"
@@ -173,7 +178,7 @@ def main() -> None:
                         help="a search setting the store is created with (SearchConfig), as in 'memlib init "
                              "--search'; e.g. tokenizer=simple")
     args = parser.parse_args()
-    search = SearchConfig.model_validate(dict(s.split("=", 1) for s in args.search)) if args.search else None
+    search = search_settings(args.search)
     data = json.loads(Path(args.data).read_text())
     embedder = None
     if args.model:
