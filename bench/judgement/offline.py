@@ -1,0 +1,93 @@
+"""Clustering's ceiling on the hand-written sets, offline: each set's fragments embedded by a
+model, clustered from scratch by average linkage at a range of thresholds (no cannot-link, no
+chunks), lone fragments attached as `Clusterer._attached` does, and scored as run.py scores
+(score.clustering). It also measures the vectors centred on the set's mean before the cosine
+(the store's mean direction taken out), and how well the cosine alone separates a set's
+same-topic pairs from its other pairs (ROC AUC).
+
+    .venv/bin/python bench/judgement/offline.py [--model DIR]
+
+`--model DIR`: a local sentence-transformers model (such as all-mpnet-base-v2 unpacked from
+its PyPI parts) instead of the store's default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+from scipy.cluster.hierarchy import fcluster, linkage
+from scipy.spatial.distance import squareform
+
+sys.path.insert(0, str(Path(__file__).parent))
+import score  # noqa: E402
+from fragments import ASIDE, FRESH, LAST, LATER, NOVEL, SPARE, TOPICS, UNSEEN  # noqa: E402
+
+from memlib.consensus.clustering import unit_rows  # noqa: E402
+
+SETS = {"dev": [t for t in TOPICS if t.split == "dev"], "check": [t for t in TOPICS if t.split == "check"],
+        "fresh": FRESH, "unseen": UNSEEN, "later": LATER, "aside": ASIDE, "novel": NOVEL, "spare": SPARE,
+        "last": LAST}
+THRESHOLDS = {"raw": (0.3, 0.35, 0.4, 0.45), "centred": (0.15, 0.2, 0.25, 0.3)}
+
+
+def clusters(sim: np.ndarray, threshold: float) -> np.ndarray:
+    """Average linkage cut at `threshold`, then each lone fragment joins the group of its
+    nearest fragment when that pair is within the threshold and that group is also the
+    nearest on average (the rule of Clusterer._attached)."""
+    distance = np.clip(1.0 - (sim + sim.T) / 2, 0.0, None)
+    np.fill_diagonal(distance, 0.0)
+    labels = fcluster(linkage(squareform(distance, checks=False), "average"), 1.0 - threshold, "distance")
+    sizes = np.bincount(labels)
+    out = labels.copy()
+    for i in np.flatnonzero(sizes[labels] == 1):
+        others = np.arange(len(labels)) != i
+        nearest = int(np.argmax(np.where(others, sim[i], -np.inf)))
+        groups = {g: sim[i, others & (labels == g)].mean() for g in set(labels[others])}
+        if sim[i, nearest] >= threshold and max(groups, key=groups.get) == labels[nearest]:
+            out[i] = labels[nearest]
+    return out
+
+
+def separation(sim: np.ndarray, topic: np.ndarray) -> float:
+    """ROC AUC of the cosine for same-topic pairs against the other pairs."""
+    from scipy.stats import rankdata
+
+    upper = np.triu_indices(len(topic), 1)
+    same = (topic[:, None] == topic[None, :])[upper]
+    ranks = rankdata(sim[upper])
+    positives = same.sum()
+    return float((ranks[same].sum() - positives * (positives + 1) / 2) / (positives * (~same).sum()))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model", help="a local sentence-transformers model folder (default: the store's default)")
+    args = parser.parse_args()
+    if args.model:
+        from memlib.embeddings import SentenceTransformerEmbedder
+        embedder = SentenceTransformerEmbedder(args.model)
+    else:
+        from memlib.embeddings import default_embedder
+        embedder = default_embedder()
+    print("| set | AUC raw / centred | " + " | ".join(f"raw {t}" for t in THRESHOLDS["raw"]) + " | "
+          + " | ".join(f"centred {t}" for t in THRESHOLDS["centred"]) + " |")
+    print("|---|---|" + "---|" * (len(THRESHOLDS["raw"]) + len(THRESHOLDS["centred"])))
+    for name, topics in SETS.items():
+        keys = [(t, i) for t, topic in enumerate(topics) for i in range(len(topic.fragments))]
+        vectors = np.asarray(embedder.embed([topics[t].fragments[i][1] for t, i in keys]), dtype=np.float32)
+        topic = np.array([t for t, _ in keys])
+        cells, aucs = [], []
+        for how, rows in (("raw", unit_rows(vectors)), ("centred", unit_rows(vectors - vectors.mean(axis=0)))):
+            sim = rows @ rows.T
+            aucs.append(f"{separation(sim, topic):.3f}")
+            for threshold in THRESHOLDS[how]:
+                got = score.clustering(dict(zip(keys, map(str, clusters(sim, threshold)))))
+                cells.append(f"{got['kept_whole']:.2f} / {got['purity']:.2f}")
+        print(f"| {name} ({len(topics)}) | {' / '.join(aucs)} | " + " | ".join(cells) + " |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
