@@ -33,7 +33,8 @@ def test_what_says_something(words, speaker):
 
 def test_a_reply_that_says_nothing_is_ranked_after_the_message_that_answers(tmp_path, tree):
     """"when" is embedded with what it replies to, so without the rule it stands in front of
-    the answer in both modes; with it, it comes after, and it is still found."""
+    the answer in vector and hybrid mode; with it, it comes after in every mode, and it is still
+    found."""
     store = MemoryStore.open(str(tmp_path / "chat"), embedder=HashEmbedder(), vector_cache="off")
     store.add([tree["project"]])
     project = tree["project"].id
@@ -44,7 +45,7 @@ def test_a_reply_that_says_nothing_is_ranked_after_the_message_that_answers(tmp_
                                   created_at=T0 + timedelta(minutes=i), ttl_days=-1)
                      for i, (who, words) in enumerate(said)])
     scope = Scope(project_id=project, kinds=("conversation",))
-    for mode in ("vector", "hybrid"):
+    for mode in ("vector", "hybrid", "fts"):
         ranked = [h.memory.id for h in store.search("when is jon flying to lisbon with elle", k=6, mode=mode,
                                                     scope=scope)]
         assert ranked.index(ids[2]) < ranked.index(ids[1]), mode
