@@ -93,7 +93,7 @@ def ingest(store: MemoryStore, data: list[dict], pooled: bool) -> tuple[dict[int
                 turns = [t.model_copy(update={"metadata": {"dia_id": f"{i}/{t.metadata['dia_id']}"}}) for t in turns]
                 questions = [{**q, "evidence": {f"{i}/{e}" for e in q["evidence"]}} for q in questions]
             store.add([project, *turns])
-        projects[i] = projects.get(0, project.id)
+        projects[i] = projects[0] if pooled and projects else project.id
         dia_of.update({t.id: t.metadata["dia_id"] for t in turns})
         sample["_questions"] = questions
     return projects, dia_of

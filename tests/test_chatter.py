@@ -52,3 +52,27 @@ def test_a_reply_that_says_nothing_is_ranked_after_the_message_that_answers(tmp_
         assert ids[1] in ranked
     hits = store.search("when", k=3, mode="vector", scope=scope)
     assert len(hits) == 3  # those that say nothing still fill the list when nothing else is left
+
+
+def test_said_last_ranks_as_a_full_partition_would_within_its_first_k():
+    """Read k at a time, the list's first k are those of moving every silent candidate back."""
+    import random
+
+    from memlib.search.search import said_last
+
+    rng = random.Random(5)
+    for _ in range(300):
+        ranked = [(f"m{i}", 1.0 - i / 100, {}) for i in range(rng.randint(0, 40))]
+        silent = {i for i, _, _ in ranked if rng.random() < rng.choice([0.1, 0.5, 0.9])}
+        k = rng.randint(1, 15)
+        asked = []
+
+        def nothing(ids):
+            asked.append(len(ids))
+            return silent & set(ids)
+
+        full = [e for e in ranked if e[0] not in silent] + [e for e in ranked if e[0] in silent]
+        out = said_last(ranked, k, nothing)
+        assert out[:k] == full[:k]
+        assert sorted(out) == sorted(ranked)  # nothing lost, nothing added
+        assert all(n <= k for n in asked)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -173,12 +175,23 @@ def saying_nothing(rows: LanceRows, ids: list[str]) -> set[str]:
     return {i for i, words in _own_words(rows, ids).items() if said_nothing(words, speakers.get(i))}
 
 
-def said_last(ranked: list[tuple[str, float, dict]], rows: LanceRows) -> list[tuple[str, float, dict]]:
-    """`ranked` with the candidates that say nothing moved after all the others, each part in
-    its order. On the chats of bench/chats kept for development, vector R@5 rose from 65.9 to
-    70.5; on LoCoMo 0-4 no fold is lower in any mode (bench/README.md)."""
-    empty = saying_nothing(rows, [i for i, _, _ in ranked]) if ranked else set()
-    return [e for e in ranked if e[0] not in empty] + [e for e in ranked if e[0] in empty]
+def said_last(ranked: list[tuple[str, float, dict]], k: int,
+              nothing: Callable[[list[str]], set[str]]) -> list[tuple[str, float, dict]]:
+    """`ranked` with the candidates that say nothing (`nothing(ids)`: those of ids that do)
+    moved after the others, each part in its order, as far as its first k can tell:
+    candidates are read in order, no more at a time than are still wanted, until k that say
+    something are found (the rest stay as they were). On the chats of bench/chats
+    kept for development, vector R@5 rose from 65.9 to 70.5; on LoCoMo 0-4 no fold is lower
+    in any mode; on the chats kept aside, the check, hybrid R@10 rose from 68.4 to 71.1
+    (bench/README.md)."""
+    said, empty, read = [], [], 0
+    while len(said) < k and read < len(ranked):
+        chunk = ranked[read:read + k - len(said)]
+        read += len(chunk)
+        silent = nothing([i for i, _, _ in chunk])
+        said += [e for e in chunk if e[0] not in silent]
+        empty += [e for e in chunk if e[0] in silent]
+    return said + empty + ranked[read:]
 
 
 def by_named_speaker(rows: LanceRows, text: str, ids: list[str]) -> set[str]:
@@ -222,16 +235,17 @@ def search(store: StoreInterface, text: str, k: int = 10, mode: str = "hybrid", 
     now = store.clock.now()
     rows = rows_of(store, store.cached(searching=True))  # in memory for this version, or Lance
     where = None if mode == "vector" else scope.where(now)  # full text asks Lance with it
+    silent = functools.partial(saying_nothing, rows)
     if len(rows) == 0:
         return []
     if mode == "fts":
-        ranked = said_last([(i, s, {"fts": s}) for i, s in _full_text(rows, text, k, where, scope, now)], rows)
+        ranked = said_last([(i, s, {"fts": s}) for i, s in _full_text(rows, text, k, where, scope, now)], k, silent)
     elif mode == "vector":
         if vector is None:
             vector = store.embedder.embed([text])[0]
         # more than k: those that say nothing make room for the next ones that say something
         nearest = rows.nearest(vector, max(k, config.candidates), scope, config, now)
-        ranked = said_last([(i, s, {"vector": s}) for i, s in nearest], rows)[:k]
+        ranked = said_last([(i, s, {"vector": s}) for i, s in nearest], k, silent)[:k]
     else:
         n = max(k, config.candidates)
         with ThreadPoolExecutor(max_workers=1) as pool:  # full-text runs while we embed
@@ -254,7 +268,7 @@ def search(store: StoreInterface, text: str, k: int = 10, mode: str = "hybrid", 
         if config.speaker and ranked:
             ranked = with_boost(ranked, by_named_speaker(rows, text, [i for i, _, _ in ranked]),
                                 config.speaker, "speaker")
-        ranked = said_last(ranked, rows)[:k]
+        ranked = said_last(ranked, k, silent)[:k]
     if ranked:
         ranked = with_weight(ranked, untrusted(rows, [i for i, _, _ in ranked]), UNTRUSTED_WEIGHT, "trust")
     hit_rows = rows.hits([memory_id for memory_id, _, _ in ranked])
