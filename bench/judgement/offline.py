@@ -1,6 +1,6 @@
 """Clustering's ceiling on the hand-written sets, offline: each set's fragments embedded by a
 model, clustered from scratch by average linkage at a range of thresholds (no cannot-link, no
-chunks), lone fragments attached as `Clusterer._attached` does, and scored as run.py scores
+chunks), lone fragments attached by memlib's own `Clusterer._attached`, and scored as run.py scores
 (score.clustering). It also measures the vectors centred on the set's mean before the cosine
 (the store's mean direction taken out), and how well the cosine alone separates a set's
 same-topic pairs from its other pairs (ROC AUC).
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import score  # noqa: E402
 from fragments import ASIDE, FRESH, LAST, LATER, NOVEL, SPARE, TOPICS, UNSEEN  # noqa: E402
 
-from memlib.consensus.clustering import unit_rows  # noqa: E402
+from memlib.consensus.clustering import Clusterer, unit_rows  # noqa: E402
 
 SETS = {"dev": [t for t in TOPICS if t.split == "dev"], "check": [t for t in TOPICS if t.split == "check"],
         "fresh": FRESH, "unseen": UNSEEN, "later": LATER, "aside": ASIDE, "novel": NOVEL, "spare": SPARE,
@@ -34,21 +34,13 @@ THRESHOLDS = {"raw": (0.3, 0.35, 0.4, 0.45), "centred": (0.15, 0.2, 0.25, 0.3)}
 
 
 def clusters(sim: np.ndarray, threshold: float) -> np.ndarray:
-    """Average linkage cut at `threshold`, then each lone fragment joins the group of its
-    nearest fragment when that pair is within the threshold and that group is also the
-    nearest on average (the rule of Clusterer._attached)."""
+    """Average linkage cut at `threshold`, then memlib's own rule for lone fragments
+    (Clusterer._attached: each joins the group of its nearest fragment when that pair is within
+    the threshold and that group is also the nearest on average)."""
     distance = np.clip(1.0 - (sim + sim.T) / 2, 0.0, None)
     np.fill_diagonal(distance, 0.0)
     labels = fcluster(linkage(squareform(distance, checks=False), "average"), 1.0 - threshold, "distance")
-    sizes = np.bincount(labels)
-    out = labels.copy()
-    for i in np.flatnonzero(sizes[labels] == 1):
-        others = np.arange(len(labels)) != i
-        nearest = int(np.argmax(np.where(others, sim[i], -np.inf)))
-        groups = {g: sim[i, others & (labels == g)].mean() for g in set(labels[others])}
-        if sim[i, nearest] >= threshold and max(groups, key=groups.get) == labels[nearest]:
-            out[i] = labels[nearest]
-    return out
+    return Clusterer(dims=0, threshold=threshold)._attached(labels, distance, len(labels))  # keeps no vectors
 
 
 def separation(sim: np.ndarray, topic: np.ndarray) -> float:
