@@ -83,17 +83,14 @@ def ingest(store: MemoryStore, data: list[dict], pooled: bool) -> tuple[dict[int
     projects, dia_of = {}, {}
     for i, sample in enumerate(data):
         project, turns, questions = locomo.load(sample)
-        if pooled and projects:
-            turns = [t.model_copy(update={"project_id": projects[0], "iteration_id": f"{i}-{t.iteration_id}",
-                                          "metadata": {"dia_id": f"{i}/{t.metadata['dia_id']}"}}) for t in turns]
+        joins = pooled and bool(projects)  # a chat after the first, into the first one's project
+        if pooled:  # dia ids made unique across chats; a joining chat's threads kept apart
+            moved = lambda t: {"project_id": projects[0], "iteration_id": f"{i}-{t.iteration_id}"} if joins else {}  # noqa: E731
+            turns = [t.model_copy(update={"metadata": {"dia_id": f"{i}/{t.metadata['dia_id']}"}, **moved(t)})
+                     for t in turns]
             questions = [{**q, "evidence": {f"{i}/{e}" for e in q["evidence"]}} for q in questions]
-            store.add(turns)
-        else:
-            if pooled:
-                turns = [t.model_copy(update={"metadata": {"dia_id": f"{i}/{t.metadata['dia_id']}"}}) for t in turns]
-                questions = [{**q, "evidence": {f"{i}/{e}" for e in q["evidence"]}} for q in questions]
-            store.add([project, *turns])
-        projects[i] = projects[0] if pooled and projects else project.id
+        store.add(turns if joins else [project, *turns])
+        projects[i] = projects[0] if joins else project.id
         dia_of.update({t.id: t.metadata["dia_id"] for t in turns})
         sample["_questions"] = questions
     return projects, dia_of
@@ -123,14 +120,12 @@ def main() -> None:
         print(f"ingested {len(dia_of):,} messages of {len(data)} chats in {time.perf_counter() - started:.0f} s "
               f"({store.model_name}{', pooled in one project' if args.pooled else ''})\n")
         print("folds: " + ", ".join(f"{i} is {name}" for i, name in enumerate(names)) + "\n")
-        dev = [i for i, name in enumerate(names) if name in DEV]
-        print(locomo.table(f"chats {', '.join(DEV)} (dev; each fold is one chat)",
-                           locomo.evaluate(data, dev, store, projects, dia_of), folds=True) + "\n", flush=True)
-        for split, title in ((ASIDE, "aside"), (LATER, "written later")):
+        for split, title in ((DEV, "dev; each fold is one chat"), (ASIDE, "aside"), (LATER, "written later")):
             chosen = [i for i, name in enumerate(names) if name in split]
             if chosen:
                 print(locomo.table(f"chats {', '.join(split)} ({title})",
-                                   locomo.evaluate(data, chosen, store, projects, dia_of), folds=True) + "\n")
+                                   locomo.evaluate(data, chosen, store, projects, dia_of), folds=True) + "\n",
+                      flush=True)
 
 
 if __name__ == "__main__":
