@@ -8,6 +8,7 @@ import pytest
 
 from memlib import Decision, InvalidInput, Issue, Learning, Project, RootTask, Scope, SubTask
 from memlib.search.fusion import convex, rrf
+from memlib.search.search import TIES_READ, settled
 
 # every test with a store fixture runs on local disk, on S3 and through a memory server
 pytestmark = [pytest.mark.on_s3, pytest.mark.on_server]
@@ -102,6 +103,44 @@ def test_fts_query_with_syntax_characters(real_store, corpus):
     for query in ['apostrophe" OR "1', "(login AND", "password*", "o'brien -- ;"]:
         real_store.search(query, k=3, mode="fts")  # no error
         real_store.search(query, k=3)
+
+
+def test_equal_full_text_scores_come_in_id_order(store):
+    """Forty notes that hold the asked word once in as many words score the same BM25: the
+    same question gives the same hits every time, the ties in id order at every k."""
+    zoo = Project(name="zoo")
+    notes = [Learning(project_id=zoo.id, content=f"quokka seen near gate {n:02d}") for n in range(40)]
+    store.add([zoo, *notes, Learning(project_id=zoo.id, content="a quokka, and another quokka, seen at the gate")])
+    ties = sorted(note.id for note in notes)
+    for k in (1, 5, 12):
+        for _ in range(3):
+            hits = store.search("quokka", k=k + 1, mode="fts")
+            assert "another" in hits[0].memory.text
+            assert [hit.memory.id for hit in hits[1:]] == ties[:k]
+
+
+def test_settled_reads_on_until_the_ties_of_the_last_kept_are_in():
+    import random
+
+    scores = [9.0, 7.0] + [5.0] * 30 + [4.0] * 5  # the ties: "c00" ... "c29"
+    hits = [(f"a{i}", s) for i, s in enumerate(scores[:2])] + [(f"c{i:02d}", s) for i, s in enumerate(scores[2:32])] + \
+        [(f"d{i}", s) for i, s in enumerate(scores[32:])]
+    asked = []
+
+    def best(limit):  # as Lance: the best `limit`, ties in any order, and any of them at the cut
+        asked.append(limit)
+        shuffled = hits[:2] + random.Random(limit).sample(hits[2:32], 30) + hits[32:]
+        return shuffled[:limit]
+
+    assert settled(best, 2) == hits[:2] and asked == [3]  # the third scores below the second
+    asked.clear()
+    assert settled(best, 5) == hits[:5] and asked == [6, 11, 21, 41]
+    asked.clear()
+    assert [i for i, _ in settled(best, 1)] == ["a0"] and asked == [2]
+    capped = [(f"t{i:03d}", 1.0) for i in range(500)]
+    asked.clear()
+    settled(lambda limit: asked.append(limit) or capped[::-1][:limit], 3)
+    assert max(asked) <= TIES_READ * 3 + 1  # a store of ties reads no more than that
 
 
 def test_bad_search_arguments(real_store, corpus):

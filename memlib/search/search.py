@@ -118,11 +118,15 @@ def fts_candidates(store: StoreInterface, text: str, n: int, where: str | None, 
 
 def _full_text(rows: LanceRows, text: str, n: int, where: str | None, scope: Scope | None = None,
                now: datetime | None = None) -> list[tuple[str, float]]:
-    """`rows.full_text`. A store without its full-text index yet (its first write stopped
-    before it, or is still committing) is given it now, if this handle may write; else the
-    full-text list is empty and hybrid search ranks by the vectors alone."""
+    """`rows.full_text`, equal scores in id order (`settled`). A store without its full-text
+    index yet (its first write stopped before it, or is still committing) is given it now, if
+    this handle may write; else the full-text list is empty and hybrid search ranks by the
+    vectors alone."""
+    def ask() -> list[tuple[str, float]]:
+        return settled(lambda limit: rows.full_text(text, limit, where, scope, now), n)
+
     try:
-        return rows.full_text(text, n, where, scope, now)
+        return ask()
     except (ValueError, RuntimeError) as exc:
         if "INVERTED index" not in str(exc):
             raise
@@ -130,7 +134,27 @@ def _full_text(rows: LanceRows, text: str, n: int, where: str | None, scope: Sco
         log.warning("the store has no full-text index yet and this handle cannot build it: "
                     "full-text matches left out ('memlib maintain' builds it)")
         return []
-    return rows.full_text(text, n, where, scope, now)
+    return ask()
+
+
+TIES_READ = 16  # settled: how many times n full-text hits are read at most to find the n-th's ties
+
+
+def settled(best: Callable[[int], list[tuple[str, float]]], n: int) -> list[tuple[str, float]]:
+    """The n best of `best(limit)` (the `limit` best (id, score), best first), equal scores in
+    id order. Lance's full-text search returns equal BM25 scores (a short message holding the
+    asked word once, as many do) in any order, one call to the next, and at the cut of n it
+    keeps any of them: the same question on the same store gave another list in 3 of 38
+    questions of bench/chats' pooled aside chats. So one more than n is asked for, and more
+    until the last one asked for scores below the n-th: then every tie of the n-th is in. A
+    store of templated memories can tie thousands; past TIES_READ times n, the ones read are
+    what is ordered."""
+    limit = n
+    while True:
+        hits = best(limit + 1)
+        if len(hits) <= limit or hits[-1][1] < hits[n - 1][1] or limit >= TIES_READ * n:
+            return sorted(hits, key=lambda hit: (-hit[1], hit[0]))[:n]
+        limit *= 2
 
 
 def column_of(rows: LanceRows, ids: list[str], column: str) -> dict[str, object]:
