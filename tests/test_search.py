@@ -132,11 +132,11 @@ def test_settled_reads_on_until_the_ties_of_the_last_kept_are_in():
         shuffled = hits[:2] + random.Random(limit).sample(hits[2:32], 30) + hits[32:]
         return shuffled[:limit]
 
-    assert settled(best, 2) == hits[:2] and asked == [3]  # the third scores below the second
+    assert settled(best, 2) == hits[:2] and asked == [5]  # the fifth scores below the second
     asked.clear()
-    assert settled(best, 5) == hits[:5] and asked == [6, 11, 21, 41]
+    assert settled(best, 5) == hits[:5] and asked == [11, 21, 41]
     asked.clear()
-    assert [i for i, _ in settled(best, 1)] == ["a0"] and asked == [2]
+    assert [i for i, _ in settled(best, 1)] == ["a0"] and asked == [3]
     capped = [(f"t{i:03d}", 1.0) for i in range(500)]
     asked.clear()
     settled(lambda limit: asked.append(limit) or capped[::-1][:limit], 3)
