@@ -270,12 +270,47 @@ def test_a_lone_fragment_joins_the_cluster_of_its_nearest_when_that_cluster_is_n
     f, h = u[4], 0.9 * u[4] + np.sqrt(1 - 0.81) * u[6]
     bot = 0.45 * u[0] + np.sqrt(1 - 0.45 ** 2) * u[3]
     torn = 0.45 * u[0] + 0.36 * u[4] + np.sqrt(1 - 0.45 ** 2 - 0.36 ** 2) * u[5]
-    clusterer = clustering.Clusterer(8)
+    clusterer = clustering.Clusterer(8, threshold=0.4, neighbours=0)  # the cosine alone
     items = dict(a=a, b=b, c=c, f=f, h=h, bot=bot, torn=torn)
     clusterer.assign_many([(name, (i,), v, [], frozenset(), []) for i, (name, v) in enumerate(items.items())])
     where = clusterer.where
     assert where["a"] == where["b"] == where["c"] == where["bot"] != where["f"] == where["h"]
     assert where["torn"] not in (where["a"], where["f"])
+
+
+def test_a_topic_said_in_far_words_is_one_cluster_once_each_report_is_drawn_toward_its_nearest():
+    """Two topics of five reports, each report 0.55 its topic's direction and the rest words of
+    its own: any two of one topic have cosine 0.3, below any threshold the cosine alone keeps
+    topics apart with, and two topics' reports 0. Drawn toward their two nearest, each topic is
+    one cluster at the default threshold, and the two stay apart."""
+    u = np.eye(16, dtype=np.float32)
+    reports = {f"{t}{j}": 0.55 * u[t] + np.sqrt(1 - 0.55 ** 2) * u[2 + 5 * t + j] for t in (0, 1) for j in range(5)}
+    items = [(name, (i,), v, [], frozenset(), []) for i, (name, v) in enumerate(reports.items())]
+
+    def clusters(clusterer):
+        clusterer.assign_many(items)
+        return sorted(sorted(f for f in reports if clusterer.where[f] == c) for c in set(clusterer.where.values()))
+
+    assert clusters(clustering.Clusterer(16)) == [["00", "01", "02", "03", "04"], ["10", "11", "12", "13", "14"]]
+    assert len(clusters(clustering.Clusterer(16, threshold=0.4, neighbours=0))) == 10
+
+
+def test_a_vector_is_drawn_toward_its_nearest_by_their_cosine_and_never_toward_a_distinct_one():
+    u = np.eye(4)
+    units = np.stack([u[0], 0.8 * u[0] + 0.6 * u[1], 0.6 * u[0] + 0.8 * u[2], -u[0]])
+    none = np.zeros((4, 4), dtype=bool)
+    drawn = clustering.augmented(units, none, 2)
+    expected = units[0] + 0.8 * units[1] + 0.6 * units[2]
+    assert np.allclose(drawn[0], expected / np.linalg.norm(expected))
+    assert np.allclose(np.linalg.norm(drawn, axis=1), 1.0)
+    assert np.allclose(drawn[3], units[3])  # its nearest are all opposite: weighed by nothing
+    apart = none.copy()
+    apart[0, 1] = apart[1, 0] = True  # the lexicon says 0 and 1 name different things
+    expected = units[0] + 0.6 * units[2]  # its next nearest (the opposite one) weighs nothing
+    assert np.allclose(clustering.augmented(units, apart, 2)[0], expected / np.linalg.norm(expected))
+    assert np.allclose(clustering.augmented(units, none, 0), units)
+    assert np.allclose(clustering.augmented(units[:1], none[:1, :1], 2), units[:1])  # alone: as it was
+    assert np.allclose(clustering.augmented(units, none, 9), clustering.augmented(units, none, 3))
 
 
 def test_two_things_said_in_one_template_never_share_a_cluster():

@@ -2,8 +2,10 @@
 model, clustered from scratch by average linkage at a range of thresholds (no cannot-link, no
 chunks), lone fragments attached by memlib's own `Clusterer._attached`, and scored as run.py scores
 (score.clustering). It also measures the vectors centred on the set's mean before the cosine
-(the store's mean direction taken out), and how well the cosine alone separates a set's
-same-topic pairs from its other pairs (ROC AUC).
+(the store's mean direction taken out), how well the cosine alone separates a set's
+same-topic pairs from its other pairs (ROC AUC), and, in a second table, each fragment's vector
+drawn toward its k nearest before the cosine (memlib's `clustering.augmented`, no cannot-link
+here) at k 1 and 2.
 
     .venv/bin/python bench/judgement/offline.py [--model DIR]
 
@@ -25,12 +27,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 import score  # noqa: E402
 from fragments import ASIDE, FRESH, LAST, LATER, NOVEL, SPARE, TOPICS, UNSEEN  # noqa: E402
 
-from memlib.consensus.clustering import Clusterer, unit_rows  # noqa: E402
+from memlib.consensus.clustering import Clusterer, augmented, unit_rows  # noqa: E402
 
 SETS = {"dev": [t for t in TOPICS if t.split == "dev"], "check": [t for t in TOPICS if t.split == "check"],
         "fresh": FRESH, "unseen": UNSEEN, "later": LATER, "aside": ASIDE, "novel": NOVEL, "spare": SPARE,
         "last": LAST}
 THRESHOLDS = {"raw": (0.3, 0.35, 0.4, 0.45), "centred": (0.15, 0.2, 0.25, 0.3)}
+DRAWN = {1: (0.5, 0.55, 0.6), 2: (0.5, 0.55, 0.6, 0.65)}  # k nearest: thresholds
 
 
 def clusters(sim: np.ndarray, threshold: float) -> np.ndarray:
@@ -64,6 +67,7 @@ def main() -> None:
     else:
         from memlib.embeddings import default_embedder
         embedder = default_embedder()
+    vectors_of = {}
     print("| set | AUC raw / centred | " + " | ".join(f"raw {t}" for t in THRESHOLDS["raw"]) + " | "
           + " | ".join(f"centred {t}" for t in THRESHOLDS["centred"]) + " |")
     print("|---|---|" + "---|" * (len(THRESHOLDS["raw"]) + len(THRESHOLDS["centred"])))
@@ -71,6 +75,7 @@ def main() -> None:
         keys = [(t, i) for t, topic in enumerate(topics) for i in range(len(topic.fragments))]
         vectors = np.asarray(embedder.embed([topics[t].fragments[i][1] for t, i in keys]), dtype=np.float32)
         topic = np.array([t for t, _ in keys])
+        vectors_of[name] = (keys, unit_rows(vectors))
         cells, aucs = [], []
         for how, rows in (("raw", unit_rows(vectors)), ("centred", unit_rows(vectors - vectors.mean(axis=0)))):
             sim = rows @ rows.T
@@ -79,6 +84,16 @@ def main() -> None:
                 got = score.clustering(dict(zip(keys, map(str, clusters(sim, threshold)))))
                 cells.append(f"{got['kept_whole']:.2f} / {got['purity']:.2f}")
         print(f"| {name} ({len(topics)}) | {' / '.join(aucs)} | " + " | ".join(cells) + " |", flush=True)
+    print("\n| set | " + " | ".join(f"k {k} at {t}" for k, ts in DRAWN.items() for t in ts) + " |")
+    print("|---|" + "---|" * sum(map(len, DRAWN.values())))
+    for name, (keys, units) in vectors_of.items():
+        cells = []
+        for k, thresholds in DRAWN.items():
+            drawn = augmented(units, np.zeros((len(units), len(units)), dtype=bool), k)
+            for threshold in thresholds:
+                got = score.clustering(dict(zip(keys, map(str, clusters(drawn @ drawn.T, threshold)))))
+                cells.append(f"{got['kept_whole']:.2f} / {got['purity']:.2f}")
+        print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
 
 
 if __name__ == "__main__":
