@@ -237,13 +237,13 @@ def own_words_fts(turns: list, rows: dict, questions: list[str]) -> list[list]:
         return [fts_candidates(store, q, 100, where) for q in questions]
 
 
-def prepare(data: list[dict], embedder, burst: bool = False) -> list[dict]:
-    """Per tuning conversation: ids, dia ids, both vectors, links, questions with their
-    vectors and full-text lists."""
+def prepare(data: list[dict], embedder, burst: bool = False, which=TUNING) -> list[dict]:
+    """Per tuning conversation (`which` of `data`): ids, dia ids, both vectors, links,
+    questions with their vectors and full-text lists."""
     convs = []
     with tempfile.TemporaryDirectory() as tmp:
         store = MemoryStore.open(tmp, embedder=embedder)
-        loaded = [load(data[i], burst=burst) for i in TUNING]
+        loaded = [load(data[i], burst=burst) for i in which]
         for project, turns, _ in loaded:
             store.add([project, *turns])
         store.maintain()
@@ -304,8 +304,9 @@ def recall(conv: dict, vectors: str = "context", fusion: str = DEFAULT.fusion, a
            prf: float = 0.0, dated: float = DEFAULT.dated, speaker: float = DEFAULT.speaker,
            expand: int = 0, unname: str = "", mmr: float = 0.0, norm: str = "", session: float = 0.0,
            session_sum: bool = False, fts_index: str = "", answer: float = DEFAULT.answer,
-           any_year: bool = True, burst: float = 0.0) -> list[float]:
-    """R@10 of every question of one conversation under one variant."""
+           any_year: bool = True, burst: float = 0.0, vector_only: bool = False) -> list[float]:
+    """R@10 of every question of one conversation under one variant (`vector_only`: of its
+    vector list alone, as vector mode ranks before it moves the turns that say nothing)."""
     ids = conv["ids"]
 
     def vector_list(q: np.ndarray) -> list[tuple[str, float]]:
@@ -334,6 +335,10 @@ def recall(conv: dict, vectors: str = "context", fusion: str = DEFAULT.fusion, a
         conv["expanded"][expand] if expand else conv["own_fts"] if fts_index == "own" else conv["fts"]
     for q, qv, fts in zip(conv["questions"], vectors_asked, texts_asked):
         lists = {"vector": vector_list(qv), "fts": fts[:candidates]}
+        if vector_only:
+            found = {conv["dia"][i] for i, _ in lists["vector"][:10]}
+            out.append(len(q["evidence"] & found) / len(q["evidence"]))
+            continue
         if prf:
             position = {i: j for j, i in enumerate(ids)}
             top = [position[i] for i, _, _ in fuse(lists)[:3]]
@@ -371,6 +376,9 @@ def main() -> None:
     parser.add_argument("--variants", help="comma-separated names of the variants to measure (base always)")
     parser.add_argument("--burst", action="store_true",
                         help="every turn sent as several messages, as in real chats (bench/locomo.py --burst)")
+    parser.add_argument("--chats", action="store_true",
+                        help="bench/chats' development chats instead of LoCoMo (a fold is a chat)")
+    parser.add_argument("--vector", action="store_true", help="R@10 of the vector list alone, not of hybrid")
     args = parser.parse_args()
     wanted = None if args.variants is None else {"base", *re.split(r",(?! )", args.variants)}
     embedder = None
@@ -378,16 +386,24 @@ def main() -> None:
         from memlib.embeddings import named
 
         embedder = named(args.model)
-    convs = prepare(json.loads(Path(args.data).read_text()), embedder, burst=args.burst)
-    print(f"hybrid R@10 on conversations {TUNING[0]}-{TUNING[-1]} only, fold by fold (5-9 not loaded); "
-          f"k = {KS[1]}\n")
-    print("| variant | " + " | ".join(f"fold {i}" for i in TUNING) + " | all | better on every fold |")
-    print("|---|" + "---|" * len(TUNING) + "---|---|")
+    if args.chats:
+        import chats
+
+        which = range(len(chats.DEV))
+        convs = prepare([chats.parse(chats.HERE / f"{name}.txt") for name in chats.DEV], embedder, args.burst, which)
+        title = f"bench/chats' development chats ({', '.join(chats.DEV)}), fold by fold"
+    else:
+        which = TUNING
+        convs = prepare(json.loads(Path(args.data).read_text()), embedder, burst=args.burst)
+        title = f"conversations {TUNING[0]}-{TUNING[-1]} only, fold by fold (5-9 not loaded)"
+    print(f"{'vector list' if args.vector else 'hybrid'} R@10 on {title}; k = {KS[1]}\n")
+    print("| variant | " + " | ".join(f"fold {i}" for i in which) + " | all | better on every fold |")
+    print("|---|" + "---|" * len(which) + "---|---|")
     base = None
     for name, change in VARIANTS.items():
         if wanted is not None and name not in wanted:
             continue
-        per = [recall(c, **change) for c in convs]
+        per = [recall(c, **change, vector_only=args.vector) for c in convs]
         folds = [100 * sum(p) / len(p) for p in per]
         every = 100 * sum(sum(p) for p in per) / sum(len(p) for p in per)
         verdict = "" if base is None else ("yes" if all(f > b for f, b in zip(folds, base)) else "no")
