@@ -311,6 +311,9 @@ def test_a_vector_is_drawn_toward_its_nearest_by_their_cosine_and_never_toward_a
     assert np.allclose(clustering.augmented(units, none, 0), units)
     assert np.allclose(clustering.augmented(units[:1], none[:1, :1], 2), units[:1])  # alone: as it was
     assert np.allclose(clustering.augmented(units, none, 9), clustering.augmented(units, none, 3))
+    still = np.vstack([units, np.zeros(4)])  # no direction: nothing is near it, it stays zero
+    drawn = clustering.augmented(still, np.zeros((5, 5), dtype=bool), 2)
+    assert np.isfinite(drawn).all() and not drawn[4].any() and drawn.dtype == still.dtype
 
 
 def test_two_things_said_in_one_template_never_share_a_cluster():

@@ -68,9 +68,9 @@ def features(text: str) -> tuple[frozenset[str], list[str]]:
     return parsed.words, value_keys(parsed)
 
 
-def unit_rows(vectors) -> np.ndarray:
-    """Each row at unit length, as float32 (a zero row stays zero: it has no direction)."""
-    vectors = np.asarray(vectors, dtype=np.float32)
+def unit_rows(vectors, dtype=np.float32) -> np.ndarray:
+    """Each row at unit length, as `dtype` (a zero row stays zero: it has no direction)."""
+    vectors = np.asarray(vectors, dtype=dtype)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
 
@@ -92,7 +92,7 @@ def augmented(units: np.ndarray, distinct: np.ndarray, k: int) -> np.ndarray:
     near = np.argpartition(-sims, k - 1, axis=1)[:, :k]
     weights = np.clip(np.take_along_axis(sims, near, axis=1), 0.0, None)  # -inf (none left): 0
     out = units + np.einsum("nk,nkd->nd", weights, units[near])
-    return out / np.linalg.norm(out, axis=1, keepdims=True)
+    return unit_rows(out, out.dtype)  # a zero row (no direction, nothing near) stays zero
 
 
 def cluster_id_of(first_fragment_id: str) -> str:
