@@ -75,9 +75,9 @@ def main() -> None:
         keys = [(t, i) for t, topic in enumerate(topics) for i in range(len(topic.fragments))]
         vectors = np.asarray(embedder.embed([topics[t].fragments[i][1] for t, i in keys]), dtype=np.float32)
         topic = np.array([t for t, _ in keys])
-        vectors_of[name] = (keys, unit_rows(vectors))
+        vectors_of[name] = (keys, units := unit_rows(vectors))
         cells, aucs = [], []
-        for how, rows in (("raw", unit_rows(vectors)), ("centred", unit_rows(vectors - vectors.mean(axis=0)))):
+        for how, rows in (("raw", units), ("centred", unit_rows(vectors - vectors.mean(axis=0)))):
             sim = rows @ rows.T
             aucs.append(f"{separation(sim, topic):.3f}")
             for threshold in THRESHOLDS[how]:

@@ -260,9 +260,9 @@ def search(store: StoreInterface, text: str, k: int = 10, mode: str = "hybrid", 
     now = store.clock.now()
     rows = rows_of(store, store.cached(searching=True))  # in memory for this version, or Lance
     where = None if mode == "vector" else scope.where(now)  # full text asks Lance with it
-    silent = functools.partial(saying_nothing, rows)
     if len(rows) == 0:
         return []
+    silent = functools.partial(saying_nothing, rows)
     if mode == "fts":
         ranked = said_last([(i, s, {"fts": s}) for i, s in _full_text(rows, text, k, where, scope, now)], k, silent)
     elif mode == "vector":
