@@ -919,3 +919,84 @@ def test_paraphrases_of_one_topic_cluster_together_and_apart_from_another(model)
         clusterer.assign(str(i), (i,), vectors[i], [], *clustering.features(t))
     placed = [clusterer.where[str(i)] for i in range(len(texts))]
     assert placed[0] == placed[1] == placed[2] and placed[3] == placed[4] and placed[0] != placed[3]
+
+
+def _record(store, **changes) -> None:
+    """Rewrite what the clusters table records of the rule that made them (None: nothing, as
+    a memlib before 2026-11-27 left it)."""
+    import json
+
+    from memlib.consensus.store import META_RULE
+    from memlib.consensus.tables import CLUSTERS
+
+    table = store.concept_table(CLUSTERS)
+    made = Consensus(store).made_by()
+    if changes.pop("nothing", False):
+        table.to_lance().update_schema_metadata({}, replace=True)
+    else:
+        table.to_lance().update_schema_metadata({META_RULE: json.dumps({**made, **changes})})
+
+
+def test_a_store_records_the_rule_its_clusters_were_made_by(store):
+    consensus = Consensus(store)
+    consensus.add(_fragments(consensus.register_input("x")))
+    assert consensus.made_by() == {"method": clustering.METHOD, "neighbours": clustering.NEIGHBOURS,
+                                   "threshold": clustering.DEFAULT_THRESHOLD, "model": store.model_name}
+    assert consensus.outdated() is None
+    other = Consensus(store, threshold=0.5)
+    assert other.outdated() == ("the store's clusters were made otherwise (threshold 0.6, now 0.5): "
+                                "Consensus.rebuild() makes them all at this one")
+    other.rebuild()
+    assert consensus.made_by()["threshold"] == 0.5 and other.outdated() is None
+    assert store.maintain()["clusters_made_again"] is None  # a threshold asked for is kept
+
+
+def test_clusters_a_memlib_before_made_are_made_again_by_maintain(store, tmp_path, caplog):
+    """A store from before the rule was recorded, clustered otherwise (here at 0.99, each
+    report nearly alone): its next add says so once, in one line, and `maintain` makes the
+    clusters this memlib makes of the same fragments, once."""
+    fragments = _fragments("sha256:" + hashlib.sha256(b"x").hexdigest())
+    old = Consensus(store, threshold=0.99)
+    old.register_input("x")
+    old.add(fragments[:-2])
+    _record(store, nothing=True)
+    fresh = MemoryStore.open(str(tmp_path / "fresh"), embedder=HashEmbedder())
+    Consensus(fresh).register_input("x")
+    Consensus(fresh).add(fragments)
+    expected = [(c.cluster_id, c.fragment_ids) for c in Consensus(fresh).clusters()]
+
+    reopened = MemoryStore.open(store.uri, embedder=HashEmbedder())
+    assert [(c.cluster_id, c.fragment_ids) for c in Consensus(reopened).clusters()] != expected
+    with caplog.at_level("WARNING", logger="memlib"):
+        Consensus(reopened).add(fragments[-2:-1])
+        Consensus(reopened).add(fragments[-1:])
+    said = [r.getMessage() for r in caplog.records if "clusters were made" in r.getMessage()]
+    assert said == ["the store's clusters were made by a memlib that recorded no rule: "
+                    "'memlib maintain' makes them again"]
+    done = reopened.maintain()["clusters_made_again"]
+    assert done["made_by"] is None and done["fragments_embedded"] == 0 and done["clusters"] == len(expected)
+    assert [(c.cluster_id, c.fragment_ids) for c in Consensus(reopened).clusters()] == expected
+    assert Consensus(reopened).outdated() is None and reopened.maintain()["clusters_made_again"] is None
+
+
+def test_renew_drops_a_threshold_of_another_method_and_embeds_again_for_another_model(store, monkeypatch):
+    from memlib.consensus.store import renew
+    from memlib.consensus.tables import FRAGMENTS
+
+    consensus = Consensus(store, threshold=0.5)
+    fragments = _fragments(consensus.register_input("x"))
+    consensus.add(fragments)
+    assert renew(store) is None
+    _record(store, model="another-model")  # as a `memlib reembed` left it before this memlib
+    table = store.concept_table(FRAGMENTS)
+    table.update(values={"embedding": [0.0] * store.dims}, where="fragment_id = 'f-0-0'")
+    done = renew(store)
+    assert done["fragments_embedded"] == len(fragments) and done["now"]["threshold"] == 0.5
+    rows = store.concept_table(FRAGMENTS).to_lance().to_table(columns=["fragment_id", "content", "embedding"])
+    vectors = np.asarray(rows.column("embedding").to_pylist(), np.float32)
+    assert np.allclose(vectors, store.embedder.embed(rows.column("content").to_pylist()), atol=1e-6)
+    monkeypatch.setattr(clustering, "METHOD", "a method after today's")
+    assert Consensus(store, threshold=0.5).outdated().endswith("'memlib maintain' makes them again")
+    done = store.maintain()["clusters_made_again"]
+    assert done["made_by"]["threshold"] == 0.5 and done["now"]["threshold"] == clustering.DEFAULT_THRESHOLD
+    assert done["fragments_embedded"] == 0 and Consensus(store).made_by()["method"] == "a method after today's"

@@ -81,6 +81,34 @@ def test_a_store_moves_to_the_quantized_model_and_back(filled, int8, floats):
         reembed.undo(store, out.run_id)
 
 
+def _fragment_vectors(store):
+    from memlib.consensus.tables import FRAGMENTS
+
+    rows = store.concept_table(FRAGMENTS).to_lance().to_table(columns=["content", "embedding"])
+    return rows.column("content").to_pylist(), np.asarray(rows.column("embedding").to_pylist(), np.float32)
+
+
+def test_the_consensus_fragments_move_with_the_store_and_back(filled, int8, floats):
+    """Fragments and their clusters follow a run and its undo: a fragment's vector is its
+    text's under the store's model, and the clusters say which model made them."""
+    from memlib.consensus import Consensus, Fragment
+
+    store, _ = filled
+    consensus = Consensus(store)
+    pointer = consensus.register_input("a tool's output")
+    consensus.add([Fragment(fragment_id=f"f{i}", content=text, source_agent="a", trace_pointer=pointer)
+                   for i, text in enumerate(["the ledger retries three times", "ledger retries: 3",
+                                             "the image resizer caps at 4096 px"])])
+    out = reembed.reembed(store, int8)
+    texts, vectors = _fragment_vectors(store)
+    assert np.allclose(vectors, int8.embed(texts), atol=1e-6)
+    assert Consensus(store).made_by()["model"] == INT8_MODEL and Consensus(store).outdated() is None
+    reembed.undo(store, out.run_id)
+    texts, vectors = _fragment_vectors(store)
+    assert np.allclose(vectors, floats.embed(texts), atol=1e-5)
+    assert Consensus(store).made_by()["model"] == DEFAULT_MODEL
+
+
 KILLED = CHILD_PATH + """
 import os, signal, sys
 from memlib import MemoryStore

@@ -366,8 +366,8 @@ def stats(ctx, as_json):
                    "2.2M memories).")
 @click.pass_context
 def maintain(ctx, history_days, vector_index):
-    """Flush recalls, fold usage into memories, compact tables, update indexes, keep the
-    as-of window's versions and clean up the rest."""
+    """Flush recalls, fold usage into memories, make clusters made by another rule again,
+    compact tables, update indexes, keep the as-of window's versions and clean up the rest."""
     options = {"vector_index": vector_index}
     if history_days is not None:
         options["history_days"] = history_days

@@ -52,6 +52,10 @@ DEFAULT_THRESHOLD = 0.6
 # How many nearest fragments each one's vector is drawn toward before the linkage (0: the
 # cosine alone, threshold 0.4 then). Two: topics of three to six fragments are the common case.
 NEIGHBOURS = 2
+# The name of how fragments are placed, recorded with a store's clusters (with NEIGHBOURS, the
+# threshold and the model: Consensus.rule). Give it a new name whenever a change here would
+# place stored fragments otherwise: `memlib maintain` then makes every store's clusters again.
+METHOD = "average linkage of vectors drawn toward their nearest, with cannot-link"
 CANDIDATES = 4  # clusters nearest to each new fragment that are clustered again with it (8: no better, 2x slower)
 CHUNK = 32  # new fragments clustered again together (a batch is taken in chunks of this)
 # Past POOL fragments in a neighbourhood its largest clusters take part whole (each one item at

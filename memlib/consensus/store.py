@@ -4,12 +4,20 @@ created, changed or removed (its fragments regrouped into others) is an audit ev
 (`cluster_create`, `cluster_update`, `cluster_remove`, `cluster_rebuild`) in memlib's audit
 log. Adding fragments holds the store's writer lock, so processes cluster
 one batch at a time and no assignment is lost.
+
+The clusters table records how its clusters were made (`Consensus.rule`: clustering's method,
+its threshold and the store's model, under META_RULE) when it is made and at each rebuild.
+Clusters made otherwise than memlib now clusters (a store from before the rule was recorded,
+another method, another model after `memlib reembed`) are said so in one warning when a
+handle first reads them, and `renew` (run by `memlib maintain` and `memlib reembed`) makes
+them again.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import threading
 import weakref
 from typing import Iterable
@@ -66,7 +74,12 @@ class _Memory:
     def __init__(self):
         self.lock = threading.RLock()
         self.clusterer: tuple | None = None  # ((clusters, fragments table versions), clusterer, orphans)
+        self.warned = False  # whether this store's clusters were said to be made otherwise
 
+
+log = logging.getLogger("memlib")
+META_RULE = "memlib.clustering"  # the clusters table's schema metadata: the rule that made them, as JSON
+EMBED_CHUNK = 1_024  # fragments embedded again and committed at a time (renew)
 
 _MEMORY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # store -> {threshold: _Memory}
 _SHARED_LOCK = threading.Lock()
@@ -89,10 +102,82 @@ class Consensus:
     # -- tables ----------------------------------------------------------------------------
 
     def _table(self, name: str, create: bool = True):
-        table = self.store.concept_table(name, SCHEMAS[name](self.store.dims) if create else None)
+        table = self.store.concept_table(name)
+        if table is None and create:  # new clusters are this handle's: it records its rule
+            schema = SCHEMAS[name](self.store.dims)
+            if name == CLUSTERS:
+                schema = schema.with_metadata({META_RULE: json.dumps(self.rule(), sort_keys=True)})
+            table = self.store.concept_table(name, schema)
         if table is not None:
             table.checkout_latest()
         return table
+
+    # -- how the clusters were made ----------------------------------------------------------
+
+    def rule(self) -> dict:
+        """How this handle places fragments: what the clusters table records of the clusters it
+        makes from scratch."""
+        return {"method": clustering.METHOD, "neighbours": clustering.NEIGHBOURS, "threshold": self.threshold,
+                "model": self.store.model_name}
+
+    def made_by(self) -> dict | None:
+        """The rule the stored clusters were made by, or None: no clusters table yet, or one a
+        memlib made before the rule was recorded (2026-11-27)."""
+        table = self._table(CLUSTERS, create=False)
+        raw = None if table is None else (table.schema.metadata or {}).get(META_RULE.encode())
+        try:
+            made = json.loads(raw) if raw else None
+        except ValueError:
+            return None
+        return made if isinstance(made, dict) else None
+
+    def outdated(self) -> str | None:
+        """One line saying how the stored clusters were made otherwise than this handle places
+        fragments, or None when they were not (or no fragment is stored)."""
+        fragments = self._table(FRAGMENTS, create=False)
+        if fragments is None or not fragments.count_rows():
+            return None
+        made, now = self.made_by(), self.rule()
+        if made == now:
+            return None
+        if made is None:
+            was = "by a memlib that recorded no rule"
+        else:
+            was = "otherwise (" + "; ".join(f"{k} {made.get(k)!r}, now {now[k]!r}" for k in now
+                                            if made.get(k) != now[k]) + ")"
+        stale = made is None or any(made.get(k) != now[k] for k in ("method", "neighbours", "model"))
+        fix = "'memlib maintain' makes them again" if stale else "Consensus.rebuild() makes them all at this one"
+        return f"the store's clusters were made {was}: {fix}"
+
+    def embed_again(self, progress: bool = False) -> int:
+        """Embed every stored fragment's content again with the store's model (a vector a
+        caller gave is replaced too: it was made for the model before), a chunk per commit.
+        Fragments change in nothing else, so a chunk read before another writer's commit is
+        still right; a run cut short is done again whole. Returns how many were embedded.
+        Their clusters are made again by `rebuild` after it."""
+        table = self._table(FRAGMENTS, create=False)
+        if table is None:
+            return 0
+        ids = sorted(table.to_lance().to_table(columns=["fragment_id"]).column("fragment_id").to_pylist())
+        bar = None
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(ids), desc="embed fragments", unit="fragment", disable=None)
+        field = table.schema.field("embedding")
+        for start in range(0, len(ids), EMBED_CHUNK):
+            rows = table.to_lance().to_table(filter=sql_in("fragment_id", ids[start:start + EMBED_CHUNK]))
+            vectors = np.asarray(self.store.embedder.embed(rows.column("content").to_pylist()), np.float32)
+            rows = rows.set_column(rows.schema.get_field_index("embedding"), field, pa.FixedSizeListArray.from_arrays(
+                pa.array(vectors.reshape(-1), pa.float32()), self.store.dims).cast(field.type))
+            with self.store.lock.held():
+                committing(lambda: table.merge_insert("fragment_id").when_matched_update_all().execute(rows))
+            if bar is not None:
+                bar.update(rows.num_rows)
+        if bar is not None:
+            bar.close()
+        self._memory.clusterer = None
+        return len(ids)
 
     # -- trace pointers ---------------------------------------------------------------------
 
@@ -284,6 +369,9 @@ class Consensus:
             clusters.sort()  # a fixed order
         clusterer = clustering.Clusterer.of(clusters, members, self.store.dims, self.threshold, lexicon)
         self._memory.clusterer = (versions, clusterer, orphans)
+        if not self._memory.warned and (line := self.outdated()):
+            log.warning(line)
+            self._memory.warned = True
         return clusterer
 
     def _risks(self, clusterer: clustering.Clusterer, cluster_ids: list[str],
@@ -509,6 +597,48 @@ class Consensus:
                     clusterer, ids, {f.fragment_id: (f.content, f.confidence) for f in fragments}), replace=True)
             else:
                 committing(lambda: self._table(CLUSTERS).delete("true"))
-            store.log_event("cluster_rebuild", ids, actor=actor)
+            # recorded after the clusters it made: a rebuild cut short between the two commits
+            # leaves them said to be made otherwise, and the next maintain makes them again
+            table = self._table(CLUSTERS)
+            rule = json.dumps(self.rule(), sort_keys=True)
+            committing(lambda: table.to_lance().update_schema_metadata({META_RULE: rule}))
+            table.checkout_latest()
+            self._memory.clusterer = ((table.version, self._table(FRAGMENTS).version), clusterer, [])
+            self._memory.warned = False
+            store.log_event("cluster_rebuild", ids, actor=actor, details={"rule": self.rule()})
         return len(clusterer.clusters)
 
+
+
+def renew(store: StoreInterface, actor: str | None = None, progress: bool = False) -> dict | None:
+    """Make the store's clusters again when they were made otherwise than memlib places
+    fragments now (`memlib maintain`, and `memlib reembed` at its end):
+    - by another method (or one not recorded): at today's default threshold, since a threshold
+      belongs to the method it was chosen for;
+    - at another threshold of today's method: kept (it was asked for: `Consensus(threshold=)`);
+    - over another model than the store's: every fragment is embedded again with the store's
+      model first (`embed_again`), so fragments compare in one space with each other and the
+      queries. A store that recorded no rule is taken to be embedded with its model unless a
+      `memlib reembed` run has moved it.
+    Returns None when there was nothing to do, else what was done."""
+    fragments = store.concept_table(FRAGMENTS)
+    if fragments is None or not fragments.count_rows():
+        return None
+    made = Consensus(store).made_by()
+    threshold = clustering.DEFAULT_THRESHOLD
+    if made is not None and (made.get("method"), made.get("neighbours")) == (clustering.METHOD, clustering.NEIGHBOURS):
+        kept = made.get("threshold")
+        if not isinstance(kept, bool) and isinstance(kept, (int, float)) and -1.0 <= kept <= 1.0:
+            threshold = kept
+    consensus = Consensus(store, threshold)
+    if made == consensus.rule():
+        return None
+    if made is not None:
+        moved = made.get("model") != store.model_name
+    else:
+        from memlib.lifecycle.reembed import runs
+
+        moved = bool(runs(store))
+    embedded = consensus.embed_again(progress) if moved else 0
+    clusters = consensus.rebuild(actor)
+    return {"clusters": clusters, "fragments_embedded": embedded, "made_by": made, "now": consensus.rule()}

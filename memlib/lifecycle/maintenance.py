@@ -1,4 +1,5 @@
-"""`memlib maintain`: flush the recall spool, fold usage into memories, compact, index.
+"""`memlib maintain`: flush the recall spool, fold usage into memories, make clusters made by
+another rule again (memlib.consensus.store.renew), compact, index.
 
 Which recall events a row has not folded yet is defined once, by sql/int_usage_unfolded.sql
 (the view reports read too); the fold adds the flushed ones to usage_count and moves the
@@ -17,6 +18,7 @@ import pyarrow as pa
 from lancedb.index import IvfHnswSq
 
 from memlib import analytics
+from memlib.consensus.store import renew
 from memlib.interface import StoreInterface
 from memlib.models import arrow_schema
 from memlib.clock import MAX_DAYS
@@ -112,13 +114,14 @@ def _unless_contended(what: str, step) -> bool:
 
 def maintain(store: StoreInterface, progress: bool = False, history_days: int = HISTORY_DAYS,
              grace: timedelta = CLEANUP_GRACE, vector_index: bool = False) -> dict[str, Any]:
-    """Flush, fold, index and compact; keep the versions an as-of report of the last
+    """Flush, fold, make clusters again that were made otherwise (`renew`), index and
+    compact; keep the versions an as-of report of the last
     `history_days` days reads (and retention runs' tagged ones), and clean up the others
     older than `grace`. `vector_index`: build Lance's vector index now whatever the size."""
     whole_number(history_days, "history_days", 0, MAX_DAYS, "days")
     store.check_writable()
     started = time.perf_counter()
-    steps = ["flush recalls", "fold usage", "indexes", "compact", "vector index", "as-of window", "clean up"]
+    steps = ["flush recalls", "fold usage", "clusters", "indexes", "compact", "vector index", "as-of window", "clean up"]
     bar = None
     if progress:
         from tqdm import tqdm
@@ -134,6 +137,8 @@ def maintain(store: StoreInterface, progress: bool = False, history_days: int = 
         done("flush recalls")
         folded = fold_usage(store)
         done("fold usage")
+    clusters = renew(store, actor="maintain", progress=progress)
+    done("clusters")
     created = store.ensure_indexes() if store.count_rows() else []
     done("indexes")
     # compact first: an index built before would be remapped at once. Compaction loses to
@@ -153,6 +158,7 @@ def maintain(store: StoreInterface, progress: bool = False, history_days: int = 
         store.clean_up_recall_log(grace)
     if bar is not None:
         bar.close()
-    return {"events_flushed": flushed, "memories_folded": folded, "indexes_created": created,
+    return {"events_flushed": flushed, "memories_folded": folded, "clusters_made_again": clusters,
+            "indexes_created": created,
             "vector_index_built": vector, "compacted": compacted, "as_of_versions_kept": len(set(window.values())),
             **cleaned, "seconds": round(time.perf_counter() - started, 2)}

@@ -10,7 +10,10 @@ A run, audited as `reembed` events with one run_id:
    process changed meanwhile is read again and done at the end); after each chunk a
    `progress` event names the last id done, so a run killed anywhere resumes there
    (`memlib reembed` again, with the same model);
-3. done. Until the run's tag is dropped (`memlib reembed --forget RUN`), `--undo RUN` puts
+3. the consensus fragments are embedded again with the new model and their clusters made
+   again (memlib.consensus.store.renew; a run cut short before does it when resumed, or
+   `memlib maintain` does);
+4. done. Until the run's tag is dropped (`memlib reembed --forget RUN`), `--undo RUN` puts
    the old vectors back for the rows whose text is unchanged (and embeds the others with the
    old model) and records the old model again.
 
@@ -28,6 +31,7 @@ from typing import Any, Callable
 import numpy as np
 import pyarrow as pa
 
+from memlib.consensus.store import renew
 from memlib.errors import InvalidInput, NotFound
 from memlib.interface import StoreInterface
 
@@ -86,6 +90,7 @@ def reembed(store: StoreInterface, embedder, progress: bool = False, actor: str 
     store.embedder = embedder  # this handle embeds as the store now records
     done = _embed_all(store, embedder, run, progress, actor, on_step)
     _rebuild_vector_index(store)
+    renew(store, actor=actor, progress=progress)
     store.log_event(ACTION, [run["run_id"]], status="done", actor=actor, run_id=run["run_id"],
                     details={"from": run["from"], "to": run["to"], "memories": done})
     on_step("done")
@@ -234,6 +239,7 @@ def undo(store: StoreInterface, run_id: str, progress: bool = False, actor: str 
     if bar is not None:
         bar.close()
     _rebuild_vector_index(store)
+    renew(store, actor=actor, progress=progress)
     store.log_event(ACTION, [run_id], status="undone", actor=actor, run_id=run_id,
                     details={"from": run["to"], "to": run["from"]})
     return Outcome(run_id, run["to"], run["from"], len(ids))
