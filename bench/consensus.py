@@ -2,8 +2,9 @@
 (memlib.sample.consensus): the conflict detector's recall and precision by kind of
 contradiction and the share of paraphrase-only topics it flags, (a) given the true topics as
 clusters and (b) through memlib's clustering (real all-MiniLM-L6-v2 vectors); cluster purity;
-and the speed of clustering: ingest through Consensus.add against bare encoding, and the
-time to assign one more fragment.
+and the speed of clustering: ingest through Consensus.add against bare encoding, the
+time to assign one more fragment, and what `memlib maintain` spends making clusters another
+rule made again (consensus.store.renew).
 
     .venv/bin/python bench/consensus.py [--seeds 1,2,3] [--topics 200] [--speed 20000]
 
@@ -15,6 +16,7 @@ check is seed 9, not used while developing: `--seeds 9 --speed 0`.
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import tempfile
 import time
@@ -24,6 +26,8 @@ from pathlib import Path
 from memlib import MemoryStore
 from memlib.consensus import Consensus, conflicts
 from memlib.consensus.clustering import Clusterer, features
+from memlib.consensus.store import META_RULE, renew
+from memlib.consensus.tables import CLUSTERS
 from memlib.embeddings import default_embedder
 from memlib.sample.consensus import CONTRADICTION_KIND, generate
 
@@ -130,6 +134,18 @@ def speed(n: int, embedder) -> None:
           f"({n / ingest:,.0f}/s), {bare / ingest:.2f} of bare speed (target >= 0.80)")
     print(f"assigning one more fragment (embedding aside) at {n:,}: p50 {statistics.median(times) * 1000:.2f} ms "
           f"(target <= 5 ms); clusters {len(clusters):,}, purity {purity(reports, clusters):.3f} (target >= 0.9)")
+    # what `memlib maintain` spends on a store whose clusters another rule made: as a memlib before
+    # the rule was recorded left it (clusters made again), then after a model move (embedded again too)
+    table = store.concept_table(CLUSTERS)
+    for label, metadata, replace in (("recorded no rule", {}, True),
+                                     ("another model", {META_RULE: json.dumps({**consensus.made_by(),
+                                                                               "model": "another"})}, False)):
+        table.checkout_latest()
+        table.to_lance().update_schema_metadata(metadata, replace=replace)
+        started = time.perf_counter()
+        done = renew(store)
+        print(f"renew of {n:,} fragments whose clusters {label}: {time.perf_counter() - started:.1f} s "
+              f"({done['fragments_embedded']:,} embedded again, {done['clusters']:,} clusters)")
 
 
 if __name__ == "__main__":

@@ -179,7 +179,8 @@ def test_a_handle_made_per_call_finds_the_clusters_in_memory(consensus, store, t
     class Bare:  # a store no weak reference can point to: its handles keep their memory apart
         __slots__ = ("dims",)
 
-    assert Consensus(Bare()).threshold == Consensus(Bare()).threshold
+    first, second = Consensus(Bare(), threshold=0.6), Consensus(Bare(), threshold=0.6)
+    assert first.threshold == second.threshold and first._memory is not second._memory
 
 
 def test_threads_reporting_through_handles_of_their_own_lose_and_double_nothing(consensus, store):
@@ -949,6 +950,8 @@ def test_a_store_records_the_rule_its_clusters_were_made_by(store):
     other.rebuild()
     assert consensus.made_by()["threshold"] == 0.5 and other.outdated() is None
     assert store.maintain()["clusters_made_again"] is None  # a threshold asked for is kept
+    assert Consensus(store).threshold == 0.5 and Consensus(store).outdated() is None  # and handles take it
+    assert Consensus(store, threshold=0.6).outdated().startswith("the store's clusters were made otherwise")
 
 
 def test_clusters_a_memlib_before_made_are_made_again_by_maintain(store, tmp_path, caplog):

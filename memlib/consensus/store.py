@@ -88,7 +88,11 @@ _SHARED_LOCK = threading.Lock()
 class Consensus:
     """The consolidation of one store's fragments."""
 
-    def __init__(self, store: StoreInterface, threshold: float = clustering.DEFAULT_THRESHOLD):
+    def __init__(self, store: StoreInterface, threshold: float | None = None):
+        """`threshold`: the mean cosine at which two groups are one; by default the one the
+        store's clusters were made at (under today's method), else DEFAULT_THRESHOLD."""
+        if threshold is None:
+            threshold = _kept_threshold(_recorded(store.concept_table(CLUSTERS)))
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not -1.0 <= threshold <= 1.0:
             raise InvalidInput(f"threshold is the mean cosine at which two groups of fragments are one: "
                                f"a number from -1 to 1, not {threshold!r}")
@@ -123,13 +127,7 @@ class Consensus:
     def made_by(self) -> dict | None:
         """The rule the stored clusters were made by, or None: no clusters table yet, or one a
         memlib made before the rule was recorded (2026-11-27)."""
-        table = self._table(CLUSTERS, create=False)
-        raw = None if table is None else (table.schema.metadata or {}).get(META_RULE.encode())
-        try:
-            made = json.loads(raw) if raw else None
-        except ValueError:
-            return None
-        return made if isinstance(made, dict) else None
+        return _recorded(self._table(CLUSTERS, create=False))
 
     def outdated(self) -> str | None:
         """One line saying how the stored clusters were made otherwise than this handle places
@@ -137,7 +135,10 @@ class Consensus:
         fragments = self._table(FRAGMENTS, create=False)
         if fragments is None or not fragments.count_rows():
             return None
-        made, now = self.made_by(), self.rule()
+        return self._outdated(self.made_by())
+
+    def _outdated(self, made: dict | None) -> str | None:
+        now = self.rule()
         if made == now:
             return None
         if made is None:
@@ -348,6 +349,7 @@ class Consensus:
         if self._memory.clusterer is not None and self._memory.clusterer[0] == versions:
             return self._memory.clusterer[1]
         clusters, members, lexicon, orphans = [], {}, Lexicon(), []
+        fragments = []
         if fragments_table.count_rows():
             clusters = [(r["cluster_id"], r["fragment_ids"]) for r in
                         table.to_lance().to_table(columns=["cluster_id", "fragment_ids"]).to_pylist()]
@@ -369,7 +371,7 @@ class Consensus:
             clusters.sort()  # a fixed order
         clusterer = clustering.Clusterer.of(clusters, members, self.store.dims, self.threshold, lexicon)
         self._memory.clusterer = (versions, clusterer, orphans)
-        if not self._memory.warned and (line := self.outdated()):
+        if not self._memory.warned and fragments and (line := self._outdated(_recorded(table))):
             log.warning(line)
             self._memory.warned = True
         return clusterer
@@ -624,13 +626,8 @@ def renew(store: StoreInterface, actor: str | None = None, progress: bool = Fals
     fragments = store.concept_table(FRAGMENTS)
     if fragments is None or not fragments.count_rows():
         return None
-    made = Consensus(store).made_by()
-    threshold = clustering.DEFAULT_THRESHOLD
-    if made is not None and (made.get("method"), made.get("neighbours")) == (clustering.METHOD, clustering.NEIGHBOURS):
-        kept = made.get("threshold")
-        if not isinstance(kept, bool) and isinstance(kept, (int, float)) and -1.0 <= kept <= 1.0:
-            threshold = kept
-    consensus = Consensus(store, threshold)
+    made = _recorded(store.concept_table(CLUSTERS))
+    consensus = Consensus(store, _kept_threshold(made))
     if made == consensus.rule():
         return None
     if made is not None:
@@ -642,3 +639,23 @@ def renew(store: StoreInterface, actor: str | None = None, progress: bool = Fals
     embedded = consensus.embed_again(progress) if moved else 0
     clusters = consensus.rebuild(actor)
     return {"clusters": clusters, "fragments_embedded": embedded, "made_by": made, "now": consensus.rule()}
+
+
+def _kept_threshold(made: dict | None) -> float:
+    """The threshold clusters `made` by today's method were made at; else the default (a
+    threshold belongs to the method it was chosen for)."""
+    if made is not None and (made.get("method"), made.get("neighbours")) == (clustering.METHOD, clustering.NEIGHBOURS):
+        kept = made.get("threshold")
+        if not isinstance(kept, bool) and isinstance(kept, (int, float)) and -1.0 <= kept <= 1.0:
+            return kept
+    return clustering.DEFAULT_THRESHOLD
+
+
+def _recorded(table) -> dict | None:
+    """The rule a clusters table records (None: no table, or nothing readable recorded)."""
+    raw = None if table is None else (table.schema.metadata or {}).get(META_RULE.encode())
+    try:
+        made = json.loads(raw) if raw else None
+    except ValueError:
+        return None
+    return made if isinstance(made, dict) else None
