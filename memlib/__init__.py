@@ -18,7 +18,7 @@ against the imports):
     sample       -> consensus, control, lifecycle, sessions, store
     memory_store -> consensus, lifecycle, search, server, store, workspace
     workspace    -> lifecycle
-    lifecycle    -> analytics, search, store
+    lifecycle    -> analytics, consensus, search, store
     analytics    -> consensus, control, sessions, store
     consensus    -> store
     control      -> store

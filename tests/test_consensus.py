@@ -1003,3 +1003,5 @@ def test_renew_drops_a_threshold_of_another_method_and_embeds_again_for_another_
     done = store.maintain()["clusters_made_again"]
     assert done["made_by"]["threshold"] == 0.5 and done["now"]["threshold"] == clustering.DEFAULT_THRESHOLD
     assert done["fragments_embedded"] == 0 and Consensus(store).made_by()["method"] == "a method after today's"
+    _record(store, nothing=True)  # a store from before whose memories a `memlib reembed` run moved
+    assert renew(store, reembedded=True)["fragments_embedded"] == len(fragments)

@@ -19,6 +19,7 @@ from lancedb.index import IvfHnswSq
 
 from memlib import analytics
 from memlib.consensus.store import renew
+from memlib.lifecycle.reembed import runs
 from memlib.interface import StoreInterface
 from memlib.models import arrow_schema
 from memlib.clock import MAX_DAYS
@@ -137,7 +138,7 @@ def maintain(store: StoreInterface, progress: bool = False, history_days: int = 
         done("flush recalls")
         folded = fold_usage(store)
         done("fold usage")
-    clusters = renew(store, actor="maintain", progress=progress)
+    clusters = renew(store, actor="maintain", progress=progress, reembedded=bool(runs(store)))
     done("clusters")
     created = store.ensure_indexes() if store.count_rows() else []
     done("indexes")
