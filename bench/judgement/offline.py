@@ -5,9 +5,12 @@ chunks), lone fragments attached by memlib's own `Clusterer._attached`, and scor
 (the store's mean direction taken out), how well the cosine alone separates a set's
 same-topic pairs from its other pairs (ROC AUC), and, in a second table, each fragment's vector
 drawn toward its k nearest before the cosine (memlib's `clustering.augmented`, no cannot-link
-here) at k 1 and 2.
+here) at k 1 and 2. With `--masked`, a third table: the same drawn clustering (k 2) on the
+vectors of each fragment's text with what it states taken out (its numbers, dates and the
+names it uses or capitalises past a sentence's start: `masked`), and on the sum of both
+vectors; measured 2026-11-27 and not taken (bench/README.md).
 
-    .venv/bin/python bench/judgement/offline.py [--model DIR]
+    .venv/bin/python bench/judgement/offline.py [--model DIR] [--masked]
 
 `--model DIR`: a local sentence-transformers model (such as all-mpnet-base-v2 unpacked from
 its PyPI parts) instead of the store's default.
@@ -16,6 +19,7 @@ its PyPI parts) instead of the store's default.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -27,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import score  # noqa: E402
 from fragments import ASIDE, FRESH, LAST, LATER, NOVEL, SPARE, TOPICS, UNSEEN  # noqa: E402
 
+from memlib.consensus import conflicts  # noqa: E402
 from memlib.consensus.clustering import Clusterer, augmented, unit_rows  # noqa: E402
 
 SETS = {"dev": [t for t in TOPICS if t.split == "dev"], "check": [t for t in TOPICS if t.split == "check"],
@@ -46,6 +51,20 @@ def clusters(sim: np.ndarray, threshold: float) -> np.ndarray:
     return Clusterer(dims=0, threshold=threshold)._attached(labels, distance, len(labels))  # keeps no vectors
 
 
+_VALUE = re.compile(r"\d[\d,.:/-]*\s*(%|[A-Za-z]{1,3}\b)?")  # a number with a short unit, a date
+_FIRST = re.compile(r"(?:^|[.!?:]\s+)(\w+)")  # a sentence's first word
+
+
+def masked(text: str) -> str:
+    """`text` without what it states: its numbers and dates, and the names it chooses or
+    capitalises past a sentence's first word (statement reader's claims)."""
+    read = conflicts.claims(text)
+    out = _VALUE.sub(" ", text)
+    for name in sorted((read.chosen | read.capitalised) - set(_FIRST.findall(text)), key=len, reverse=True):
+        out = re.sub(rf"\b{re.escape(name)}\b", " ", out)
+    return re.sub(r"\s+", " ", out).strip() or text
+
+
 def separation(sim: np.ndarray, topic: np.ndarray) -> float:
     """ROC AUC of the cosine for same-topic pairs against the other pairs."""
     from scipy.stats import rankdata
@@ -60,6 +79,7 @@ def separation(sim: np.ndarray, topic: np.ndarray) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", help="a local sentence-transformers model folder (default: the store's default)")
+    parser.add_argument("--masked", action="store_true", help="also the table of vectors with what is stated masked")
     args = parser.parse_args()
     if args.model:
         from memlib.embeddings import SentenceTransformerEmbedder
@@ -94,6 +114,20 @@ def main() -> None:
                 got = score.clustering(dict(zip(keys, map(str, clusters(drawn @ drawn.T, threshold)))))
                 cells.append(f"{got['kept_whole']:.2f} / {got['purity']:.2f}")
         print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
+    if args.masked:
+        print("\n| set | " + " | ".join(f"{how} at {t}" for how in ("full", "masked", "sum") for t in DRAWN[2][1:])
+              + " |")
+        print("|---|" + "---|" * (3 * len(DRAWN[2][1:])))
+        for name, (keys, units) in vectors_of.items():
+            topics = SETS[name]
+            hidden = unit_rows(embedder.embed([masked(topics[t].fragments[i][1]) for t, i in keys]))
+            cells = []
+            for rows in (units, hidden, unit_rows(units + hidden)):
+                drawn = augmented(rows, np.zeros((len(rows), len(rows)), dtype=bool), 2)
+                for threshold in DRAWN[2][1:]:
+                    got = score.clustering(dict(zip(keys, map(str, clusters(drawn @ drawn.T, threshold)))))
+                    cells.append(f"{got['kept_whole']:.2f} / {got['purity']:.2f}")
+            print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,9 @@ Consensus in an interleaved order (agents report on many topics at once), then
 
 - clustering: completeness, topics kept whole (largest cluster >= 80% of the topic), purity;
 - contradictions per kind, found within memlib's clusters and within the true topics: recall,
-  precision, and the false alarms by what they separated (updates, hard negatives, other).
+  precision, and the false alarms by what they separated (updates, hard negatives, other);
+  and how many planted pairs of each kind clustering put apart (none can be found then), and
+  of those how many the lexicon's cannot-link kept apart.
 
     .venv/bin/python bench/judgement/run.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last] [--model DIR]
 
@@ -18,6 +20,7 @@ once a method is decided (see fragments.py).
 from __future__ import annotations
 
 import argparse
+import collections
 import functools
 import random
 import sys
@@ -67,14 +70,22 @@ def run(topics, store: MemoryStore) -> tuple[dict, score.Tally, score.Tally]:
     clusters: dict[str, list[tuple[int, int]]] = {}
     for key, cluster_id in placed.items():
         clusters.setdefault(cluster_id, []).append(key)
-    lexicon = consensus._load().lexicon
+    clusterer = consensus._load()
+    lexicon = clusterer.lexicon
+    apart = collections.Counter()  # kind -> planted pairs in two clusters; (kind, "distinct") -> by cannot-link
+    for t, topic in enumerate(topics):
+        for i, j, kind in topic.contradictions:
+            a, b = clusterer.members[f"t{t}-f{i}"], clusterer.members[f"t{t}-f{j}"]
+            if placed[(t, i)] != placed[(t, j)]:
+                apart[kind] += 1
+                apart[(kind, "distinct")] += lexicon.distinct(a.words, b.words)
 
     def detect(texts):
         return [(f.kind, f.a, f.b) for f in conflicts.find(texts, [1.0] * len(texts), lexicon)]
 
     by_topic = [[(t, i) for i in range(len(topic.fragments))] for t, topic in enumerate(topics)]
-    return (score.clustering(placed), score.contradictions(topics, list(clusters.values()), detect),
-            score.contradictions(topics, by_topic, detect))
+    return (score.clustering(placed) | {"apart": apart},
+            score.contradictions(topics, list(clusters.values()), detect), score.contradictions(topics, by_topic, detect))
 
 
 def report(name: str, clustered: dict, within_clusters: score.Tally, within_topics: score.Tally) -> str:
@@ -87,6 +98,9 @@ def report(name: str, clustered: dict, within_clusters: score.Tally, within_topi
     for label, tally in (("memlib's clusters", within_clusters), ("the true topics", within_topics)):
         for kind, planted, found, recall, reported, precision in tally.rows():
             lines.append(f"| {label} | {kind} | {planted} | {found} | {recall:.2f} | {reported} | {precision:.2f} |")
+    apart = clustered["apart"]
+    lines += ["", "planted pairs clustering put apart: " + ", ".join(
+        f"{kind} {apart[kind]} (cannot-link {apart[(kind, 'distinct')]})" for kind in score.KINDS)]
     alarms = within_topics.alarms
     if alarms:
         lines += ["", "false alarms within the true topics: " + ", ".join(
