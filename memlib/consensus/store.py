@@ -20,7 +20,7 @@ import json
 import logging
 import threading
 import weakref
-from typing import Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 import pyarrow as pa
@@ -611,9 +611,8 @@ class Consensus:
         return len(clusterer.clusters)
 
 
-
 def renew(store: StoreInterface, actor: str | None = None, progress: bool = False,
-          reembedded: bool = False) -> dict | None:
+          reembedded: Callable[[], bool] = lambda: False) -> dict | None:
     """Make the store's clusters again when they were made otherwise than memlib places
     fragments now (`memlib maintain`, and `memlib reembed` at its end):
     - by another method (or one not recorded): at today's default threshold, since a threshold
@@ -622,7 +621,8 @@ def renew(store: StoreInterface, actor: str | None = None, progress: bool = Fals
     - over another model than the store's: every fragment is embedded again with the store's
       model first (`embed_again`), so fragments compare in one space with each other and the
       queries. A store that recorded no rule is taken to be embedded with its model unless
-      `reembedded` (a `memlib reembed` run has moved it: memlib.lifecycle.reembed.runs).
+      `reembedded()` says a `memlib reembed` run has moved it (asked only then: the caller
+      reads the audit log, memlib.lifecycle.reembed.runs).
     Returns None when there was nothing to do, else what was done."""
     fragments = store.concept_table(FRAGMENTS)
     if fragments is None or not fragments.count_rows():
@@ -631,7 +631,7 @@ def renew(store: StoreInterface, actor: str | None = None, progress: bool = Fals
     consensus = Consensus(store, _kept_threshold(made))
     if made == consensus.rule():
         return None
-    moved = made.get("model") != store.model_name if made is not None else reembedded
+    moved = made.get("model") != store.model_name if made is not None else reembedded()
     embedded = consensus.embed_again(progress) if moved else 0
     clusters = consensus.rebuild(actor)
     return {"clusters": clusters, "fragments_embedded": embedded, "made_by": made, "now": consensus.rule()}

@@ -138,7 +138,7 @@ def maintain(store: StoreInterface, progress: bool = False, history_days: int = 
         done("flush recalls")
         folded = fold_usage(store)
         done("fold usage")
-    clusters = renew(store, actor="maintain", progress=progress, reembedded=bool(runs(store)))
+    clusters = renew(store, actor="maintain", progress=progress, reembedded=lambda: bool(runs(store)))
     done("clusters")
     created = store.ensure_indexes() if store.count_rows() else []
     done("indexes")

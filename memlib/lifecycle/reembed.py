@@ -90,7 +90,7 @@ def reembed(store: StoreInterface, embedder, progress: bool = False, actor: str 
     store.embedder = embedder  # this handle embeds as the store now records
     done = _embed_all(store, embedder, run, progress, actor, on_step)
     _rebuild_vector_index(store)
-    renew(store, actor=actor, progress=progress, reembedded=True)
+    renew(store, actor=actor, progress=progress, reembedded=lambda: True)
     store.log_event(ACTION, [run["run_id"]], status="done", actor=actor, run_id=run["run_id"],
                     details={"from": run["from"], "to": run["to"], "memories": done})
     on_step("done")
@@ -239,7 +239,7 @@ def undo(store: StoreInterface, run_id: str, progress: bool = False, actor: str 
     if bar is not None:
         bar.close()
     _rebuild_vector_index(store)
-    renew(store, actor=actor, progress=progress, reembedded=True)
+    renew(store, actor=actor, progress=progress, reembedded=lambda: True)
     store.log_event(ACTION, [run_id], status="undone", actor=actor, run_id=run_id,
                     details={"from": run["to"], "to": run["from"]})
     return Outcome(run_id, run["to"], run["from"], len(ids))
