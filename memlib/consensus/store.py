@@ -93,7 +93,7 @@ class Consensus:
         store's clusters were made at (under today's method), else DEFAULT_THRESHOLD."""
         if threshold is None:
             threshold = _kept_threshold(_recorded(store.concept_table(CLUSTERS)))
-        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not -1.0 <= threshold <= 1.0:
+        if not _is_threshold(threshold):
             raise InvalidInput(f"threshold is the mean cosine at which two groups of fragments are one: "
                                f"a number from -1 to 1, not {threshold!r}")
         self.store, self.threshold = store, threshold
@@ -110,7 +110,7 @@ class Consensus:
         if table is None and create:  # new clusters are this handle's: it records its rule
             schema = SCHEMAS[name](self.store.dims)
             if name == CLUSTERS:
-                schema = schema.with_metadata({META_RULE: json.dumps(self.rule(), sort_keys=True)})
+                schema = schema.with_metadata(_metadata(self.rule()))
             table = self.store.concept_table(name, schema)
         if table is not None:
             table.checkout_latest()
@@ -121,8 +121,7 @@ class Consensus:
     def rule(self) -> dict:
         """How this handle places fragments: what the clusters table records of the clusters it
         makes from scratch."""
-        return {"method": clustering.METHOD, "neighbours": clustering.NEIGHBOURS, "threshold": self.threshold,
-                "model": self.store.model_name}
+        return _rule(self.threshold, self.store.model_name)
 
     def made_by(self) -> dict | None:
         """The rule the stored clusters were made by, or None: no clusters table yet, or one a
@@ -146,7 +145,7 @@ class Consensus:
         else:
             was = "otherwise (" + "; ".join(f"{k} {made.get(k)!r}, now {now[k]!r}" for k in now
                                             if made.get(k) != now[k]) + ")"
-        stale = made is None or any(made.get(k) != now[k] for k in ("method", "neighbours", "model"))
+        stale = made != _rule(_kept_threshold(made), now["model"])  # what renew makes again
         fix = "'memlib maintain' makes them again" if stale else "Consensus.rebuild() makes them all at this one"
         return f"the store's clusters were made {was}: {fix}"
 
@@ -602,12 +601,12 @@ class Consensus:
             # recorded after the clusters it made: a rebuild cut short between the two commits
             # leaves them said to be made otherwise, and the next maintain makes them again
             table = self._table(CLUSTERS)
-            rule = json.dumps(self.rule(), sort_keys=True)
-            committing(lambda: table.to_lance().update_schema_metadata({META_RULE: rule}))
+            rule = self.rule()
+            committing(lambda: table.to_lance().update_schema_metadata(_metadata(rule)))
             table.checkout_latest()
             self._memory.clusterer = ((table.version, self._table(FRAGMENTS).version), clusterer, [])
             self._memory.warned = False
-            store.log_event("cluster_rebuild", ids, actor=actor, details={"rule": self.rule()})
+            store.log_event("cluster_rebuild", ids, actor=actor, details={"rule": rule})
         return len(clusterer.clusters)
 
 
@@ -628,23 +627,37 @@ def renew(store: StoreInterface, actor: str | None = None, progress: bool = Fals
     if fragments is None or not fragments.count_rows():
         return None
     made = _recorded(store.concept_table(CLUSTERS))
-    consensus = Consensus(store, _kept_threshold(made))
-    if made == consensus.rule():
+    wanted = _rule(_kept_threshold(made), store.model_name)
+    if made == wanted:
         return None
+    consensus = Consensus(store, wanted["threshold"])
     moved = made.get("model") != store.model_name if made is not None else reembedded()
     embedded = consensus.embed_again(progress) if moved else 0
     clusters = consensus.rebuild(actor)
     return {"clusters": clusters, "fragments_embedded": embedded, "made_by": made, "now": consensus.rule()}
 
 
+def _rule(threshold: float, model: str) -> dict:
+    """The rule of clusters made today at `threshold` over `model` (Consensus.rule)."""
+    return {"method": clustering.METHOD, "neighbours": clustering.NEIGHBOURS, "threshold": threshold, "model": model}
+
+
+def _is_threshold(value) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and -1.0 <= value <= 1.0
+
+
 def _kept_threshold(made: dict | None) -> float:
     """The threshold clusters `made` by today's method were made at; else the default (a
     threshold belongs to the method it was chosen for)."""
     if made is not None and (made.get("method"), made.get("neighbours")) == (clustering.METHOD, clustering.NEIGHBOURS):
-        kept = made.get("threshold")
-        if not isinstance(kept, bool) and isinstance(kept, (int, float)) and -1.0 <= kept <= 1.0:
+        if _is_threshold(kept := made.get("threshold")):
             return kept
     return clustering.DEFAULT_THRESHOLD
+
+
+def _metadata(rule: dict) -> dict[str, str]:
+    """A rule as a clusters table's schema metadata records it (read back by `_recorded`)."""
+    return {META_RULE: json.dumps(rule, sort_keys=True)}
 
 
 def _recorded(table) -> dict | None:
