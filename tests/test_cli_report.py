@@ -197,8 +197,12 @@ def test_a_warm_kernel_holds_what_reports_import_and_none_of_the_unused(tmp_path
         kernel.cell(f"import json, pathlib, sys\npathlib.Path({str(seen)!r}).write_text(json.dumps("
                      "{m: repr(sys.modules.get(m, 'absent'))[:12] for m in "
                      "['memlib.analytics.report_data', 'altair', 'jsonschema', 'rfc3987_syntax']}))")
+        # Its sockets are files of its own, not TCP ports another process can take first.
+        sockets = Path(kernel.sockets)
+        assert kernel.km.transport == "ipc" and len(list(sockets.iterdir())) == 5
     finally:
         kernel.close()
+    assert not sockets.exists()
     modules = json.loads(seen.read_text())
     assert modules.pop("rfc3987_syntax") == "None"  # marked missing before anything imported it
     assert all(shown.startswith("<module") for shown in modules.values()), modules

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import os
 import queue
+import shutil
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -61,7 +63,18 @@ class Kernel:
 
     def __init__(self, name: str, log: Path):
         self.name, self.log, self.km = name, log, None
+        self.sockets: str | None = None  # the directory of the live kernel's socket files
         self.starting = threading.Lock()
+
+    def _transport(self) -> dict:
+        """The kernel's sockets as files in a directory of its own where the system has them.
+        Over TCP, jupyter_client picks ports that are free when it looks and the kernel binds
+        them later, so another process (another run's kernel) can take one in between: the
+        kernel then logs "ZMQError: Address already in use" with a traceback."""
+        if os.name != "posix":
+            return {}
+        self.sockets = tempfile.mkdtemp(prefix="memlib-kernel-")
+        return {"transport": "ipc", "ip": os.path.join(self.sockets, "k")}
 
     def _started(self):
         """The kernel manager of a live kernel: this one's, or a new one's."""
@@ -72,7 +85,7 @@ class Kernel:
             self.close()
         with self.starting:  # close() from another thread waits for a start to finish
             if self.km is None:
-                km = AsyncKernelManager(kernel_name=self.name)
+                km = AsyncKernelManager(kernel_name=self.name, **self._transport())
                 with open(self.log, "ab") as log:  # the kernel process keeps its own copy
                     run_sync(km.start_kernel)(stderr=log)
                 self.km = km
@@ -133,14 +146,16 @@ class Kernel:
 
         with self.starting:
             km, self.km = self.km, None
-        if km is None:
-            return
-        try:
-            run_sync(km.request_shutdown)()
-            run_sync(km.finish_shutdown)()
-        except Exception:  # already gone
-            pass
-        try:
-            run_sync(km.cleanup_resources)()
-        except Exception:
-            pass
+            sockets, self.sockets = self.sockets, None
+        if km is not None:
+            try:
+                run_sync(km.request_shutdown)()
+                run_sync(km.finish_shutdown)()
+            except Exception:  # already gone
+                pass
+            try:
+                run_sync(km.cleanup_resources)()
+            except Exception:
+                pass
+        if sockets:  # also when the kernel did not start
+            shutil.rmtree(sockets, ignore_errors=True)
