@@ -1361,3 +1361,126 @@ LAST: list[Topic] = [
         ("coder", "Bug fixes can be merged during the freeze with a release manager's OK."),
     ), contradictions=((0, 1, "negation"),), negatives=((0, 2, "scoped: bug fixes"), (1, 2, "scoped"))),
 ]
+
+
+# Written by hand on 2026-11-27 (seventh session), after the choice false alarms of the read
+# sets were looked at and before any rule for them was written; committed before its first
+# run. Choices said with other subjects than their rivals' (a true contradiction whose two
+# sides open differently, a scoped one whose sides open alike) are most of it.
+EIGHTH: list[Topic] = [
+    Topic("session store", (
+        ("coder", "The API keeps user sessions in Redis."),
+        ("reviewer", "Sessions are stored in Memcached, the Redis cluster is only for rate limits."),
+        ("ops-bot", "memcached sessions-01: curr_items 48,211, hit ratio 97%"),
+        ("tester", "The admin panel stores its sessions in signed cookies, nothing server side."),
+    ), contradictions=((0, 1, "choice"), (0, 2, "choice")),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: the admin panel"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("error tracking", (
+        ("planner", "Exceptions from the backend are reported to Sentry."),
+        ("coder", "we send backend errors to Rollbar, the sentry DSN in .env is dead"),
+        ("reviewer", "The iOS app reports its crashes to Crashlytics."),
+    ), contradictions=((0, 1, "choice"),),
+        negatives=((0, 2, "scoped: the iOS app"), (1, 2, "scoped"))),
+    Topic("search engine", (
+        ("planner", "Product search runs on Elasticsearch 8."),
+        ("coder", "Search is served by OpenSearch since the license change, we never ran Elastic 8"),
+        ("ops-bot", "opensearch domain products-search: 3 data nodes, green"),
+        ("tester", "Help center search is Algolia, hosted."),
+    ), updates=((0, 1),),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: help center"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("infrastructure as code", (
+        ("planner", "All cloud resources are defined in Terraform."),
+        ("coder", "the network stack is CDK, written in TypeScript, applied from CI"),
+        ("reviewer", "We write our infrastructure in Pulumi now, Terraform is gone from the repo."),
+    ), contradictions=((0, 1, "choice"),), updates=((0, 2),), negatives=((1, 2, "other: scoped vs newer"),)),
+    Topic("object storage", (
+        ("ops-bot", "bucket acme-uploads (S3, eu-west-1): 2.1 TB, 8.4M objects"),
+        ("coder", "User uploads land in Google Cloud Storage."),
+        ("reviewer", "Uploads go to S3; GCS only holds the BigQuery exports."),
+    ), contradictions=((0, 1, "choice"), (1, 2, "choice")),
+        negatives=((0, 2, "agree"),)),
+    Topic("mobile framework", (
+        ("planner", "Both mobile apps are written in React Native."),
+        ("coder", "The Android app is native Kotlin, only iOS uses React Native."),
+        ("tester", "The watch app is SwiftUI."),
+    ), contradictions=((0, 1, "choice"),),
+        negatives=((0, 2, "scoped: the watch app"), (1, 2, "scoped"))),
+    Topic("message broker", (
+        ("coder", "Order events are published to Kafka."),
+        ("ops-bot", "rabbitmq vhost orders: 14 queues, 0 unacked"),
+        ("reviewer", "Orders talk to the warehouse over RabbitMQ, there is no Kafka in this system."),
+        ("planner", "Clickstream events go to Kinesis."),
+    ), contradictions=((0, 1, "choice"), (0, 2, "choice")),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: clickstream"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("password hashing", (
+        ("planner", "Passwords are hashed with bcrypt, cost 12."),
+        ("reviewer", "we hash passwords with argon2id, bcrypt was replaced in 2024"),
+        ("coder", "API tokens are hashed with SHA-256 before they are stored."),
+    ), updates=((0, 1),), negatives=((0, 2, "scoped: API tokens"), (1, 2, "scoped"))),
+    Topic("frontend test runner", (
+        ("coder", "Frontend unit tests run with Jest."),
+        ("tester", "the web app's tests are on Vitest, jest.config.js was deleted"),
+        ("reviewer", "End-to-end tests use Playwright."),
+        ("ops-bot", "ci job web-unit: vitest run, 1,812 passed"),
+    ), contradictions=((0, 1, "choice"), (0, 3, "choice")),
+        negatives=((1, 3, "agree"), (0, 2, "scoped: end-to-end tests"), (1, 2, "scoped"), (2, 3, "scoped"))),
+    Topic("DNS provider", (
+        ("ops-bot", "route53 hosted zone acme.io: 212 records"),
+        ("planner", "acme.io's DNS is hosted at Cloudflare."),
+        ("coder", "Internal service names resolve through CoreDNS in the cluster."),
+    ), contradictions=((0, 1, "choice"),),
+        negatives=((0, 2, "scoped: internal names"), (1, 2, "scoped"))),
+    Topic("API rate limit", (
+        ("planner", "The public API allows 100 requests per minute per key."),
+        ("ops-bot", "kong plugin rate-limiting public-api: minute=600"),
+        ("tester", "hammered the public API with one key, got 429s after exactly 100 calls in a minute"),
+        ("coder", "Partner keys get 1,000 requests a minute."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")),
+        negatives=((0, 2, "agree"), (0, 3, "scoped: partner keys"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("log retention", (
+        ("planner", "Application logs are kept for 30 days."),
+        ("ops-bot", "loki retention_period: 720h"),
+        ("reviewer", "logs older than two weeks are already gone when I search, retention must be 14 days"),
+        ("coder", "Audit logs are kept for seven years."),
+    ), contradictions=((0, 2, "number"), (1, 2, "number")),
+        negatives=((0, 1, "paraphrase: 720h = 30 days"), (0, 3, "scoped: audit logs"), (1, 3, "scoped"),
+                   (2, 3, "scoped"))),
+    Topic("release cadence", (
+        ("planner", "The web app ships to production every Tuesday and Thursday."),
+        ("coder", "mobile releases go out every two weeks through the stores"),
+        ("reviewer", "Web deploys happen daily now, the Tuesday/Thursday train was dropped."),
+    ), updates=((0, 2),), negatives=((0, 1, "scoped: mobile"), (1, 2, "scoped"))),
+    Topic("two-factor authentication", (
+        ("planner", "Two-factor authentication is required for every staff account."),
+        ("tester", "created a staff account today and logged in with just a password, no 2FA prompt"),
+        ("ops-bot", "okta policy staff-mfa: enforced, 212 of 212 users enrolled"),
+        ("coder", "Customer accounts have optional 2FA."),
+    ), contradictions=((0, 1, "negation"), (1, 2, "negation")),
+        negatives=((0, 2, "agree"), (0, 3, "scoped: customer accounts"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("database read replicas", (
+        ("planner", "The reporting queries never touch the primary; they go to a read replica."),
+        ("reviewer", "the monthly revenue report runs straight on the primary, I saw it in pg_stat_activity"),
+        ("coder", "Checkout reads and writes the primary, on purpose."),
+    ), contradictions=((0, 1, "negation"),),
+        negatives=((0, 2, "scoped: checkout"), (1, 2, "scoped"))),
+    Topic("container orchestration", (
+        ("planner", "Every service runs on Kubernetes (EKS)."),
+        ("ops-bot", "ecs cluster legacy-batch: 6 services, 14 tasks running"),
+        ("coder", "The nightly batch jobs still run on ECS, they were never moved to EKS."),
+        ("reviewer", "Lambda handles the image thumbnails."),
+    ), contradictions=((0, 1, "choice"), (0, 2, "choice")),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: thumbnails"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("secrets manager", (
+        ("coder", "Service secrets are read from Vault at startup."),
+        ("reviewer", "our services pull their secrets from AWS Secrets Manager, there's no Vault anywhere"),
+        ("ops-bot", "secretsmanager: 318 secrets, 12 rotated today"),
+        ("planner", "Developers keep their personal tokens in 1Password."),
+    ), contradictions=((0, 1, "choice"), (0, 2, "choice")),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: personal tokens"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("build tool", (
+        ("coder", "The Java services build with Gradle."),
+        ("reviewer", "payments-core still builds with Maven, a pom.xml and no gradle files"),
+        ("planner", "The Go services build with plain go build, no Bazel."),
+    ), contradictions=((0, 1, "choice"),),
+        negatives=((0, 2, "scoped: the Go services"), (1, 2, "scoped"))),
+]

@@ -8,7 +8,7 @@ Consensus in an interleaved order (agents report on many topics at once), then
   and how many planted pairs of each kind clustering put apart (none can be found then), and
   of those how many the lexicon's cannot-link kept apart.
 
-    .venv/bin/python bench/judgement/run.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last] [--model DIR]
+    .venv/bin/python bench/judgement/run.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last|eighth] [--model DIR]
 
 `--model DIR`: the store embeds with that sentence-transformers model (a local folder, such
 as all-mpnet-base-v2 unpacked from its PyPI parts) instead of the default.
@@ -30,14 +30,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 import score  # noqa: E402
-from fragments import ASIDE, FRESH, LAST, LATER, NOVEL, SPARE, TOPICS, UNSEEN  # noqa: E402
+from fragments import ASIDE, EIGHTH, FRESH, LAST, LATER, NOVEL, SPARE, TOPICS, UNSEEN  # noqa: E402
 
 from memlib import MemoryStore  # noqa: E402
 from memlib.consensus import Consensus, conflicts  # noqa: E402
 
 T0 = datetime(2026, 3, 2, 9, tzinfo=timezone.utc)
 WRITTEN_LATER = {"unseen": UNSEEN, "later": LATER, "aside": ASIDE, "novel": NOVEL,
-                 "spare": SPARE, "last": LAST}  # each a split of its own
+                 "spare": SPARE, "last": LAST, "eighth": EIGHTH}  # each a split of its own
 SPLITS = ("dev", "check", "all", "fresh", "everything", "whole", *WRITTEN_LATER)
 
 
