@@ -868,9 +868,45 @@ def test_two_disputes_in_one_cluster_are_two_disagreements():
      "scoped: 'dev' is development"),
     (["Logs are shipped with Fluent Bit running as a DaemonSet.",
       "We ship container logs with Vector, Fluent Bit was removed last year."], "an update: was removed"),
+    (["Python code is formatted with Black.", "Frontend code is formatted with Prettier."],
+     "said of two things of one kind: the subjects' head is one, each has its own word"),
+    (["Application logs are kept for 30 days.", "Audit logs are kept for seven years."],
+     "said of two kinds of logs"),
+    (["Order events are published to Kafka.", "Clickstream events go to Kinesis."], "said of two kinds of events"),
 ])
 def test_updates_scopes_quantities_and_paraphrases_are_not_conflicts(texts, why):
     assert conflicts.find(texts, [1.0] * len(texts)) == [], why
+
+
+@pytest.mark.parametrize("texts, kind, why", [
+    (["Python code is formatted with Black.", "Python code is formatted with Ruff."], "choice", "one subject"),
+    (["Python code is formatted with Black.", "We format Python code with Ruff."], "choice",
+     "a pronoun is said of anything"),
+    (["All services build with Gradle.", "The payments service builds with Maven."], "choice",
+     "said of all services, an exception contradicts it"),
+    (["Engineers get MacBooks by default.", "new hires in the platform team get ThinkPads with Ubuntu"], "choice",
+     "subjects with two heads are not compared: new hires may be engineers"),
+    (["Application logs are kept for 30 days.", "Logs are kept for 14 days."], "value",
+     "one subject holds the other's words"),
+    (["Application logs are kept for 30 days.", "Application logs are kept for 14 days."], "value", "one subject"),
+])
+def test_statements_said_of_one_thing_still_conflict(texts, kind, why):
+    assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == [kind], why
+
+
+def test_a_subject_is_read_from_the_clause_that_names_the_choice():
+    from memlib.consensus import statements, subjects
+
+    def said_of(text):
+        return subjects.subject(text, statements.read(text).names)
+
+    assert said_of("Python code is formatted with Black.") == ("code", frozenset({"python", "code"}))
+    # the clause hung after the subject is not part of it; the name's own clause is read
+    assert said_of("Feature flags are served by LaunchDarkly; the SDK key lives in Vault.")[1] == {"feature", "flag"}
+    assert said_of("We use Datadog for metrics.") is None  # a pronoun
+    assert said_of("Postmark is the provider for receipts.") is None  # the chosen name itself
+    assert said_of("Every service runs on Kubernetes.") is None  # said of all
+    assert said_of("ecr repo acme/api: 1,204 images") is None  # no clause with a subject
 
 
 def test_scopes_are_apart_where_they_never_meet_or_differ_within_one_division():

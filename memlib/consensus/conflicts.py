@@ -18,7 +18,9 @@ use there when another fragment of the cluster uses it. Not compared: two fragme
 apart (staging and production, Android and iOS; "prod" is production, and "all mobile" is
 not apart from iOS: statements.apart); in a value, a part against the whole ("alone",
 "mostly"), a goal or a limit against a measurement ("goal", "must", "under 200 ms"), two
-quantities qualified apart ("p95" and "p99"). An update is no conflict: a newer fragment
+quantities qualified apart ("p95" and "p99"); two statements said of two things of one
+kind, whose subjects share their head and each has a word the other never uses ("Python
+code ... Black" and "frontend code ... Prettier": consensus/subjects.py). An update is no conflict: a newer fragment
 that reports a change ("moved to", "switched from", "now", "as of March", "since")
 supersedes what it changes, and the older fragment is compared with nothing; a newer
 fragment that contradicts the change is a conflict. With the clustering's lexicon, two
@@ -36,7 +38,11 @@ against "not enabled"; "FileVault enabled" against "not encrypted"; "MacBook" ag
 and in none elsewhere in the cluster ("queries hit Algolia", "typesense-autocomplete: 3
 nodes"), antonyms ("faster" against "slower"), an exception against the rule it
 excepts when only one side names its scope ("1 hour for P1 tickets" against "within 4 hours"),
-sarcasm, and what clustering put apart.
+sarcasm, and what clustering put apart. It still flags statements scoped by subjects of two
+heads ("the backend reports to Sentry" against "the iOS app reports its crashes to
+Crashlytics"): a subject of another head may be a member of the other's kind ("engineers
+get MacBooks" against "new hires in the platform team get ThinkPads"), which only a reader
+of meaning tells apart.
 
 `conflict_risk` (Cluster.conflict_risk, read by sql/stg_clusters.sql) is defined here once:
 the confidence-weighted share of a cluster's fragments that sit on a B side, doubled and
@@ -50,7 +56,7 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import date
 
-from memlib.consensus import statements
+from memlib.consensus import statements, subjects
 from memlib.consensus.statements import MONTHS, STOP_WORDS
 
 NEGATIONS = {"not", "no", "never", "without", "disabled", "inactive", "off", "none", "neither", "nor"}
@@ -243,9 +249,15 @@ def contradiction(a: statements.Statement, b: statements.Statement, ignore_chang
     """The kind of contradiction between an older statement `a` and a newer `b` ("value",
     "choice", "negation"), or None; a newer one that reports a change supersedes. With
     `ignore_change`: do they differ at all (a change statement names the old choice beside
-    the new one, so `strict` compares only the names each says are in use)."""
+    the new one, so `strict` compares only the names each says are in use). Statements said
+    of two things of one kind ("Python code", "frontend code": subjects.py) never conflict."""
     if b.change and not ignore_change:
         return None
+    kind = _differ(a, b, strict)
+    return None if kind is not None and subjects.different(a, b) else kind
+
+
+def _differ(a: statements.Statement, b: statements.Statement, strict: bool) -> str | None:
     if _values_differ(a, b):
         return "value"
     if _choices_differ(a, b, strict):

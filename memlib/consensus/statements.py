@@ -222,6 +222,7 @@ class Statement:
     words: frozenset = field(default_factory=frozenset)  # content words, crudely singular
     acronyms: frozenset = frozenset()  # its all-capital words ("sso")
     letters: str = ""  # the first letter of each of its words ("single sign-on": "sso")
+    text: str = ""  # what was read (consensus/subjects.py parses it when it must)
 
     def spells(self, acronyms: frozenset) -> frozenset:
         """Those of `acronyms` its words spell, one word a letter ("SSO": "single sign-on")."""
@@ -401,7 +402,7 @@ def read(text: str) -> Statement:
                        and not t.lower().endswith("n't")) if negated else frozenset()
     acronyms = frozenset(t.lower() for t in raw_tokens if 2 <= len(t) <= 5 and t.isupper())
     return Statement(
-        letters="".join(p[0] for t in tokens for p in t.split("-") if p), acronyms=acronyms,
+        text=text, letters="".join(p[0] for t in tokens for p in t.split("-") if p), acronyms=acronyms,
         denies=denies, stems=frozenset(stem(t) for t in said),
         quantities=tuple(asserted), denied=tuple(denied), dates=tuple(dates), qualifiers=qualifiers,
         versions=versions, at_least=bool(versions) and bool(_AT_LEAST.search(text)),
