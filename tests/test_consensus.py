@@ -894,6 +894,19 @@ def test_statements_said_of_one_thing_still_conflict(texts, kind, why):
     assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == [kind], why
 
 
+def test_a_shortened_word_is_the_word_and_a_change_is_read_whatever_its_subject():
+    from memlib.consensus.subjects import shortens
+
+    assert [shortens(a, b) for a, b in [("db", "database"), ("cert", "certificate"), ("pwd", "password"),
+                                        ("bd", "database"), ("python", "frontend"), ("k8s", "kubernetes")]] == \
+        [True, True, True, False, False, False]
+    # "DB snapshots" is no other thing than "database snapshots"
+    assert conflicts.between("Database snapshots are kept for 14 days.", "DB snapshots are kept for 3 days.", 0.9) == "value"
+    # two subjects with their own words: apart, unless the newer reports a change
+    assert conflicts.between("The team sync is 30 minutes long.", "Weekly sync is 45 minutes.", 0.9) is None
+    assert conflicts.between("The team sync is 30 minutes long.", "Weekly sync is 45 minutes now.", 0.9) == "update"
+
+
 def test_a_subject_is_read_from_the_clause_that_names_the_choice():
     from memlib.consensus import statements, subjects
 

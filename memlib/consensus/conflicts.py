@@ -250,11 +250,13 @@ def contradiction(a: statements.Statement, b: statements.Statement, ignore_chang
     "choice", "negation"), or None; a newer one that reports a change supersedes. With
     `ignore_change`: do they differ at all (a change statement names the old choice beside
     the new one, so `strict` compares only the names each says are in use). Statements said
-    of two things of one kind ("Python code", "frontend code": subjects.py) never conflict."""
+    of two things of one kind ("Python code", "frontend code": subjects.py) never conflict;
+    a change is taken to change what it differs from whatever its subject ("the team sync is
+    on Tuesdays", "weekly sync is Wednesdays now"), as before subjects were read."""
     if b.change and not ignore_change:
         return None
     kind = _differ(a, b, strict)
-    return None if kind is not None and subjects.different(a, b) else kind
+    return None if kind is not None and not b.change and subjects.different(a, b) else kind
 
 
 def _differ(a: statements.Statement, b: statements.Statement, strict: bool) -> str | None:

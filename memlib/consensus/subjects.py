@@ -58,8 +58,26 @@ def subject(text: str, names: frozenset = frozenset()) -> tuple[str, frozenset[s
 
 def different(a: statements.Statement, b: statements.Statement) -> bool:
     """`a` and `b` are said of different things of one kind: their subjects have one head
-    ("Python code", "frontend code") and each a word the other statement never uses."""
+    ("Python code", "frontend code") and each a word the other statement never uses, in full
+    or shortened ("DB backups" and "database backups" are one)."""
     mine, theirs = subject(a.text, a.names), subject(b.text, b.names)
     if mine is None or theirs is None or mine[0] != theirs[0]:
         return False
-    return bool(mine[1] - b.words) and bool(theirs[1] - a.words)
+    return _unused(mine[1], b.words) and _unused(theirs[1], a.words)
+
+
+def _unused(words: frozenset[str], used: frozenset[str]) -> bool:
+    return any(not any(w == u or shortens(w, u) or shortens(u, w) for u in used) for w in words)
+
+
+def shortens(short: str, word: str) -> bool:
+    """`short` is how people shorten `word`: its beginning ("cert", "repo", "config") or, in
+    two to four letters, some of its letters in order from its first ("db", "pwd")."""
+    if len(short) >= len(word) or short[:1] != word[:1]:
+        return False
+    if len(short) >= 3 and word.startswith(short):
+        return True
+    if not 2 <= len(short) <= 4 or not short.isalpha():
+        return False
+    rest = iter(word[1:])
+    return all(letter in rest for letter in short[1:])
