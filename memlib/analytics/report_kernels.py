@@ -73,6 +73,8 @@ class Kernel:
         kernel then logs "ZMQError: Address already in use" with a traceback."""
         if os.name != "posix":
             return {}
+        if self.sockets:  # a start that failed left its directory
+            shutil.rmtree(self.sockets, ignore_errors=True)
         self.sockets = tempfile.mkdtemp(prefix="memlib-kernel-")
         return {"transport": "ipc", "ip": os.path.join(self.sockets, "k")}
 

@@ -393,7 +393,7 @@ def read(text: str) -> Statement:
     negated = any(t in NEGATIONS or t.endswith("n't") for t in tokens) or _says_off(text)
 
     scopes = frozenset(filter(None, map(_scope, tokens)))
-    said = [t for t in tokens if t not in STOP_WORDS and t not in DENIERS and not t.endswith("n't") and len(t) > 1]
+    said = _said(tokens)
     content = frozenset(singular(t) for t in said)
 
     denies = frozenset(stem(t.lower()) for clause in _CLAUSE.findall(text)
@@ -411,6 +411,17 @@ def read(text: str) -> Statement:
         part=bool(PART.search(text)), scopes=scopes, words=content,
         value_scopes=frozenset(filter(None, (_scope(t.lower()) for clause in _NUMBER_CLAUSE.findall(text)
                                              if _DIGIT.search(clause) for t in _TOKEN.findall(clause)))) or scopes)
+
+
+def _said(tokens: list[str]) -> list[str]:
+    """The content words among lower-cased tokens: what a statement is about, not how it is
+    phrased or denied."""
+    return [t for t in tokens if t not in STOP_WORDS and t not in DENIERS and not t.endswith("n't") and len(t) > 1]
+
+
+def words(text: str) -> frozenset[str]:
+    """The content words of `text`, crudely singular: a Statement's `words`."""
+    return frozenset(singular(t) for t in _said([t.lower() for t in _TOKEN.findall(text)]))
 
 
 def _scope(token: str) -> str | None:

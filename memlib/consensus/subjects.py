@@ -53,8 +53,7 @@ def read_all(said: Iterable[statements.Statement]) -> None:
 
 
 def subject(text: str, names: frozenset = frozenset()) -> tuple[str, frozenset[str]] | None:
-    """The head word and the content words (lower case, crudely singular, as
-    `statements.read` has them) of the subject of the clause of `text` that holds one of
+    """The head word and the content words (`statements.words`) of the subject of the clause of `text` that holds one of
     `names` (else of its first clause), or None (see the module docstring)."""
     key = (text, names)
     found = _read.get(key, key)
@@ -83,9 +82,7 @@ def _subject(doc, names: frozenset) -> tuple[str, frozenset[str]] | None:
     span = doc[chosen.left_edge.i:chosen.i + 1]  # the words that open it, not a clause hung after it
     if {t.lower_ for t in span} & ALL or any(statements._name(t.text) in names for t in span):
         return None
-    words = frozenset(statements.singular(w.lower()) for w in statements._TOKEN.findall(span.text)
-                      if w.lower() not in statements.STOP_WORDS)
-    return statements.singular(chosen.lower_), words
+    return statements.singular(chosen.lower_), statements.words(span.text)
 
 
 def different(a: statements.Statement, b: statements.Statement) -> bool:
