@@ -6,7 +6,7 @@ Everything runs on the same texts in the same process, in turn, three rounds eac
 reported. The store's time is everything before its quoted query speed holds: `add`, then
 `maintain` and `warm`. Target: the store adds at most 10% on top of encoding.
 
-    .venv/bin/python bench/ingest.py [--size 10000] [--rounds 3] [--models minilm,minilm-int8]
+    .venv/bin/python bench/ingest.py [--size 10000] [--rounds 3] [--models minilm,minilm-int8,minilm-int8-rows]
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--models", default="minilm,minilm-int8",
+    parser.add_argument("--models", default="minilm,minilm-int8,minilm-int8-rows",
                         help="embedders by name (memlib.embeddings.NAMED), measured in turn, the first the baseline")
     args = parser.parse_args()
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memlib.embeddings import GLOSSES, INT8_MODEL, HashEmbedder, default_embedder, minilm
+from memlib.embeddings import GLOSSES, INT8_MODEL, INT8_ROWS_MODEL, HashEmbedder, default_embedder, minilm
 
 
 def test_default_model_is_offline_and_normalised(model):
     # loaded from the package's files only (local_files_only), with nothing set globally
-    assert model.name == INT8_MODEL + GLOSSES and model.quantized and model.dims == 384
+    assert model.name == INT8_ROWS_MODEL + GLOSSES and model.quantized and model.rows and model.dims == 384
     vectors = model.embed(["deploy the payment service", "ship the payments backend", "bake bread"])
     assert vectors.shape == (3, 384) and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
@@ -111,19 +111,67 @@ def test_the_encoder_device_is_a_choice_checked_against_the_machine(monkeypatch)
         "memlib: error: device must be cpu, cuda, cuda:N or mps, not 'tpu'"]
 
 
-def test_the_quantized_model_gives_a_text_one_vector_close_to_the_float_ones(model, floats):
-    """In 8-bit integers each text runs alone (its activations' scale is its own), so its
-    vector is the same in any batch, and close to the float model's."""
-    texts = ["ledger", "Ledger retries must be idempotent, always!", "日本語のメモ", "",
-             "a long note " + "about the payment ledger and its retries " * 60]
-    model = model.inner  # the default glosses Chinese words (test_glosses): here, the model alone
-    together = model.embed(texts)
-    alone = np.concatenate([model.embed([t]) for t in texts])
+@pytest.fixture(scope="module")
+def tensor_scaled():
+    return minilm(quantized=True)
+
+
+TEXTS = ["ledger", "Ledger retries must be idempotent, always!", "日本語のメモ", "",
+         "a long note " + "about the payment ledger and its retries " * 60,
+         # five of one length in tokens, so they run in one batch
+         "deploy the payment service", "rotate the api keys", "merge the open branch",
+         "restart the queue worker", "pin the node version", "ship the login page"]
+
+
+@pytest.mark.parametrize("which", ["rows", "tensor"])
+def test_the_quantized_model_gives_a_text_one_vector_close_to_the_float_ones(
+        model, tensor_scaled, floats, which, monkeypatch):
+    """In 8-bit integers a text's vector is the same in any batch, and close to the float
+    model's: scaled per token, texts of one length share a batch; scaled per tensor, each
+    runs alone (its activations' scale is its own)."""
+    quantized = model.inner if which == "rows" else tensor_scaled  # the default glosses Chinese words
+    sizes = _batch_sizes(quantized, monkeypatch)
+    together = quantized.embed(TEXTS)
+    assert sorted(sizes, reverse=True)[:2] == ([5, 1] if which == "rows" else [1, 1]) and sum(sizes) == len(TEXTS)
+    alone = np.concatenate([quantized.embed([t]) for t in TEXTS])
     assert np.array_equal(together, alone)
-    assert np.array_equal(model.embed(texts[::-1])[::-1], together)
+    assert np.array_equal(quantized.embed(TEXTS[::-1])[::-1], together)
     assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
-    cosines = (together * floats.embed(texts)).sum(axis=1)
-    assert cosines.min() > 0.95 and cosines.mean() > 0.97
+    cosines = (together * floats.embed(TEXTS)).sum(axis=1)
+    assert cosines.min() > 0.95 and cosines.mean() > (0.993 if which == "rows" else 0.97)
+
+
+def _batch_sizes(embedder, monkeypatch) -> list[int]:
+    """The number of texts in each batch the embedder's sessions run from now on."""
+    embedder.embed(["warm", "up"])  # its sessions, one a core
+    sizes: list[int] = []
+
+    class Recorded:
+        def __init__(self, inner):
+            self.inner = inner
+
+        def get_inputs(self):
+            return self.inner.get_inputs()
+
+        def run(self, names, feed):
+            sizes.append(len(feed["input_ids"]))
+            return self.inner.run(names, feed)
+
+    monkeypatch.setattr(embedder, "_int8", {k: Recorded(s) for k, s in embedder._int8.items()})
+    return sizes
+
+
+def test_texts_are_batched_by_length_within_a_token_budget():
+    from memlib.embeddings import _batches
+
+    lengths = [5, 80, 5, 5, 12, 80, 300] + [10] * 70
+    batches = _batches(lengths, 256)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    assert all(len({lengths[i] for i in b}) == 1 for b in batches)
+    assert [len(b) for b in batches if lengths[b[0]] == 10] == [25, 25, 20]
+    assert [len(b) for b in batches if lengths[b[0]] in (80, 300)] == [1, 2]  # longest first
+    assert [len(b) for b in batches if lengths[b[0]] == 5] == [3]  # at most 32 a batch
+    assert _batches(lengths, 0) == [[i] for i in range(len(lengths))]
 
 
 def test_every_named_embedder_is_found_again_by_the_name_a_store_records(model):
@@ -135,9 +183,11 @@ def test_every_named_embedder_is_found_again_by_the_name_a_store_records(model):
 
     from memlib.embeddings import DEFAULT_MODEL, NAMED, embedder_for, named
 
-    assert list(NAMED) == ["default", "minilm", "minilm-int8", "minilm-int8-zh", "hash"]
-    assert NAMED["default"] is NAMED["minilm-int8-zh"]
+    assert list(NAMED) == ["default", "minilm", "minilm-int8", "minilm-int8-zh", "minilm-int8-rows",
+                           "minilm-int8-rows-zh", "hash"]
+    assert NAMED["default"] is NAMED["minilm-int8-rows-zh"]
     assert embedder_for(named("minilm-int8").name, 384).name == INT8_MODEL
+    assert embedder_for(named("minilm-int8-rows").name, 384).name == INT8_ROWS_MODEL
     assert embedder_for(model.name, 384).name == model.name == default_embedder().name
     assert embedder_for(DEFAULT_MODEL, 384).name == DEFAULT_MODEL
     again = embedder_for(named("hash").name, 384)
@@ -146,3 +196,35 @@ def test_every_named_embedder_is_found_again_by_the_name_a_store_records(model):
     out = subprocess.run([str(Path(sys.executable).with_name("memlib")), "init", "--help"],
                          capture_output=True, text=True, timeout=120).stdout
     assert all(f"'{name}'" in " ".join(out.split()) for name in NAMED)
+
+
+def test_scaling_each_row_of_a_quantized_product_keeps_rows_apart(tmp_path):
+    """scale_rows on a product of its own: close to the float product, each row's result
+    the same to the bit alone or beside others of another scale, and a model that
+    quantize_dynamic did not quantize is refused."""
+    import onnx
+    import onnxruntime
+    from onnx import TensorProto, helper, numpy_helper
+
+    from memlib.embeddings import quantize_int8, scale_rows
+    from memlib.errors import StoreError
+
+    weights = np.random.default_rng(1).normal(size=(16, 8)).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"])], "product",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "tokens", 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", "tokens", 8])],
+        [numpy_helper.from_array(weights, "w")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.save(model, tmp_path / "float.onnx")
+    with pytest.raises(StoreError, match="not quantized"):
+        scale_rows(onnx.load(tmp_path / "float.onnx"))
+    quantize_int8(tmp_path / "float.onnx", tmp_path / "rows.onnx", rows=True)
+    session = onnxruntime.InferenceSession(str(tmp_path / "rows.onnx"), providers=["CPUExecutionProvider"])
+    x = np.random.default_rng(2).normal(size=(2, 3, 16)).astype(np.float32)
+    x[1] *= 1000  # another text's tokens, a thousand times larger
+    together = session.run(None, {"x": x})[0]
+    assert np.array_equal(session.run(None, {"x": x[:1]})[0], together[:1])
+    exact = x @ weights
+    assert np.abs(together - exact).max() / np.abs(exact).max() < 0.02
+    assert np.abs(together[0] - exact[0]).max() / np.abs(exact[0]).max() < 0.02  # the small row kept its precision
