@@ -1484,3 +1484,114 @@ EIGHTH: list[Topic] = [
     ), contradictions=((0, 1, "choice"),),
         negatives=((0, 2, "scoped: the Go services"), (1, 2, "scoped"))),
 ]
+
+# NINTH: written on 2026-11-28 after EIGHTH's run and before any rule for what EIGHTH showed
+# (tools named in lower case, statements scoped by subjects of two heads, a class against one
+# of its members); committed before its first run. Outside infrastructure too: an assistant's
+# memory of a person, a team's plans, a household. Kept aside as the next check.
+NINTH: list[Topic] = [
+    Topic("package manager", (
+        ("coder", "the monorepo uses pnpm workspaces"),
+        ("reviewer", "Dependencies are installed with yarn, pnpm was tried and reverted last sprint."),
+        ("ops-bot", "ci step install: yarn install --immutable, 41s"),
+        ("tester", "The docs site has its own package-lock.json and installs with npm."),
+    ), contradictions=((0, 1, "choice"), (0, 2, "choice")),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: the docs site"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("python formatter", (
+        ("planner", "Python code is formatted with black."),
+        ("coder", "we switched formatting to ruff format in march, black is no longer installed"),
+        ("reviewer", "Notebooks are not auto-formatted at all."),
+    ), updates=((0, 1),), negatives=((0, 2, "scoped: notebooks"), (1, 2, "scoped"))),
+    Topic("user's coffee order", (
+        ("assistant", "Priya takes her coffee as an oat flat white."),
+        ("assistant", "Priya said she's off dairy and oat milk both, she drinks black americanos now"),
+        ("assistant", "Priya's partner Sam likes a cortado."),
+    ), updates=((0, 1),), negatives=((0, 2, "scoped: Sam"), (1, 2, "scoped"))),
+    Topic("dentist appointment", (
+        ("assistant", "Dentist appointment on 14 March at 9:30."),
+        ("assistant", "The dentist is on the 14th at 10:30, they moved it by an hour? no, the confirmation email says 10:30 all along"),
+        ("assistant", "Reminder set for the dentist, the day before."),
+    ), contradictions=((0, 1, "number"),), negatives=((0, 2, "other: a reminder"), (1, 2, "other"))),
+    Topic("team offsite", (
+        ("planner", "The offsite is in Lisbon, 12 to 14 June."),
+        ("coder", "offsite is porto this year, lisbon was last year"),
+        ("planner", "Flights for the offsite are booked by each person and expensed."),
+        ("reviewer", "Budget per person for the offsite: 900 EUR."),
+    ), contradictions=((0, 1, "choice"),),
+        negatives=((0, 2, "other: flights"), (1, 2, "other"), (0, 3, "other: budget"), (2, 3, "other"))),
+    Topic("on-call rotation", (
+        ("planner", "On-call shifts are one week long."),
+        ("ops-bot", "pagerduty schedule platform-primary: rotation length 7 days, 6 members"),
+        ("reviewer", "shifts are two weeks since the team shrank, the schedule page is out of date"),
+        ("coder", "The data team's on-call is business hours only."),
+    ), contradictions=((0, 2, "number"), (1, 2, "number")),
+        negatives=((0, 1, "paraphrase: one week = 7 days"), (0, 3, "scoped: the data team"), (1, 3, "scoped"),
+                   (2, 3, "scoped"))),
+    Topic("feature flag service", (
+        ("coder", "Feature flags are served by LaunchDarkly."),
+        ("reviewer", "flags come from unleash, self-hosted, the launchdarkly contract ended"),
+        ("ops-bot", "unleash-api: 212 toggles, 3 stale"),
+    ), updates=((0, 1),), negatives=((1, 2, "agree"),)),
+    Topic("staging database size", (
+        ("ops-bot", "rds staging-main: db.t3.large, 200 GB gp3"),
+        ("coder", "Staging's database has 500 GB of storage."),
+        ("tester", "The production database has 2 TB allocated."),
+    ), contradictions=((0, 1, "number"),),
+        negatives=((0, 2, "scoped: production"), (1, 2, "scoped"))),
+    Topic("code review rule", (
+        ("planner", "Every pull request needs two approvals before merge."),
+        ("coder", "docs-only PRs merge with one approval, the bot allows it"),
+        ("reviewer", "PRs to main need 2 approvals; branch protection enforces it."),
+        ("tester", "merged a PR to main today with no approvals at all, the protection is off"),
+    ), contradictions=((0, 3, "negation"), (2, 3, "negation")),
+        negatives=((0, 2, "agree"), (1, 2, "scoped: docs-only PRs"))),
+    Topic("kid's swimming lessons", (
+        ("assistant", "Noor's swimming lessons are Saturdays at 10."),
+        ("assistant", "Swimming moved to Sundays at 11 from next month, the pool changed its timetable"),
+        ("assistant", "Leo's football practice is on Saturdays at 10 too."),
+    ), updates=((0, 1),), negatives=((0, 2, "scoped: Leo"), (1, 2, "scoped"))),
+    Topic("API authentication", (
+        ("planner", "The public API authenticates with OAuth 2 client credentials."),
+        ("coder", "public api still takes static api keys in the X-Api-Key header, oauth never shipped"),
+        ("reviewer", "Internal services authenticate to each other with mTLS."),
+    ), contradictions=((0, 1, "choice"),),
+        negatives=((0, 2, "scoped: internal services"), (1, 2, "scoped"))),
+    Topic("backup encryption", (
+        ("planner", "Backups are encrypted at rest."),
+        ("reviewer", "the nightly pg_dump files in the backup bucket are plain text, no encryption"),
+        ("ops-bot", "s3 bucket acme-backups: default encryption SSE-KMS enabled"),
+        ("coder", "Laptop backups are encrypted by FileVault."),
+    ), contradictions=((0, 1, "negation"), (1, 2, "negation")),
+        negatives=((0, 2, "agree"), (0, 3, "scoped: laptops"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("weekly grocery budget", (
+        ("assistant", "The household grocery budget is 150 a week."),
+        ("assistant", "Groceries are budgeted at 200 per week since January."),
+        ("assistant", "Eating out has its own budget, 60 a week."),
+    ), updates=((0, 1),), negatives=((0, 2, "scoped: eating out"), (1, 2, "scoped"))),
+    Topic("error budget", (
+        ("planner", "The checkout SLO is 99.9% availability over 30 days."),
+        ("ops-bot", "slo checkout-availability: target 99.95%, window 28d, budget remaining 61%"),
+        ("reviewer", "The search SLO is 99.5%."),
+    ), contradictions=((0, 1, "number"),),
+        negatives=((0, 2, "scoped: search"), (1, 2, "scoped"))),
+    Topic("editor of choice", (
+        ("assistant", "Marco writes code in neovim."),
+        ("assistant", "Marco uses VS Code for everything, he gave up on vim last year"),
+        ("assistant", "Marco's designer colleague works in Figma."),
+    ), updates=((0, 1),), negatives=((0, 2, "scoped: the designer"), (1, 2, "scoped"))),
+    Topic("queue for emails", (
+        ("coder", "Outgoing emails are queued in sidekiq."),
+        ("reviewer", "email jobs go through celery now, we moved off sidekiq with the python rewrite"),
+        ("tester", "Push notifications are sent straight from the API, no queue."),
+    ), updates=((0, 1),), negatives=((0, 2, "scoped: push notifications"), (1, 2, "scoped"))),
+    Topic("vacation days", (
+        ("planner", "Everyone gets 25 vacation days a year."),
+        ("coder", "contractors don't get paid vacation at all"),
+        ("reviewer", "Employees get 28 days of annual leave, HR raised it in January."),
+    ), updates=((0, 2),), negatives=((1, 2, "scoped: contractors"),)),  # 0-1: "everyone" against an exception
+]
+
+# The sets written after the first topics, each a split of its own (run.py, offline.py,
+# contradict.py: --split NAME), in the order they were written
+WRITTEN_LATER = {"unseen": UNSEEN, "later": LATER, "aside": ASIDE, "novel": NOVEL, "spare": SPARE, "last": LAST,
+                 "eighth": EIGHTH, "ninth": NINTH}

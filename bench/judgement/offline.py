@@ -29,14 +29,13 @@ from scipy.spatial.distance import squareform
 
 sys.path.insert(0, str(Path(__file__).parent))
 import score  # noqa: E402
-from fragments import ASIDE, EIGHTH, FRESH, LAST, LATER, NOVEL, SPARE, TOPICS, UNSEEN  # noqa: E402
+from fragments import FRESH, TOPICS, WRITTEN_LATER  # noqa: E402
 
 from memlib.consensus import conflicts  # noqa: E402
 from memlib.consensus.clustering import Clusterer, augmented, unit_rows  # noqa: E402
 
 SETS = {"dev": [t for t in TOPICS if t.split == "dev"], "check": [t for t in TOPICS if t.split == "check"],
-        "fresh": FRESH, "unseen": UNSEEN, "later": LATER, "aside": ASIDE, "novel": NOVEL, "spare": SPARE,
-        "last": LAST, "eighth": EIGHTH}
+        "fresh": FRESH, **WRITTEN_LATER}
 THRESHOLDS = {"raw": (0.3, 0.35, 0.4, 0.45), "centred": (0.15, 0.2, 0.25, 0.3)}
 DRAWN = {1: (0.5, 0.55, 0.6), 2: (0.5, 0.55, 0.6, 0.65)}  # k nearest: thresholds
 

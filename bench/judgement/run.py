@@ -8,7 +8,7 @@ Consensus in an interleaved order (agents report on many topics at once), then
   and how many planted pairs of each kind clustering put apart (none can be found then), and
   of those how many the lexicon's cannot-link kept apart.
 
-    .venv/bin/python bench/judgement/run.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last|eighth] [--model DIR]
+    .venv/bin/python bench/judgement/run.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last|eighth|ninth] [--model DIR]
 
 `--model DIR`: the store embeds with that sentence-transformers model (a local folder, such
 as all-mpnet-base-v2 unpacked from its PyPI parts) instead of the default.
@@ -30,14 +30,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 import score  # noqa: E402
-from fragments import ASIDE, EIGHTH, FRESH, LAST, LATER, NOVEL, SPARE, TOPICS, UNSEEN  # noqa: E402
+from fragments import FRESH, TOPICS, WRITTEN_LATER  # noqa: E402
 
 from memlib import MemoryStore  # noqa: E402
 from memlib.consensus import Consensus, conflicts  # noqa: E402
 
 T0 = datetime(2026, 3, 2, 9, tzinfo=timezone.utc)
-WRITTEN_LATER = {"unseen": UNSEEN, "later": LATER, "aside": ASIDE, "novel": NOVEL,
-                 "spare": SPARE, "last": LAST, "eighth": EIGHTH}  # each a split of its own
 SPLITS = ("dev", "check", "all", "fresh", "everything", "whole", *WRITTEN_LATER)
 
 
@@ -136,12 +134,13 @@ def topics_of(split: str) -> list:
     clustering was chosen), everything (those 56 in one store), unseen (the 19 written on
     2026-11-26, see fragments.py), whole (all 75 in one store), later (the 21 written on
     2026-11-27), aside (the 25 written after LATER was read), novel (the 20 written after
-    ASIDE was read), spare (the 26 written after NOVEL was read) or last (the 26 written
-    after SPARE was run)."""
+    ASIDE was read), spare (the 26 written after NOVEL was read), last (the 26 written
+    after SPARE was run), eighth (the 18 written after the scoped false alarms were read) or
+    ninth (the 17 written after EIGHTH was run, 2026-11-28)."""
     if split in WRITTEN_LATER:
         return WRITTEN_LATER[split]
     if split in ("fresh", "everything", "whole"):
-        return (TOPICS if split != "fresh" else []) + FRESH + (UNSEEN if split == "whole" else [])
+        return (TOPICS if split != "fresh" else []) + FRESH + (WRITTEN_LATER["unseen"] if split == "whole" else [])
     return [t for t in TOPICS if split == "all" or t.split == split]
 
 
