@@ -158,9 +158,7 @@ class SentenceTransformerEmbedder:
                 feed = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
                 if "token_type_ids" in names:
                     feed["token_type_ids"] = np.asarray([encoded["token_type_ids"][i] for i in rows], dtype=np.int64)
-                vectors = session.run(None, feed)[0].mean(axis=1)
-                norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-                out[rows] = vectors / np.where(norms == 0, 1.0, norms)
+                out[rows] = _unit(session.run(None, feed)[0].mean(axis=1))  # nothing padded: every token counts
 
         if len(sessions) == 1:
             work(sessions[0])
@@ -283,19 +281,21 @@ def scale_rows(model) -> None:
     from onnx import TensorProto, helper, numpy_helper
 
     graph = model.graph
-    if not any(o.domain == "com.microsoft" for o in model.opset_import):
-        model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
     if max(o.version for o in model.opset_import if o.domain in ("", "ai.onnx")) >= 18:
         raise StoreError("scale_rows reads ReduceMax's axes as an attribute (opset 17 and below)")
-    graph.initializer.extend([numpy_helper.from_array(np.array(v, t), name) for name, v, t in (
-        ("rows_127", 127.0, np.float32), ("rows_least", 1e-12, np.float32), ("rows_one", 1.0, np.float32),
-        ("rows_128.5", 128.5, np.float32), ("rows_zero_point", 128, np.uint8))])
     made = {o: n for n in graph.node for o in n.output}
     row_scale = {n.output[1] for n in graph.node if n.op_type == "DynamicQuantizeLinear"}
     products = {n.output[0]: n.input for n in graph.node  # the activation's scale times the weight's
                 if n.op_type == "Mul" and n.input[0] in row_scale}
     replaced = {made[made[n.input[0]].input[0]].output[0] for n in graph.node  # MatMulInteger -> Cast -> Mul
                 if n.op_type == "Mul" and n.input[1] in products}
+    if len(replaced) != len(products) or not products:  # refused before the model is touched
+        raise StoreError("scale_rows: the model is not quantized as quantize_dynamic does")
+    if not any(o.domain == "com.microsoft" for o in model.opset_import):
+        model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    graph.initializer.extend([numpy_helper.from_array(np.array(v, t), name) for name, v, t in (
+        ("rows_127", 127.0, np.float32), ("rows_least", 1e-12, np.float32), ("rows_one", 1.0, np.float32),
+        ("rows_128.5", 128.5, np.float32), ("rows_zero_point", 128, np.uint8))])
     nodes = []
     for n in graph.node:
         if n.op_type == "DynamicQuantizeLinear":
@@ -322,8 +322,6 @@ def scale_rows(model) -> None:
                       helper.make_node("Mul", [n.output[0] + "_columns", s], [n.output[0]])]
         else:
             nodes.append(n)
-    if len(replaced) != len(products) or not products:
-        raise StoreError("scale_rows: the model is not quantized as quantize_dynamic does")
     del graph.node[:]
     graph.node.extend(nodes)
 
@@ -382,8 +380,13 @@ def _run_onnx(session, model, texts: list[str]) -> np.ndarray:
     hidden = session.run(None, inputs)[0]
     mask = inputs["attention_mask"][..., None].astype(np.float32)
     vectors = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
+    return _unit(vectors).astype(np.float32)
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    """Each row at unit length (a zero row stays zero): the Normalize step of the pipeline."""
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return (vectors / np.where(norms == 0, 1.0, norms)).astype(np.float32)
+    return vectors / np.where(norms == 0, 1.0, norms)
 
 
 def count_tokens(embedder, text: str) -> int:

@@ -217,8 +217,10 @@ def test_scaling_each_row_of_a_quantized_product_keeps_rows_apart(tmp_path):
         [numpy_helper.from_array(weights, "w")])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     onnx.save(model, tmp_path / "float.onnx")
+    refused = onnx.load(tmp_path / "float.onnx")
     with pytest.raises(StoreError, match="not quantized"):
-        scale_rows(onnx.load(tmp_path / "float.onnx"))
+        scale_rows(refused)
+    assert refused == onnx.load(tmp_path / "float.onnx")  # left as it was
     quantize_int8(tmp_path / "float.onnx", tmp_path / "rows.onnx", rows=True)
     session = onnxruntime.InferenceSession(str(tmp_path / "rows.onnx"), providers=["CPUExecutionProvider"])
     x = np.random.default_rng(2).normal(size=(2, 3, 16)).astype(np.float32)
