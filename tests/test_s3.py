@@ -13,7 +13,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from memlib import MemoryStore, Project, analytics
+from memlib import MemoryStore, Project, analytics, testing
 from memlib.embeddings import HashEmbedder
 from memlib.sample import build_sample
 from memlib.settings import Settings
@@ -45,6 +45,31 @@ def test_writers_in_four_processes_lose_no_commit_and_no_recall(s3_uri):
     store.recalls.flush()
     logged = store.recalls.dataset().to_table(columns=["query_id"]).column("query_id").to_pylist()
     assert len(set(logged)) == 2 * (commits // 4)  # one query id per recall, none lost
+
+
+def test_the_loopback_server_lets_one_conditional_write_of_a_key_win():
+    """What Lance's commits rest on: of many writers putting one key with If-None-Match: *,
+    exactly one is told it won. The server's threads switch every microsecond, so a check
+    apart from its write is caught (plain moto let two win in 9 of 200 such rounds)."""
+    import boto3
+    from botocore.exceptions import ClientError
+    from concurrent.futures import ThreadPoolExecutor
+
+    with testing.s3_server(switch_interval=1e-6) as endpoint:
+        bucket = testing.new_bucket(endpoint)
+        client = boto3.client("s3", endpoint_url=endpoint, **testing._boto_credentials())
+
+        def put(key: str) -> bool:
+            try:
+                client.put_object(Bucket=bucket, Key=key, Body=b"manifest" * 100, IfNoneMatch="*")
+                return True
+            except ClientError as exc:
+                assert exc.response["Error"]["Code"] == "PreconditionFailed"
+                return False
+
+        with ThreadPoolExecutor(8) as pool:
+            winners = [sum(pool.map(put, [f"v{round_}"] * 8)) for round_ in range(150)]
+    assert winners == [1] * 150
 
 
 def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
