@@ -907,6 +907,27 @@ def test_a_shortened_word_is_the_word_and_a_change_is_read_whatever_its_subject(
     assert conflicts.between("The team sync is 30 minutes long.", "Weekly sync is 45 minutes now.", 0.9) == "update"
 
 
+def test_a_change_updates_an_older_statement_of_its_thing_even_where_nothing_differs_by_the_words():
+    """On write (conflicts.between): a newer memory reporting a change supersedes an older
+    plain statement it is close to, though the reader finds no value or name that differs;
+    further apart, only one naming what the older names. Two reports of one change agree."""
+    # "pods" and "nodes" are counts of two things, so no value differs; the change updates
+    assert conflicts.between("The render farm has six nodes.", "Render farm runs on ten machines since the upgrade.",
+                             0.6) == "update"
+    assert conflicts.between("The render farm has six nodes.", "Render farm runs on ten machines.", 0.6) is None
+    # far apart, the change must name what the older statement names
+    assert conflicts.between("Invoices are rendered by Puppeteer.", "We replaced Puppeteer with Gotenberg for PDFs.",
+                             0.3) == "update"
+    assert conflicts.between("Invoices are rendered by Puppeteer.", "We replaced the fonts in every PDF template.",
+                             0.3) is None
+    assert conflicts.between("Invoices are rendered by Puppeteer.", "We replaced Puppeteer with Gotenberg for PDFs.",
+                             conflicts.NAMED_CLOSE - 0.01) is None
+    # two reports of one change, or a change scoped elsewhere, update nothing
+    assert conflicts.between("We moved the invoices from Puppeteer to Gotenberg.",
+                             "Invoices are rendered by Gotenberg now.", 0.7) is None
+    assert conflicts.between("Staging runs three workers.", "Production runs eight workers since Friday.", 0.7) is None
+
+
 def test_a_subject_is_read_from_the_clause_that_names_the_choice():
     from memlib.consensus import statements, subjects
 

@@ -8,7 +8,8 @@ model; the store's screen records a 'contradiction' event for each pair it finds
 - precision: flagged pairs that are planted contradictions (of any kind), with the false
   alarms by what they were: an update, a hard negative (by its kind), another pair of one
   topic, or two topics (every memory of the project is a candidate, not only its topic's);
-- updates: planted updates recorded as updates, and flagged as contradictions.
+- updates: planted updates recorded as updates, and flagged as contradictions; pairs recorded
+  as updates that are none, by what they were.
 
     .venv/bin/python bench/judgement/contradict.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last|eighth|ninth] [--model DIR]
 
@@ -54,11 +55,14 @@ def main() -> None:
     known = score.truth(topics)
     planted, truth, updates, negatives = known.planted, known.contradictions, known.updates, known.negatives
     found = collections.Counter(truth[p] for p in flagged if p in truth)
-    alarms = collections.Counter()
-    for pair in flagged - set(truth):
+    def why(pair: frozenset) -> str:
         (t1, _), (t2, _) = sorted(pair) if len(pair) == 2 else (next(iter(pair)),) * 2
-        alarms["an update" if pair in updates else f"a hard negative ({negatives[pair]})" if pair in negatives
-               else "another pair of one topic" if t1 == t2 else "two topics"] += 1
+        return ("an update" if pair in updates else "a planted contradiction" if pair in truth
+                else f"a hard negative ({negatives[pair]})" if pair in negatives
+                else "another pair of one topic" if t1 == t2 else "two topics")
+
+    alarms = collections.Counter(why(pair) for pair in flagged - set(truth))
+    wrong_updates = collections.Counter(why(pair) for pair in updated - updates)
     print(f"### contradictions on write, {split} topics: {len(where)} memories, {len(topics)} topics\n")
     print("| kind | planted | flagged | recall |\n|---|---|---|---|")
     for kind in score.KINDS:
@@ -69,6 +73,8 @@ def main() -> None:
     print("false alarms: " + (", ".join(f"{why}: {n}" for why, n in alarms.most_common()) or "none"))
     print(f"updates: {len(updates)} planted, {len(updates & updated)} recorded as updates, "
           f"{len(updates & flagged)} flagged as contradictions")
+    print(f"recorded as updates, {len(updated)} pairs: {len(updated - updates)} not a planted update"
+          + "".join(f"; {why}: {n}" for why, n in wrong_updates.most_common()))
 
 
 if __name__ == "__main__":

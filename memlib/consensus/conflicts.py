@@ -311,6 +311,7 @@ def _stated(a: statements.Statement, b: statements.Statement, ignore_change: boo
 
 NEGATION_OVERLAP = 0.2  # share of their content words two statements must have to deny one another
 CLOSE = 0.5  # cosine two memories need before what they state is compared (chosen on the dev topics)
+NAMED_CLOSE = 0.25  # cosine a change needs to update an older memory that names what it names (dev topics)
 
 
 def between(old: str, new: str, cosine: float) -> str | None:
@@ -320,16 +321,28 @@ def between(old: str, new: str, cosine: float) -> str | None:
     when their embeddings are close (cosine >= CLOSE) and they are not scoped apart
     (staging, production). Measured on the hand-written topics by
     bench/judgement/contradict.py (a gate on shared subject words as well lost recall on the
-    dev topics at every setting tried, and is not used)."""
-    if cosine < CLOSE:
+    dev topics at every setting tried, and is not used).
+
+    A change updates an older plain statement of the same thing whether or not the reader
+    tells what differs ("Staging API is on 4 replicas since Tuesday" updates "the api in
+    staging has two pods"; "Jobs are on SQS these days" updates "workers consume from the
+    rabbitmq exchange"): at CLOSE, or at NAMED_CLOSE when the change names a thing the older
+    one names ("the switch from bcrypt to argon2id"). Two changes that agree are one report
+    twice, not an update: an older change is updated only by a newer one that differs from it."""
+    if cosine < NAMED_CLOSE:
         return None
-    a, b = statements.read(old), statements.read(new)
+    b = statements.read(new)
+    if cosine < CLOSE and not b.change:
+        return None
+    a = statements.read(old)
     if not _about_the_same(a, b, None):
         return None
-    kind = contradiction(a, b, ignore_change=True)
-    if kind is None:
-        return None
-    return "update" if b.change else kind
+    kind = contradiction(a, b, ignore_change=True) if cosine >= CLOSE else None
+    if kind is not None:
+        return "update" if b.change else kind
+    if b.change and not a.change and (cosine >= CLOSE or _names_meet(b.mentioned | b.rejected, a.mentioned | a.names)):
+        return "update"
+    return None
 
 
 def _counts(a: statements.Statement, b: statements.Statement, dimension: str) -> list[str]:
