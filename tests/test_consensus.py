@@ -926,6 +926,11 @@ def test_a_change_updates_an_older_statement_of_its_thing_even_where_nothing_dif
     assert conflicts.between("We moved the invoices from Puppeteer to Gotenberg.",
                              "Invoices are rendered by Gotenberg now.", 0.7) is None
     assert conflicts.between("Staging runs three workers.", "Production runs eight workers since Friday.", 0.7) is None
+    # a change that gives only what the older memory gave repeats it; one away from it updates
+    assert conflicts.between("The export job writes 40 files a night.", "Since Monday the export job writes 40 files.",
+                             0.8) is None
+    assert conflicts.between("The export job writes 40 files a night.",
+                             "The export job went from 40 files to 12 after the merge.", 0.8) == "update"
 
 
 def test_a_subject_is_read_from_the_clause_that_names_the_choice():

@@ -328,7 +328,8 @@ def between(old: str, new: str, cosine: float) -> str | None:
     staging has two pods"; "Jobs are on SQS these days" updates "workers consume from the
     rabbitmq exchange"): at CLOSE, or at NAMED_CLOSE when the change names a thing the older
     one names ("the switch from bcrypt to argon2id"). Two changes that agree are one report
-    twice, not an update: an older change is updated only by a newer one that differs from it."""
+    twice, not an update: an older change is updated only by a newer one that differs from it;
+    nor is a change whose every quantity the older memory gives already (`_repeats`)."""
     if cosine < NAMED_CLOSE:
         return None
     b = statements.read(new)
@@ -340,9 +341,16 @@ def between(old: str, new: str, cosine: float) -> str | None:
     kind = contradiction(a, b, ignore_change=True) if cosine >= CLOSE else None
     if kind is not None:
         return "update" if b.change else kind
-    if b.change and not a.change and (cosine >= CLOSE or _names_meet(b.mentioned | b.rejected, a.mentioned | a.names)):
+    if b.change and not a.change and not _repeats(a, b) and (
+            cosine >= CLOSE or _names_meet(b.mentioned | b.rejected, a.mentioned | a.names)):
         return "update"
     return None
+
+
+def _repeats(a: statements.Statement, b: statements.Statement) -> bool:
+    """Every quantity `b` gives, `a` gives already ("rollout 10% since Monday" after "enabled
+    for 10%"): a change that says what was said changes nothing of it."""
+    return bool(b.quantities) and all(any(q.agrees(p) for p in a.quantities) for q in b.quantities)
 
 
 def _counts(a: statements.Statement, b: statements.Statement, dimension: str) -> list[str]:
