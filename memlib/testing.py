@@ -15,7 +15,6 @@ under a lock, as S3 itself does; everything else stays concurrent.
 from __future__ import annotations
 
 import importlib.util
-import os
 import socket
 import subprocess
 import sys
@@ -106,7 +105,6 @@ def serve(host: str, port: int) -> None:
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
     from werkzeug.serving import run_simple
 
-    os.environ.setdefault("MOTO_PORT", str(port))  # as moto's own main sets it
     app = atomic_conditional_writes(DomainDispatcherApplication(create_backend_app))
     run_simple(host, port, app, threaded=True, request_handler=MotoRequestHandler)
 
