@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
-from memlib.embeddings import GLOSSES, INT8_MODEL, INT8_ROWS_MODEL, HashEmbedder, default_embedder, minilm
+from memlib.embeddings import (GLOSSES, INT8_MODEL, INT8_ROWS_MODEL, INT8_SMOOTH_MODEL, HashEmbedder,
+                               default_embedder, minilm)
 
 
 def test_default_model_is_offline_and_normalised(model):
@@ -116,6 +119,11 @@ def tensor_scaled():
     return minilm(quantized=True)
 
 
+@pytest.fixture(scope="module")
+def smoothed():
+    return minilm(quantized=True, smooth=True)
+
+
 TEXTS = ["ledger", "Ledger retries must be idempotent, always!", "日本語のメモ", "",
          "a long note " + "about the payment ledger and its retries " * 60,
          # five of one length in tokens, so they run in one batch
@@ -123,27 +131,41 @@ TEXTS = ["ledger", "Ledger retries must be idempotent, always!", "日本語の�
          "restart the queue worker", "pin the node version", "ship the login page"]
 
 
-@pytest.mark.parametrize("which", ["rows", "tensor"])
+@pytest.mark.parametrize("which", ["rows", "tensor", "smooth"])
 def test_the_quantized_model_gives_a_text_one_vector_close_to_the_float_ones(
-        model, tensor_scaled, floats, which, monkeypatch):
+        model, tensor_scaled, smoothed, floats, which, monkeypatch):
     """In 8-bit integers a text's vector is the same in any batch, and close to the float
     model's: scaled per token, texts of one length share a batch; scaled per tensor, each
     runs alone (its activations' scale is its own)."""
-    quantized = model.inner if which == "rows" else tensor_scaled  # the default glosses Chinese words
+    quantized = {"rows": model.inner, "tensor": tensor_scaled, "smooth": smoothed}[which]  # the default glosses Chinese
     sizes = _batch_sizes(quantized, monkeypatch)
     together = quantized.embed(TEXTS)
-    assert sorted(sizes, reverse=True)[:2] == ([5, 1] if which == "rows" else [1, 1]) and sum(sizes) == len(TEXTS)
+    assert sorted(sizes, reverse=True)[:2] == ([1, 1] if which == "tensor" else [5, 1]) and sum(sizes) == len(TEXTS)
     alone = np.concatenate([quantized.embed([t]) for t in TEXTS])
     assert np.array_equal(together, alone)
     assert np.array_equal(quantized.embed(TEXTS[::-1])[::-1], together)
     assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
     cosines = (together * floats.embed(TEXTS)).sum(axis=1)
-    assert cosines.min() > 0.95 and cosines.mean() > (0.993 if which == "rows" else 0.97)
+    assert cosines.min() > 0.95 and cosines.mean() > (0.97 if which == "tensor" else 0.993)
+
+
+def test_smoothing_halves_the_per_token_models_distance_to_the_float_one(model, smoothed, floats):
+    """The LayerNorms' outlying channels moved into the weights: on texts of another kind
+    than the calibration's (TEXTS, and commands), the smoothed model's vectors are nearer
+    the float model's than the per-token model's, by at least a third of the distance."""
+    texts = TEXTS + ["git rebase -i HEAD~3 and squash the fixups", "SELECT * FROM ledger WHERE amount < 0;",
+                     "Kim said the demo went fine, next one in two weeks"]
+    exact = floats.embed(texts)
+    distance = {name: 1 - (embedder.embed(texts) * exact).sum(axis=1).mean()
+                for name, embedder in (("rows", model.inner), ("smooth", smoothed))}
+    assert distance["smooth"] < distance["rows"] * 2 / 3, distance
 
 
 def _batch_sizes(embedder, monkeypatch) -> list[int]:
     """The number of texts in each batch the embedder's sessions run from now on."""
-    embedder.embed(["warm", "up"])  # its sessions, one a core
+    from memlib.embeddings import _cores
+
+    embedder._int8_sessions(embedder._load(), _cores())  # its sessions, one a core, all recorded below
     sizes: list[int] = []
 
     class Recorded:
@@ -184,10 +206,12 @@ def test_every_named_embedder_is_found_again_by_the_name_a_store_records(model):
     from memlib.embeddings import DEFAULT_MODEL, NAMED, embedder_for, named
 
     assert list(NAMED) == ["default", "minilm", "minilm-int8", "minilm-int8-zh", "minilm-int8-rows",
-                           "minilm-int8-rows-zh", "hash"]
+                           "minilm-int8-rows-zh", "minilm-int8-smooth", "minilm-int8-smooth-zh", "hash"]
     assert NAMED["default"] is NAMED["minilm-int8-rows-zh"]
     assert embedder_for(named("minilm-int8").name, 384).name == INT8_MODEL
     assert embedder_for(named("minilm-int8-rows").name, 384).name == INT8_ROWS_MODEL
+    assert embedder_for(named("minilm-int8-smooth").name, 384).name == INT8_SMOOTH_MODEL
+    assert embedder_for(named("minilm-int8-smooth-zh").name, 384).name == INT8_SMOOTH_MODEL + GLOSSES
     assert embedder_for(model.name, 384).name == model.name == default_embedder().name
     assert embedder_for(DEFAULT_MODEL, 384).name == DEFAULT_MODEL
     again = embedder_for(named("hash").name, 384)
@@ -195,7 +219,8 @@ def test_every_named_embedder_is_found_again_by_the_name_a_store_records(model):
     assert named("minilm").name == DEFAULT_MODEL
     out = subprocess.run([str(Path(sys.executable).with_name("memlib")), "init", "--help"],
                          capture_output=True, text=True, timeout=120).stdout
-    assert all(f"'{name}'" in " ".join(out.split()) for name in NAMED)
+    said = re.sub(r"-\s+", "-", " ".join(out.split()))  # the help wraps a name at its hyphens
+    assert all(f"'{name}'" in said for name in NAMED)
 
 
 def test_scaling_each_row_of_a_quantized_product_keeps_rows_apart(tmp_path):
@@ -230,3 +255,55 @@ def test_scaling_each_row_of_a_quantized_product_keeps_rows_apart(tmp_path):
     exact = x @ weights
     assert np.abs(together - exact).max() / np.abs(exact).max() < 0.02
     assert np.abs(together[0] - exact[0]).max() / np.abs(exact[0]).max() < 0.02  # the small row kept its precision
+
+
+def test_smoothing_a_layer_norm_keeps_the_function_and_narrows_its_8_bit_error(tmp_path):
+    """smooth_layer_norms on a LayerNorm read by two products and by the residual: the float
+    function is the same, the LayerNorm's own output untouched; one channel a hundred times
+    the others (as in the model) costs the 8-bit products less once smoothed; a model with
+    no LayerNorm read by a weight is refused as it was."""
+    import onnx
+    import onnxruntime
+    from onnx import TensorProto, helper, numpy_helper
+
+    from memlib.embeddings import layer_norm_maxima, quantize_int8, smooth_layer_norms
+    from memlib.errors import StoreError
+
+    rng = np.random.default_rng(3)
+    gamma = np.ones(32, np.float32)
+    gamma[5] = 100.0  # an outlying channel
+    w1, w2 = (rng.normal(size=(32, 16)).astype(np.float32) for _ in range(2))
+    graph = helper.make_graph(
+        [helper.make_node("LayerNormalization", ["x", "gamma", "beta"], ["h"], axis=-1),
+         helper.make_node("MatMul", ["h", "w1"], ["a"]), helper.make_node("MatMul", ["h", "w2"], ["b"]),
+         helper.make_node("Add", ["a", "b"], ["y"])], "norm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "tokens", 32])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None), helper.make_tensor_value_info("h", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(gamma, "gamma"), numpy_helper.from_array(np.zeros(32, np.float32), "beta"),
+         numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2")])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), tmp_path / "float.onnx")
+    x = rng.normal(size=(2, 6, 32)).astype(np.float32)
+    feeds = [{"x": rng.normal(size=(1, 6, 32)).astype(np.float32)} for _ in range(8)]
+
+    def run(path):
+        return onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"x": x})
+
+    exact, norm = run(tmp_path / "float.onnx")
+    smooth = onnx.load(tmp_path / "float.onnx")
+    smooth_layer_norms(smooth, layer_norm_maxima(tmp_path / "float.onnx", feeds))
+    onnx.save(smooth, tmp_path / "smooth.onnx")
+    same, same_norm = run(tmp_path / "smooth.onnx")
+    assert np.allclose(same, exact, rtol=1e-4, atol=1e-3) and np.array_equal(same_norm, norm)
+    quantize_int8(tmp_path / "float.onnx", tmp_path / "rows.onnx", rows=True)
+    quantize_int8(tmp_path / "float.onnx", tmp_path / "smooth8.onnx", rows=True, calibration=feeds)
+    error = {name: np.abs(run(tmp_path / f"{name}.onnx")[0] - exact).mean() for name in ("rows", "smooth8")}
+    assert error["smooth8"] < error["rows"] / 2, error
+    plain = helper.make_model(helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w1"], ["y"])], "plain",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "tokens", 32])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [numpy_helper.from_array(w1, "w1")]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    before = plain.SerializeToString()
+    with pytest.raises(StoreError, match="no LayerNorm"):
+        smooth_layer_norms(plain, {})
+    assert plain.SerializeToString() == before
