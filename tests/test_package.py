@@ -1,5 +1,5 @@
 """memlib installed as a wheel, outside the repository: everything it reads at run time (SQL
-views, notebooks, policies) ships inside the package."""
+views, notebooks, policies, the texts its model is calibrated on) ships inside the package."""
 
 from __future__ import annotations
 
@@ -44,6 +44,9 @@ def test_the_wheel_works_from_any_directory(tmp_path):
     env["JUPYTER_PATH"] = str(Path(sys.prefix) / "share" / "jupyter")
     where = _run([str(python), "-c", "import memlib; print(memlib.__file__)"], cwd=elsewhere, env=env)
     assert where.stdout.startswith(str(env_dir)), where.stdout + where.stderr
+    calibration = _run([str(python), "-c", "from memlib.embeddings import CALIBRATION as c; print(c.read_text()[:1], c)"],
+                       cwd=elsewhere, env=env)  # what the default model is quantized with, read from the wheel
+    assert calibration.stdout.startswith("# " + str(env_dir)), calibration.stdout + calibration.stderr
     memlib = str(env_dir / "bin" / "memlib")
     sample = _run([memlib, "--store", "st", "sample", "--size", "500"], cwd=elsewhere, env=env)
     assert sample.returncode == 0, sample.stderr
