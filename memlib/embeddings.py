@@ -541,10 +541,9 @@ def minilm(quantized: bool = False, settings: Settings | None = None, rows: bool
 
 def default_embedder(settings: Settings | None = None) -> Embedder:
     """The model a new store embeds with (NAMED["default"]): all-MiniLM-L6-v2 in 8-bit
-    integers, each token's activations scaled on their own (texts of one length in batches)
-    after its LayerNorms' outlying channels are smoothed into the weights, 2.4x the float
-    model's ingest here with LoCoMo's hybrid recall within 0.3 of it (bench/README.md, "One
-    scale per token" and "Smoothed activations"), with Chinese words glossed in English (the same
+    integers, each token's activations scaled on their own (texts of one length in batches),
+    2.2x the float model's ingest here with LoCoMo's hybrid recall within 0.3 of it
+    (bench/README.md, "One scale per token"), with Chinese words glossed in English (the same
     vectors for English text; bench/README.md, "Words in Chinese"). A store keeps the model it
     recorded (`memlib reembed` moves it)."""
     return NAMED["default"].make(DIMS, settings)
@@ -636,7 +635,7 @@ NAMED = {
     "hash": Named("fast, no model: feature hashing, for tests and synthetic stores",
                   lambda dims, settings: HashEmbedder(dims), lambda recorded: recorded.startswith(HASH_MODEL + "-")),
 }
-NAMED = {"default": NAMED["minilm-int8-smooth-zh"], **NAMED}  # default_embedder()
+NAMED = {"default": NAMED["minilm-int8-rows-zh"], **NAMED}  # default_embedder()
 
 
 def named(name: str, settings: Settings | None = None) -> Embedder:

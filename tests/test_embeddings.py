@@ -13,7 +13,7 @@ from memlib.embeddings import (GLOSSES, INT8_MODEL, INT8_ROWS_MODEL, INT8_SMOOTH
 
 def test_default_model_is_offline_and_normalised(model):
     # loaded from the package's files only (local_files_only), with nothing set globally
-    assert model.name == INT8_SMOOTH_MODEL + GLOSSES and model.quantized and model.smooth and model.dims == 384
+    assert model.name == INT8_ROWS_MODEL + GLOSSES and model.quantized and model.rows and model.dims == 384
     vectors = model.embed(["deploy the payment service", "ship the payments backend", "bake bread"])
     assert vectors.shape == (3, 384) and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
@@ -120,8 +120,8 @@ def tensor_scaled():
 
 
 @pytest.fixture(scope="module")
-def per_token():
-    return minilm(quantized=True, rows=True)
+def smoothed():
+    return minilm(quantized=True, smooth=True)
 
 
 TEXTS = ["ledger", "Ledger retries must be idempotent, always!", "日本語のメモ", "",
@@ -133,11 +133,11 @@ TEXTS = ["ledger", "Ledger retries must be idempotent, always!", "日本語の�
 
 @pytest.mark.parametrize("which", ["rows", "tensor", "smooth"])
 def test_the_quantized_model_gives_a_text_one_vector_close_to_the_float_ones(
-        model, tensor_scaled, per_token, floats, which, monkeypatch):
+        model, tensor_scaled, smoothed, floats, which, monkeypatch):
     """In 8-bit integers a text's vector is the same in any batch, and close to the float
     model's: scaled per token, texts of one length share a batch; scaled per tensor, each
     runs alone (its activations' scale is its own)."""
-    quantized = {"rows": per_token, "tensor": tensor_scaled, "smooth": model.inner}[which]  # the default glosses Chinese
+    quantized = {"rows": model.inner, "tensor": tensor_scaled, "smooth": smoothed}[which]  # the default glosses Chinese
     sizes = _batch_sizes(quantized, monkeypatch)
     together = quantized.embed(TEXTS)
     assert sorted(sizes, reverse=True)[:2] == ([1, 1] if which == "tensor" else [5, 1]) and sum(sizes) == len(TEXTS)
@@ -149,7 +149,7 @@ def test_the_quantized_model_gives_a_text_one_vector_close_to_the_float_ones(
     assert cosines.min() > 0.95 and cosines.mean() > (0.97 if which == "tensor" else 0.993)
 
 
-def test_smoothing_halves_the_per_token_models_distance_to_the_float_one(model, per_token, floats):
+def test_smoothing_halves_the_per_token_models_distance_to_the_float_one(model, smoothed, floats):
     """The LayerNorms' outlying channels moved into the weights: on texts of another kind
     than the calibration's (TEXTS, and commands), the smoothed model's vectors are nearer
     the float model's than the per-token model's, by at least a third of the distance."""
@@ -157,7 +157,7 @@ def test_smoothing_halves_the_per_token_models_distance_to_the_float_one(model, 
                      "Kim said the demo went fine, next one in two weeks"]
     exact = floats.embed(texts)
     distance = {name: 1 - (embedder.embed(texts) * exact).sum(axis=1).mean()
-                for name, embedder in (("rows", per_token), ("smooth", model.inner))}
+                for name, embedder in (("rows", model.inner), ("smooth", smoothed))}
     assert distance["smooth"] < distance["rows"] * 2 / 3, distance
 
 
@@ -207,7 +207,7 @@ def test_every_named_embedder_is_found_again_by_the_name_a_store_records(model):
 
     assert list(NAMED) == ["default", "minilm", "minilm-int8", "minilm-int8-zh", "minilm-int8-rows",
                            "minilm-int8-rows-zh", "minilm-int8-smooth", "minilm-int8-smooth-zh", "hash"]
-    assert NAMED["default"] is NAMED["minilm-int8-smooth-zh"]
+    assert NAMED["default"] is NAMED["minilm-int8-rows-zh"]
     assert embedder_for(named("minilm-int8").name, 384).name == INT8_MODEL
     assert embedder_for(named("minilm-int8-rows").name, 384).name == INT8_ROWS_MODEL
     assert embedder_for(named("minilm-int8-smooth").name, 384).name == INT8_SMOOTH_MODEL

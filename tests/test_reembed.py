@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from memlib import Insight, InvalidInput, MemoryStore, Project
-from memlib.embeddings import DEFAULT_MODEL, GLOSSES, INT8_MODEL, INT8_SMOOTH_MODEL, HashEmbedder, minilm
+from memlib.embeddings import DEFAULT_MODEL, GLOSSES, INT8_MODEL, INT8_ROWS_MODEL, HashEmbedder, minilm
 from memlib.errors import EmbedderMismatch
 from memlib.lifecycle import reembed
 from workers import CHILD_PATH
@@ -168,4 +168,4 @@ def test_the_cli_refuses_in_one_line_and_a_mismatch_names_reembed(filled, tmp_pa
         reembed.reembed(store, HashEmbedder(16))
     out = run("reembed", "--embedder", "default")
     assert out.returncode == 0 and "finished reembed run" in out.stdout, out.stderr
-    assert MemoryStore.open(store.uri).model_name == INT8_SMOOTH_MODEL + GLOSSES
+    assert MemoryStore.open(store.uri).model_name == INT8_ROWS_MODEL + GLOSSES
