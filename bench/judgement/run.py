@@ -8,9 +8,10 @@ Consensus in an interleaved order (agents report on many topics at once), then
   and how many planted pairs of each kind clustering put apart (none can be found then), and
   of those how many the lexicon's cannot-link kept apart.
 
-    .venv/bin/python bench/judgement/run.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last|eighth|ninth] [--model DIR]
+    .venv/bin/python bench/judgement/run.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last|eighth|ninth] [--model NAME|DIR]
 
-`--model DIR`: the store embeds with that sentence-transformers model (a local folder, such
+`--model NAME|DIR`: the store embeds with that named embedder (minilm, minilm-int8-rows-zh ...) or that
+sentence-transformers model (a local folder, such
 as all-mpnet-base-v2 unpacked from its PyPI parts) instead of the default.
 
 `dev` topics are what methods are built on; `check` topics are read only to report a figure
@@ -110,7 +111,8 @@ def report(name: str, clustered: dict, within_clusters: score.Tally, within_topi
 def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     parser.add_argument("--split", choices=SPLITS, default="dev")
-    parser.add_argument("--model", help="a local sentence-transformers model folder (default: the store's default)")
+    parser.add_argument("--model", help="an embedder's name (memlib.embeddings.NAMED) or a local sentence-transformers "
+                        "model folder (default: the store's default)")
     return parser.parse_args()
 
 
@@ -118,8 +120,8 @@ def open_store(folder: str, **options) -> MemoryStore:
     """A new store in `folder`, embedding with the model --model names, if any."""
     model = arguments().model
     if model:
-        from memlib.embeddings import SentenceTransformerEmbedder
-        options["embedder"] = SentenceTransformerEmbedder(model)
+        from memlib.embeddings import named
+        options["embedder"] = named(model)
     return MemoryStore.open(str(Path(folder) / "store"), **options)
 
 
