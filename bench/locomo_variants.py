@@ -7,7 +7,9 @@ question's full-text list comes from memlib (`fts_candidates`), the vector lists
 cosine over the conversation's vectors (what memlib's exact path computes below 20,000 rows
 in scope), and fusion is memlib's own (`search.fusion`). Variants change one thing:
 
-    base          memlib's default: the turn's vector embeds the turn and the turn before it,
+    base          memlib's default: the turn's vector embeds the turn and the turn before it (read
+                  as one text; with the default `-late` model the context's tokens weigh half,
+                  with --model minilm all weigh the same),
                   candidates from the period the question names gain the best score (dated 1.0),
                   turns holding the kind of thing it asks for gain 0.15 of it (answer 0.15),
                   turns by the speaker it names gain 0.15 of it (speaker 0.15)
@@ -17,6 +19,12 @@ in scope), and fusion is memlib's own (`search.fusion`). Variants change one thi
                   question naming one pulls toward all of that speaker's turns
     mean          both vectors; a turn scores the mean of the two cosines
     max           both vectors; a turn scores the better of the two cosines
+    late          the turn and its context read as one text, its vector the mean of the states
+                  of [CLS] and its own words' tokens only ("late chunking")
+    pool=W        the same, the context's tokens (and the final [SEP]) weighing W in the mean
+                  (0.5: what the `-late` models do; 1: the whole text's mean)
+    late mean     late and base vectors; a turn scores the mean of the two cosines
+    late sum      the sum of the late and base vectors (one vector)
     blend=W       a turn's own vector plus W x the own vector of the turn before it (normalised)
     rrf           reciprocal-rank fusion instead of convex
     norm=N        convex fusion with each list's scores normalised otherwise than min-max over
@@ -116,6 +124,9 @@ VARIANTS = {
     **{f"answer={w}": {"answer": w} for w in (0.05, 0.1, 0.2, 0.3)},
     "expand=3": {"expand": 3}, "expand=5": {"expand": 5}, "expand=8": {"expand": 8},
     "ctx=burst": {"vectors": "burst_context"},
+    "late": {"vectors": "late"}, "late mean": {"vectors": "late_mean"},
+    "late sum": {"vectors": "late_sum"},
+    "pool=0.25": {"vectors": "pool=0.25"}, "pool=0.5": {"vectors": "pool=0.5"},
     "said": {"vectors": "said"}, "said own": {"vectors": "said_own"},
     "said, ctx=burst": {"vectors": "said_burst"},
     "said, alpha=0.5": {"vectors": "said", "alpha": 0.5},
@@ -217,6 +228,22 @@ def said_text(content: str, verb: str = "said") -> str:
     return f'{name} {verb}, "{words}"'
 
 
+def late_pooled(embedder, own: list[str], context: list[str | None], weights=(0.0,)) -> dict[float, np.ndarray]:
+    """Each turn's own words and context read as one text (as the store embeds it), the
+    token states pooled with weight 1 on [CLS] and the own words' tokens and `w` on the rest
+    (w 0: the own words only, "late chunking"; w 1: the whole text's mean), per w."""
+    model = embedder._load()
+    texts = [o + (f"\n{c}" if c else "") for o, c in zip(own, context)]
+    states = model.encode(texts, output_value="token_embeddings", batch_size=32, show_progress_bar=False)
+    out = {w: [] for w in weights}
+    for o, c, s in zip(own, context, states):
+        s = s.float().numpy()
+        n = len(model.tokenizer.encode(o, add_special_tokens=False)) + 1 if c else len(s)
+        for w in weights:
+            out[w].append((s[:n].sum(axis=0) + w * s[n:].sum(axis=0)) / (n + w * (len(s) - n)))
+    return {w: unit(np.asarray(v, np.float32)) for w, v in out.items()}
+
+
 def unit(m: np.ndarray) -> np.ndarray:
     return m / np.linalg.norm(m, axis=1, keepdims=True)
 
@@ -284,6 +311,9 @@ def prepare(data: list[dict], embedder, burst: bool = False, which=TUNING) -> li
                 "ids": ids, "dia": {t.id: t.metadata["dia_id"] for t in turns},
                 "context": unit(np.asarray([rows[i]["embedding"] for i in ids], np.float32)),
                 "own": unit(store.embedder.embed([rows[i]["content"] for i in ids])),
+                **{("late" if w == 0 else f"pool={w}"): v for w, v in late_pooled(
+                    store.embedder, [rows[i]["content"] for i in ids], [rows[i]["context"] for i in ids],
+                    (0.0, 0.25, 0.5)).items()},
                 "bare": unit(store.embedder.embed([bare(rows[i]) for i in ids])),
                 "links": [(rows[i]["previous_id"], i) for i in ids if rows[i]["previous_id"]],
                 "speaker": {t.id: t.speaker for t in turns},
@@ -312,6 +342,10 @@ def recall(conv: dict, vectors: str = "context", fusion: str = DEFAULT.fusion, a
     def vector_list(q: np.ndarray) -> list[tuple[str, float]]:
         if vectors == "mean":
             sims = (conv["own"] @ q + conv["context"] @ q) / 2
+        elif vectors == "late_sum":
+            sims = unit(conv["late"] + conv["context"]) @ q
+        elif vectors == "late_mean":
+            sims = (conv["late"] @ q + conv["context"] @ q) / 2
         elif vectors == "max":
             sims = np.maximum(conv["own"] @ q, conv["context"] @ q)
         elif vectors.startswith("blend="):

@@ -38,6 +38,13 @@ INT8_ROWS_MODEL = DEFAULT_MODEL + "+onnx-int8-rows"
 # 8-bit steps fit to them are coarse for every other channel. Its error against the float
 # model is less than half the per-token model's (bench/README.md, "Smoothed activations").
 INT8_SMOOTH_MODEL = DEFAULT_MODEL + "+onnx-int8-smooth"
+# The same model, a conversation turn read whole with the words it replies to, its vector the
+# mean of its tokens' states with the context's tokens at half the weight of its own words'
+# (`embed_in_context`; "late chunking", Günther et al. 2024, pools the own words alone): the
+# reply is seen in its context, and its own words count for more than what it answers. Text
+# without a context embeds as before, bit for bit (bench/README.md, "A turn read in its context").
+CONTEXT_WEIGHT = 0.5
+LATE = f"+late-pooling-{CONTEXT_WEIGHT}"
 SMOOTH_ALPHA = 0.5  # how much of an outlier moves into the weights: SmoothQuant's default, not tuned here
 CALIBRATION = Path(__file__).with_name("data") / "calibration.txt"  # what the activations' maxima are read on
 # A model whose Chinese texts are embedded with their words' English senses (memlib/glosses.py):
@@ -72,18 +79,20 @@ class SentenceTransformerEmbedder:
 
     def __init__(self, model: str, name: str | None = None, dims: int | None = None,
                  batch_size: int = 64, device: str = "cpu", quantized: bool = False, onnx: bool = True,
-                 cache_dir: str | None = None, rows: bool = False, smooth: bool = False):
+                 cache_dir: str | None = None, rows: bool = False, smooth: bool = False, late: bool = False):
         """`quantized`: run the model's matrix products in 8-bit integers through ONNX
         Runtime, every batch (a CPU model of transformer, mean pooling, normalize only);
         with `rows` each token's activations are quantized with a scale of its own (else
         one scale per tensor), with `smooth` (and rows) the LayerNorms' outputs smoothed
         first (smooth_layer_norms).
+        `late`: `embed_in_context` pools a text's context's tokens at CONTEXT_WEIGHT.
         `onnx`: small batches through ONNX Runtime (when it is installed). `cache_dir`: where
         the ONNX export is kept (default: the user's, Settings().cache_dir)."""
         self.model_path = str(model)
         self.quantized = quantized
         self.rows = rows or smooth
         self.smooth = smooth
+        self.late = late
         self._int8: dict[int, Any] = {}  # one-thread ONNX Runtime sessions of the quantized model
         self._workers = None  # the threads that run them
         self.device = checked_device(device)
@@ -129,29 +138,55 @@ class SentenceTransformerEmbedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         with self._lock:
-            return self._embed(texts)
+            return self._embed(list(texts))
 
-    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+    def embed_in_context(self, texts: Sequence[str], leads: Sequence[int]) -> np.ndarray:
+        """Each text's vector, the first `leads[i]` characters being its own words and the
+        rest their context: with `late`, the model reads the whole text and the vector is the
+        mean of its tokens' states, those after [CLS] and the own words' weighing
+        CONTEXT_WEIGHT; else, or where a text is its own words only, as `embed`."""
+        with self._lock:
+            if not self.late:
+                return self._embed(list(texts))
+            return self._embed(list(texts), list(leads))
+
+    def _embed(self, texts: list[str], leads: list[int] | None = None) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
+        if leads is not None and all(lead >= len(text) for text, lead in zip(texts, leads)):
+            leads = None
         if self.quantized:
-            return self._embed_int8(list(texts))
+            return self._embed_int8(texts, leads)
+        if leads is not None:
+            return self._embed_pooled(texts, leads)
         if len(texts) <= SMALL_BATCH and self.device == "cpu" and (session := self._small()) is not None:
-            return _run_onnx(session, self._load(), list(texts))
+            return _run_onnx(session, self._load(), texts)
         vectors = self._load().encode(
-            list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+            texts, batch_size=self.batch_size, normalize_embeddings=True,
             convert_to_numpy=True, show_progress_bar=False)
         return vectors.astype(np.float32, copy=False)
 
-    def _embed_int8(self, texts: list[str]) -> np.ndarray:
+    def _embed_pooled(self, texts: list[str], leads: list[int]) -> np.ndarray:
+        """The float model's token states, each text's pooled with its context's weighed less (`_pooled`)."""
+        model = self._load()
+        keep = _kept(model.tokenizer(texts, truncation=True, max_length=model.max_seq_length,
+                                     return_offsets_mapping=True)["offset_mapping"], texts, leads)
+        states = model.encode(texts, output_value="token_embeddings", batch_size=self.batch_size,
+                              convert_to_numpy=False, show_progress_bar=False)
+        return _unit(np.stack([_pooled(s.float().cpu().numpy(), n) for s, n in zip(states, keep)]))
+
+    def _embed_int8(self, texts: list[str], leads: list[int] | None = None) -> np.ndarray:
         """The texts through the quantized model on as many one-thread sessions as there are
         cores (faster than one session on all of them). With one scale per tensor every text
         runs alone: in a batch its vector would depend on the texts beside it (cosine 0.99
         between two batchings). With one scale per token (`rows`) texts of one length run in
         batches of about BATCH_TOKENS tokens, and a text's vector is the same to the bit in
-        any batch: nothing is padded, and every other operator reads a token or a text alone."""
+        any batch: nothing is padded, and every other operator reads a token or a text alone.
+        `leads`: pooled with the tokens after those `_kept` keeps weighed less (`_pooled`)."""
         model = self._load()
-        encoded = model.tokenizer(texts, truncation=True, max_length=model.max_seq_length)
+        encoded = model.tokenizer(texts, truncation=True, max_length=model.max_seq_length,
+                                  return_offsets_mapping=leads is not None)
+        keep = None if leads is None else _kept(encoded["offset_mapping"], texts, leads)
         batches = _batches([len(ids) for ids in encoded["input_ids"]], BATCH_TOKENS if self.rows else 0)
         sessions = self._int8_sessions(model, min(len(batches), _cores()))
         names = [i.name for i in sessions[0].get_inputs()]
@@ -168,7 +203,9 @@ class SentenceTransformerEmbedder:
                 feed = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
                 if "token_type_ids" in names:
                     feed["token_type_ids"] = np.asarray([encoded["token_type_ids"][i] for i in rows], dtype=np.int64)
-                out[rows] = _unit(session.run(None, feed)[0].mean(axis=1))  # nothing padded: every token counts
+                hidden = session.run(None, feed)[0]  # nothing padded: every token counts
+                out[rows] = _unit(hidden.mean(axis=1) if keep is None
+                                  else np.stack([_pooled(h, keep[i]) for h, i in zip(hidden, rows)]))
 
         if len(sessions) == 1:
             work(sessions[0])
@@ -425,6 +462,27 @@ def scale_rows(model) -> None:
     graph.node.extend(nodes)
 
 
+def _pooled(states: np.ndarray, own: int) -> np.ndarray:
+    """The weighted mean of one text's token states: 1 for the first `own`, CONTEXT_WEIGHT after."""
+    if own >= len(states):
+        return states.mean(axis=0)
+    rest = len(states) - own
+    return (states[:own].sum(axis=0) + CONTEXT_WEIGHT * states[own:].sum(axis=0)) / (own + CONTEXT_WEIGHT * rest)
+
+
+def _kept(offsets: list[list[tuple[int, int]]], texts: list[str], leads: list[int]) -> list[int]:
+    """How many leading tokens of each text are its own: every one (the final [SEP] too, as
+    mean pooling counts it) where the text is its own words only, else [CLS] and the tokens
+    that start within its first `lead` characters (its own words)."""
+    keep = []
+    for spans, text, lead in zip(offsets, texts, leads):
+        if lead >= len(text):
+            keep.append(len(spans))
+        else:  # special tokens have empty spans: [CLS] first, [SEP] last
+            keep.append(1 + sum(1 for start, end in spans[1:] if end > start and start < lead))
+    return keep
+
+
 def _batches(lengths: list[int], tokens: int) -> list[list[int]]:
     """Indexes of texts in batches of one length, about `tokens` tokens each (at least one
     text, at most 32), the longest first (the sessions finish together); `tokens` 0: each
@@ -486,6 +544,14 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
     """Each row at unit length (a zero row stays zero): the Normalize step of the pipeline."""
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return vectors / np.where(norms == 0, 1.0, norms)
+
+
+def embed_in_context(embedder: Embedder, texts: Sequence[str], leads: Sequence[int]) -> np.ndarray:
+    """Vectors of texts whose first `leads[i]` characters are their own words and the rest
+    the words they reply to: read in context by an embedder that can (a `-late` model), else
+    each whole text as `embed` reads it."""
+    reader = getattr(embedder, "embed_in_context", None)
+    return embedder.embed(texts) if reader is None else reader(texts, leads)
 
 
 def count_tokens(embedder, text: str) -> int:
@@ -600,6 +666,12 @@ class Glossed:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self.inner.embed([with_glosses(text) for text in texts])
 
+    def embed_in_context(self, texts: Sequence[str], leads: Sequence[int]) -> np.ndarray:
+        """As the inner model's, the own words and their context glossed each on its own."""
+        owns = [with_glosses(text[:lead]) for text, lead in zip(texts, leads)]
+        glossed = [own + with_glosses(text[lead:]) for own, text, lead in zip(owns, texts, leads)]
+        return embed_in_context(self.inner, glossed, [len(own) for own in owns])
+
 
 @dataclass(frozen=True)
 class Named:
@@ -609,6 +681,22 @@ class Named:
     what: str  # for --help
     make: Callable[[int, Settings | None], Embedder]  # given the dimensions a store recorded
     recorded: Callable[[str], bool]  # whether a store's recorded model name is this one
+
+
+def _reading_in_context(embedder: Embedder) -> Embedder:
+    """`embedder` (a fresh one) with its vectors of a turn pooled over the turn's own words."""
+    inner = embedder.inner if isinstance(embedder, Glossed) else embedder
+    inner.late, inner.name = True, inner.name + LATE
+    return Glossed(inner) if isinstance(embedder, Glossed) else inner
+
+
+def _in_context(entries: dict[str, Named]) -> dict[str, Named]:
+    """Each model's KEY-late twin, which reads a turn in its context (`LATE`)."""
+    def twin(key: str, entry: Named) -> Named:
+        return Named(f"{key}, a conversation turn read with the words it replies to, which count half as "
+                     "much as its own", lambda dims, settings: _reading_in_context(entry.make(dims, settings)),
+                     lambda name: LATE in name and entry.recorded(name.replace(LATE, "", 1)))
+    return {key + "-late": twin(key, entry) for key, entry in entries.items()}
 
 
 def _eight_bit(key: str, what: str, recorded: str, **options) -> dict[str, Named]:
@@ -624,7 +712,7 @@ def _eight_bit(key: str, what: str, recorded: str, **options) -> dict[str, Named
 
 # The embedders by name, one entry each ("default" is the one a new store takes); any other
 # name is a local sentence-transformers model directory, recorded by its path.
-NAMED = {
+MODELS = {
     "minilm": Named("all-MiniLM-L6-v2, offline", lambda dims, settings: minilm(False, settings),
                     lambda recorded: recorded == DEFAULT_MODEL),
     **_eight_bit("minilm-int8", "the same in 8-bit integers, faster", INT8_MODEL),
@@ -632,6 +720,10 @@ NAMED = {
                  "to the float model, and texts of one length embed in batches (faster)", INT8_ROWS_MODEL, rows=True),
     **_eight_bit("minilm-int8-smooth", "8-bit integers per token, each LayerNorm's outlying channels moved into "
                  "the weights first (SmoothQuant): closer still to the float model", INT8_SMOOTH_MODEL, smooth=True),
+}
+MODELS = {**MODELS, **_in_context(MODELS)}
+NAMED = {
+    **MODELS,
     "hash": Named("fast, no model: feature hashing, for tests and synthetic stores",
                   lambda dims, settings: HashEmbedder(dims), lambda recorded: recorded.startswith(HASH_MODEL + "-")),
 }

@@ -222,6 +222,13 @@ class Memory(BaseModel):
         """The memory's own words, as shown to a reader."""
         return self._join(self.TEXT_FIELDS)
 
+    @property
+    def lead(self) -> int:
+        """How many leading characters of `text` are the memory's own words (after them, a
+        newline and its context): what a model reading a turn in context pools over
+        (embeddings.embed_in_context)."""
+        return own_length(self.text, self._join(self.CONTEXT_FIELDS))
+
     def _join(self, names: tuple[str, ...]) -> str:
         parts = []
         for name in names:
@@ -238,6 +245,17 @@ class Memory(BaseModel):
         if self.ttl_days < 0:
             return None
         return self.created_at + timedelta(days=self.ttl_days)
+
+
+def own_length(text: str, context: str) -> int:
+    """How much of `text` (own words, then a newline and `context` if there is one) is own words."""
+    return len(text) - len(context) - 1 if context else len(text)
+
+
+def lead_of(row: dict[str, Any]) -> int:
+    """A stored row's `Memory.lead`, from its kind, its text and its context columns."""
+    return own_length(row["text"], "\n".join(v for name in MODELS[Kind(row["kind"])].CONTEXT_FIELDS
+                                              if (v := row.get(name))))
 
 
 def _text_validator(*names: str):

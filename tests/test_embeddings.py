@@ -7,13 +7,14 @@ import re
 import numpy as np
 import pytest
 
-from memlib.embeddings import (GLOSSES, INT8_MODEL, INT8_ROWS_MODEL, INT8_SMOOTH_MODEL, HashEmbedder,
-                               default_embedder, minilm)
+from memlib.embeddings import (CONTEXT_WEIGHT, GLOSSES, INT8_MODEL, INT8_ROWS_MODEL, INT8_SMOOTH_MODEL, LATE,
+                               HashEmbedder, default_embedder, embed_in_context, minilm, named)
 
 
 def test_default_model_is_offline_and_normalised(model):
     # loaded from the package's files only (local_files_only), with nothing set globally
     assert model.name == INT8_ROWS_MODEL + GLOSSES and model.quantized and model.rows and model.dims == 384
+    assert not model.inner.late
     vectors = model.embed(["deploy the payment service", "ship the payments backend", "bake bread"])
     assert vectors.shape == (3, 384) and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
@@ -203,11 +204,19 @@ def test_every_named_embedder_is_found_again_by_the_name_a_store_records(model):
     import sys
     from pathlib import Path
 
-    from memlib.embeddings import DEFAULT_MODEL, NAMED, embedder_for, named
+    from memlib.embeddings import DEFAULT_MODEL, NAMED, embedder_for
+    from memlib.errors import InvalidInput
 
-    assert list(NAMED) == ["default", "minilm", "minilm-int8", "minilm-int8-zh", "minilm-int8-rows",
-                           "minilm-int8-rows-zh", "minilm-int8-smooth", "minilm-int8-smooth-zh", "hash"]
+    models = ["minilm", "minilm-int8", "minilm-int8-zh", "minilm-int8-rows", "minilm-int8-rows-zh",
+              "minilm-int8-smooth", "minilm-int8-smooth-zh"]
+    assert list(NAMED) == ["default", *models, *(f"{m}-late" for m in models), "hash"]
     assert NAMED["default"] is NAMED["minilm-int8-rows-zh"]
+    for name in models:  # a model and its twin that reads turns in context: two names, each found again
+        plain, late = named(name), named(name + "-late")
+        assert late.name == plain.name.replace(GLOSSES, "") + LATE + (GLOSSES if GLOSSES in plain.name else "")
+        assert embedder_for(late.name, 384).name == late.name and embedder_for(plain.name, 384).name == plain.name
+    with pytest.raises(InvalidInput, match="not one of"):
+        named("hash-late")
     assert embedder_for(named("minilm-int8").name, 384).name == INT8_MODEL
     assert embedder_for(named("minilm-int8-rows").name, 384).name == INT8_ROWS_MODEL
     assert embedder_for(named("minilm-int8-smooth").name, 384).name == INT8_SMOOTH_MODEL
@@ -307,3 +316,98 @@ def test_smoothing_a_layer_norm_keeps_the_function_and_narrows_its_8_bit_error(t
     with pytest.raises(StoreError, match="no LayerNorm"):
         smooth_layer_norms(plain, {})
     assert plain.SerializeToString() == before
+
+
+TURNS = [("Mel: did you end up going?", "Caroline: I signed up for the pottery class on Saturday!"),
+         ("Jon: ok", "Maya: the flight lands in Lisbon at 9, can you pick us up"),
+         ("Sam: yes, the blue one", "Kit: which charger do you want, the blue or the white"),
+         ("Elle: we booked it!! 12 nights", None),  # a turn with no context: its vector as embed gives it
+         ("Ops: " + "the ledger retried every payment twice because the key expired " * 30,
+          "Dana: why did the ledger double charge")]  # own words past 256 tokens: the context is cut away
+
+
+def _pooled_by_hand(path: str, own: str, context: str | None) -> np.ndarray:
+    """The float model's token states of `own` + newline + `context` (as the store joins them)
+    read with transformers, averaged with weight 1 on [CLS] and the tokens of `own` (counted
+    by tokenizing `own` on its own) and CONTEXT_WEIGHT on the rest, then unit length; the
+    whole text's mean without a context."""
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    tokenizer, bert = AutoTokenizer.from_pretrained(path), AutoModel.from_pretrained(path).eval()
+    text = own + (f"\n{context}" if context else "")
+    encoded = tokenizer(text, return_tensors="pt", truncation=True, max_length=256)
+    with torch.no_grad():
+        states = bert(**encoded).last_hidden_state[0]
+    n = min(1 + len(tokenizer(own, add_special_tokens=False)["input_ids"]), len(states) - 1) if context \
+        else len(states)
+    weights = torch.cat([torch.ones(n), torch.full((len(states) - n,), CONTEXT_WEIGHT)])
+    vector = ((weights[:, None] * states).sum(dim=0) / weights.sum()).numpy()
+    return vector / np.linalg.norm(vector)
+
+
+@pytest.fixture(scope="module")
+def late():
+    """The default model's twin that reads a turn in its context."""
+    return named("minilm-int8-rows-zh-late")
+
+
+def test_a_turn_read_in_its_context_weighs_its_own_words_more(floats, model, late):
+    """A `-late` model reads a turn with the words it replies to and averages its tokens'
+    states, the context's at half weight: the float model's vectors equal a pooling done by hand with transformers;
+    the 8-bit default's twin's are close to them, the same in a batch and alone; a text
+    without a context embeds as `embed` gives it, bit for bit; the default and an embedder
+    that cannot (hashing) embed the whole text."""
+    texts = [own + (f"\n{context}" if context else "") for own, context in TURNS]
+    leads = [len(own) for own, _ in TURNS]
+    read = embed_in_context(named("minilm-late"), texts, leads)
+    by_hand = np.stack([_pooled_by_hand(floats.model_path, own, context) for own, context in TURNS])
+    assert (read * by_hand).sum(axis=1).min() > 0.99999
+    whole, alone = floats.embed(texts), floats.embed([own for own, _ in TURNS])
+    assert (read * whole).sum(axis=1)[:3].max() < 0.998  # the context's words weigh less
+    assert ((read * alone).sum(axis=1) > (whole * alone).sum(axis=1))[:3].all()  # nearer the own words' vector
+    assert np.array_equal(embed_in_context(floats, texts, leads), whole)  # a model that does not read in context
+    assert np.array_equal(embed_in_context(model, texts, leads), model.embed(texts))
+    eight = embed_in_context(late, texts, leads)
+    assert np.array_equal(eight, np.concatenate([embed_in_context(late, [t], [n]) for t, n in zip(texts, leads)]))
+    assert np.array_equal(eight[3], model.embed([texts[3]])[0])
+    assert (eight * read).sum(axis=1).min() > 0.98
+    hashing = HashEmbedder(64)
+    assert np.array_equal(embed_in_context(hashing, texts, leads), hashing.embed(texts))
+
+
+def test_a_store_embeds_a_turn_as_its_model_reads_it(tmp_path, model, late):
+    """A store made with a `-late` model reads a turn in its context; one made with the
+    default keeps the whole text's vector, and `memlib reembed` moves it to the twin."""
+    from memlib import MemoryStore, Project
+    from memlib.lifecycle import reembed
+    from memlib.models import Conversation, lead_of
+
+    def turns(store):
+        project = Project(name="weekend")
+        first = Conversation(project_id=project.id, speaker="Mel", content="Mel: did you end up going?")
+        reply = Conversation(project_id=project.id, speaker="Caroline",
+                             content="Caroline: yes! the pottery class, Saturday morning")
+        store.add([project, first])
+        store.add([reply])  # linked to the turn before, which becomes its context
+        store.refresh()
+        return {r["id"]: r for r in store.dataset().to_table(
+            columns=["id", "kind", "text", "context", "embedding"]).to_pylist()}, reply.id
+
+    plain = MemoryStore.open(str(tmp_path / "plain"))
+    assert plain.model_name == model.name
+    rows, reply = turns(plain)
+    assert rows[reply]["context"] == "Mel: did you end up going?"
+    assert lead_of(rows[reply]) == len("Caroline: yes! the pottery class, Saturday morning")
+    assert np.allclose(rows[reply]["embedding"], plain.embedder.embed([rows[reply]["text"]])[0], atol=1e-6)
+    new = MemoryStore.open(str(tmp_path / "new"), embedder=late)
+    assert MemoryStore.open(new.uri).model_name == late.name
+    rows, reply = turns(new)
+    in_context = late.embed_in_context([rows[reply]["text"]], [lead_of(rows[reply])])[0]
+    assert np.allclose(rows[reply]["embedding"], in_context, atol=1e-6)
+    assert float(in_context @ model.embed([rows[reply]["text"]])[0]) < 0.999  # not the whole text's mean
+    reembed.reembed(plain, late)
+    plain.refresh()
+    assert plain.model_name == late.name
+    for row in plain.dataset().to_table(columns=["id", "kind", "text", "context", "embedding"]).to_pylist():
+        assert np.allclose(row["embedding"], late.embed_in_context([row["text"]], [lead_of(row)])[0], atol=1e-6)

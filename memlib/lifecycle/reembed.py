@@ -32,8 +32,10 @@ import numpy as np
 import pyarrow as pa
 
 from memlib.consensus.store import renew
+from memlib.embeddings import embed_in_context
 from memlib.errors import InvalidInput, NotFound
 from memlib.interface import StoreInterface
+from memlib.models import lead_of
 
 CHUNK = 1_024  # memories embedded and committed at a time
 ACTION = "reembed"
@@ -162,11 +164,11 @@ def _chunk(store: StoreInterface, embedder, ids: list[str], run_id: str, actor: 
     """Embed these memories again and write their vectors, each on the condition that its
     revision is the one read; returns the ids another process changed first."""
     store.refresh()
-    rows = store.lookup(ids, ["text", "revision"])
+    rows = store.lookup(ids, ["text", "revision", "kind", "context"])
     live = [i for i in ids if i in rows]  # deleted meanwhile: nothing to do
     if not live:
         return []
-    vectors = embedder.embed([rows[i]["text"] for i in live])
+    vectors = embed_in_context(embedder, [rows[i]["text"] for i in live], [lead_of(rows[i]) for i in live])
     return _write_vectors(store, live, vectors, [rows[i]["revision"] or 0 for i in live], run_id, actor)
 
 

@@ -14,7 +14,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pyarrow as pa
 
-from memlib.embeddings import SMALL_BATCH
+from memlib.embeddings import SMALL_BATCH, embed_in_context
 from memlib.errors import InvalidInput, InvalidMemory
 from memlib.models import (
     Conversation,
@@ -56,7 +56,7 @@ class Prepared:
     ids: list[str]
     read: dict[str, int | None]
     version: int  # of the table it was checked against
-    embedded: dict[str, np.ndarray] = field(default_factory=dict)  # what this batch embedded
+    embedded: dict[tuple[str, int], np.ndarray] = field(default_factory=dict)  # what this batch embedded
     duplicates: list = field(default_factory=list)  # what the store's screen found (Store.screen)
     merged: dict[str, str] = field(default_factory=dict)  # a new id not written -> the memory it duplicates
 
@@ -80,9 +80,9 @@ def _collector_paused(pause: bool):
 
 def prepare(store, memories: Iterable[Memory | dict], upsert: bool, progress: bool,
             vectors: np.ndarray | None = None, labels: Sequence[str] | None = None,
-            embedded: dict[str, np.ndarray] | None = None, history: bool = False,
+            embedded: dict[tuple[str, int], np.ndarray] | None = None, history: bool = False,
             duplicates: str = "keep") -> Prepared:
-    """`embedded`: vectors already computed for some texts (a retried batch embeds once).
+    """`embedded`: vectors already computed for some (text, lead)s (a retried batch embeds once).
     `history`: a reference to a memory neither stored nor in the batch is kept as a
     reference to history (check_parents), as an import of an export must. `duplicates`: what
     the store's screen does with a new memory that says what one stored already says
@@ -187,21 +187,21 @@ def stamp(batch: list[Memory], now) -> None:
                 memory.__dict__[name] = now  # already valid: skips validate_assignment's cost
 
 
-def _embed_early(store, batch: list[Memory], embedded: dict[str, np.ndarray]):
+def _embed_early(store, batch: list[Memory], embedded: dict[tuple[str, int], np.ndarray]):
     """A small batch's texts embedding in the background while the batch is checked against
     the store (the model and the reads take about as long each, and a second core is idle):
-    a future of {text: vector}, or None. Only texts the checks cannot change: not a turn
-    whose context the store fills, not a memory that brings its own vector."""
-    texts = sorted({m.text for m in batch if m.embedding is None and m.text not in embedded
-                    and not (isinstance(m, Conversation) and m.previous_id is None and m.context is None)})
-    if not texts or len(batch) > SMALL_BATCH:
+    a future of {(text, lead): vector}, or None. Only texts the checks cannot change: not a
+    turn whose context the store fills, not a memory that brings its own vector."""
+    keys = sorted({(m.text, m.lead) for m in batch if m.embedding is None and (m.text, m.lead) not in embedded
+                   and not (isinstance(m, Conversation) and m.previous_id is None and m.context is None)})
+    if not keys or len(batch) > SMALL_BATCH:
         return None
     global _early
     if _early is None:
         from concurrent.futures import ThreadPoolExecutor
 
         _early = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlib-embed")
-    return _early.submit(lambda: dict(zip(texts, store.embedder.embed(texts))))
+    return _early.submit(lambda: dict(zip(keys, embed_in_context(store.embedder, *zip(*keys)))))
 
 
 def _own(memory: Memory) -> Memory:
@@ -361,7 +361,7 @@ def fill_context(store, batch: list[Memory], existing: dict[str, dict]) -> set[s
 
 
 def embed(store, batch: list[Memory], labels: list[str], existing: dict[str, dict],
-          progress: bool, embedded: dict[str, np.ndarray], given: np.ndarray | None = None,
+          progress: bool, embedded: dict[tuple[str, int], np.ndarray], given: np.ndarray | None = None,
           relinked: set[str] = frozenset()) -> np.ndarray:
     """Each memory's vector: given with it (or as a row of `given`), kept from the stored row
     when its text is the same, else embedded (in chunks, with a progress bar on a terminal).
@@ -384,8 +384,8 @@ def embed(store, batch: list[Memory], labels: list[str], existing: dict[str, dic
             vectors[i] = memory.embedding
         elif old is not None and old.get("embedding") is not None and old["text"] == memory.text:
             vectors[i] = old["embedding"]
-        elif memory.text in embedded:
-            vectors[i] = embedded[memory.text]
+        elif (memory.text, memory.lead) in embedded:
+            vectors[i] = embedded[memory.text, memory.lead]
         else:
             todo.append(i)
     # Longest first, as sentence-transformers orders one call's texts: chunked in that order,
@@ -398,7 +398,7 @@ def embed(store, batch: list[Memory], labels: list[str], existing: dict[str, dic
         chunks = tqdm(chunks, desc="embedding", unit="batch", total=len(chunks), disable=None)
     for start in chunks:
         idx = todo[start:start + EMBED_CHUNK]
-        vectors[idx] = store.embedder.embed([batch[i].text for i in idx])
+        vectors[idx] = embed_in_context(store.embedder, [batch[i].text for i in idx], [batch[i].lead for i in idx])
         for i in idx:
-            embedded[batch[i].text] = vectors[i]
+            embedded[batch[i].text, batch[i].lead] = vectors[i]
     return vectors
