@@ -76,10 +76,11 @@ def parse(path: Path) -> dict:
     return {"sample_id": f"chat-{path.stem}", "conversation": conversation, "qa": qa}
 
 
-def ingest(store: MemoryStore, data: list[dict], pooled: bool) -> tuple[dict[int, str], dict[str, str]]:
+def ingest(store: MemoryStore, data: list[dict], pooled: bool, singly: bool = False) -> tuple[dict[int, str], dict[str, str]]:
     """Each chat into the store, in a project of its own or (`pooled`) all in the first one's
     with their threads kept apart and their dia ids made unique. Returns (chat -> project id,
-    memory id -> dia id); the questions go into each chat's "_questions"."""
+    memory id -> dia id); the questions go into each chat's "_questions". `singly`: one add()
+    a message (locomo.writes)."""
     projects, dia_of = {}, {}
     for i, sample in enumerate(data):
         project, turns, questions = locomo.load(sample)
@@ -89,7 +90,9 @@ def ingest(store: MemoryStore, data: list[dict], pooled: bool) -> tuple[dict[int
             turns = [t.model_copy(update={"metadata": {"dia_id": f"{i}/{t.metadata['dia_id']}"}, **moved(t)})
                      for t in turns]
             questions = [{**q, "evidence": {f"{i}/{e}" for e in q["evidence"]}} for q in questions]
-        store.add(turns if joins else [project, *turns])
+        for batch in locomo.writes([] if joins else [project], turns, singly):
+            if batch:
+                store.add(batch)
         projects[i] = projects[0] if joins else project.id
         dia_of.update({t.id: t.metadata["dia_id"] for t in turns})
         sample["_questions"] = questions
@@ -101,6 +104,7 @@ def main() -> None:
     parser.add_argument("--check", action="store_true", help="also measure the chats kept aside (look once)")
     parser.add_argument("--later", action="store_true", help="also measure the chats written later (look once)")
     parser.add_argument("--pooled", action="store_true", help="all chats in one project, the others distractors")
+    parser.add_argument("--singly", action="store_true", help="one add() a message, as bench/locomo.py --singly")
     parser.add_argument("--model", help="an embedder's name (memlib.embeddings.NAMED) or a model directory")
     parser.add_argument("--search", action="append", default=[], metavar="KEY=VALUE",
                         help="a search setting the store is created with (SearchConfig), as in bench/locomo.py")
@@ -115,7 +119,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = MemoryStore.open(tmp, embedder=embedder, search=locomo.search_settings(args.search))
         started = time.perf_counter()
-        projects, dia_of = ingest(store, data, args.pooled)
+        projects, dia_of = ingest(store, data, args.pooled, args.singly)
         store.maintain()
         print(f"ingested {len(dia_of):,} messages of {len(data)} chats in {time.perf_counter() - started:.0f} s "
               f"({store.model_name}{', pooled in one project' if args.pooled else ''})\n")

@@ -88,6 +88,13 @@ def load(sample: dict, burst: bool = False) -> tuple[Project, list[Conversation]
     return project, turns, questions
 
 
+def writes(before: list, turns: list, singly: bool) -> list[list]:
+    """The add() calls that write `before` (a project, or nothing) and then `turns`: one, or
+    with `singly` one per turn, as an agent logging a chat or an import message by message
+    writes them (the turns of a session share its time)."""
+    return [before, *([t] for t in turns)] if singly else [[*before, *turns]]
+
+
 TUNING = range(0, 5)  # the only conversations any choice of memlib's search was made on
 CHECK = range(5, 10)
 
@@ -172,6 +179,7 @@ def main() -> None:
                         help="also measure conversations 5-9, the check (look once, at the end)")
     parser.add_argument("--burst", action="store_true",
                         help="every turn sent as several messages (its sentences, then its photo), as in real chats")
+    parser.add_argument("--singly", action="store_true", help="each turn written by an add() of its own (writes())")
     parser.add_argument("--model", help="an embedder's name (memlib.embeddings.NAMED: minilm, minilm-int8) or "
                                         "a sentence-transformers model directory (default: a new store's default)")
     parser.add_argument("--search", action="append", default=[], metavar="KEY=VALUE",
@@ -192,7 +200,8 @@ def main() -> None:
         started = time.perf_counter()
         for i in convs:
             project, turns, questions = load(data[i], burst=args.burst)
-            store.add([project, *turns])
+            for batch in writes([project], turns, args.singly):
+                store.add(batch)
             projects[i] = project.id
             dia_of.update({t.id: t.metadata["dia_id"] for t in turns})
             data[i]["_questions"] = questions

@@ -55,6 +55,21 @@ def test_the_turn_before_may_already_be_stored(store, tree):
     assert store.get(early).context is None
 
 
+def test_turns_of_one_time_added_one_at_a_time_follow_the_one_written_before(store, tree):
+    """An import that gives every message of a session one time and adds them one by one (or
+    a few at a time) links each to the message written just before it, not to the first of
+    that time; then a batch of that time comes after them, in batch order."""
+    project = tree["project"].id
+    said = [("Mel", "Did you go to the park?"), ("Caroline", "Yes, with the kids!"),
+            ("Caroline", "It was sunny"), ("Mel", "Lovely. Which park?"), ("Caroline", "The one by the lake")]
+    ids = [store.add([turn(project, f"{who}: {words}", speaker=who)])[0] for who, words in said]
+    assert [store.get(i).previous_id for i in ids] == [None, *ids[:-1]]
+    assert contexts(store, ids) == [None, "Mel: Did you go to the park?", None, "Caroline: It was sunny",
+                                    "Mel: Lovely. Which park?"]
+    more = store.add([turn(project, "Mel: nice", speaker="Mel"), turn(project, "Caroline: see you", speaker="Caroline")])
+    assert [store.get(i).previous_id for i in more] == [ids[-1], more[0]]
+
+
 def test_context_is_the_tail_of_a_long_turn(store, tree):
     project = tree["project"].id
     long = "x" * (CONTEXT_CHARS + 500) + " the question at the end?"

@@ -308,8 +308,11 @@ def check_titles(store, batch: list[Memory], labels: list[str]) -> None:
 def fill_context(store, batch: list[Memory], existing: dict[str, dict]) -> set[str]:
     """A new conversation turn given neither `previous_id` nor `context` is linked to the
     turn before it in its thread (same project and iteration): the latest turn, stored or in
-    this batch, created before it (at the same time, the stored one and then batch order
-    come first). That turn's words become its `context` when it is what the turn replies to:
+    this batch, created before it or at the same time and written before it (stored turns
+    first, in the order the table holds them, which is the order they were written, a turn
+    updated since counting as written then; then batch order). Ties are common: an import
+    gives every message of a session or of a minute one time, often one add at a time.
+    That turn's words become its `context` when it is what the turn replies to:
     another speaker's, or either speaker unknown. A message after the same speaker's own
     keeps its words alone (in real chats it often starts another topic, and its vector would
     be pulled toward the one before); it is still linked, so search counts it as adjacent.
@@ -338,10 +341,10 @@ def fill_context(store, batch: list[Memory], existing: dict[str, dict]) -> set[s
         in_batch = {m.id for m in turns}
         stored = store.dataset().to_table(
             columns=["id", "project_id", "iteration_id", "created_at", "content", "speaker"], filter=where)
-        for row in stored.to_pylist():
+        for k, row in enumerate(stored.to_pylist()):
             if row["id"] not in in_batch:
                 threads.setdefault((row["project_id"], row["iteration_id"]), []).append(
-                    ((row["created_at"], 0, 0), row["id"], row["content"], row["speaker"]))
+                    ((row["created_at"], 0, k), row["id"], row["content"], row["speaker"]))
     positions = {m.id: i for i, m in enumerate(turns)}
     for thread in threads.values():
         thread.sort(key=lambda t: t[0])  # stable: equal keys keep the order they came in
@@ -350,9 +353,8 @@ def fill_context(store, batch: list[Memory], existing: dict[str, dict]) -> set[s
     for memory in first:
         name = (memory.project_id, memory.iteration_id)
         before = bisect.bisect_left(keys[name], (memory.created_at, 1, positions[memory.id]))
-        if before:  # the latest earlier turn (of several at that time, the first that came)
-            latest = bisect.bisect_left(keys[name], keys[name][before - 1])
-            _, previous_id, content, speaker = threads[name][latest]
+        if before:  # the latest earlier turn (of several at one time, the last written)
+            _, previous_id, content, speaker = threads[name][before - 1]
             memory.previous_id = previous_id
             if speaker is None or memory.speaker is None or speaker != memory.speaker:
                 memory.context = content[-CONTEXT_CHARS:]
