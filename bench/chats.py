@@ -91,8 +91,7 @@ def ingest(store: MemoryStore, data: list[dict], pooled: bool, singly: bool = Fa
                      for t in turns]
             questions = [{**q, "evidence": {f"{i}/{e}" for e in q["evidence"]}} for q in questions]
         for batch in locomo.writes([] if joins else [project], turns, singly):
-            if batch:
-                store.add(batch)
+            store.add(batch)
         projects[i] = projects[0] if joins else project.id
         dia_of.update({t.id: t.metadata["dia_id"] for t in turns})
         sample["_questions"] = questions

@@ -92,7 +92,7 @@ def writes(before: list, turns: list, singly: bool) -> list[list]:
     """The add() calls that write `before` (a project, or nothing) and then `turns`: one, or
     with `singly` one per turn, as an agent logging a chat or an import message by message
     writes them (the turns of a session share its time)."""
-    return [before, *([t] for t in turns)] if singly else [[*before, *turns]]
+    return [*([before] if before else []), *([t] for t in turns)] if singly else [[*before, *turns]]
 
 
 TUNING = range(0, 5)  # the only conversations any choice of memlib's search was made on

@@ -230,18 +230,18 @@ def said_text(content: str, verb: str = "said") -> str:
 
 def late_pooled(embedder, own: list[str], context: list[str | None], weights=(0.0,)) -> dict[float, np.ndarray]:
     """Each turn's own words and context read as one text (as the store embeds it), the
-    token states pooled with weight 1 on [CLS] and the own words' tokens and `w` on the rest
-    (w 0: the own words only, "late chunking"; w 1: the whole text's mean), per w."""
+    token states pooled as memlib's `-late` models pool them (embeddings._kept, _pooled), with
+    weight `w` on the context's tokens instead of CONTEXT_WEIGHT (w 0: the own words only,
+    "late chunking"; w 1: the whole text's mean), per w."""
+    from memlib.embeddings import _kept, _pooled
+
     model = embedder._load()
     texts = [o + (f"\n{c}" if c else "") for o, c in zip(own, context)]
+    keep = _kept(model.tokenizer(texts, truncation=True, max_length=model.max_seq_length,
+                                 return_offsets_mapping=True)["offset_mapping"], texts, [len(o) for o in own])
     states = model.encode(texts, output_value="token_embeddings", batch_size=32, show_progress_bar=False)
-    out = {w: [] for w in weights}
-    for o, c, s in zip(own, context, states):
-        s = s.float().numpy()
-        n = len(model.tokenizer.encode(o, add_special_tokens=False)) + 1 if c else len(s)
-        for w in weights:
-            out[w].append((s[:n].sum(axis=0) + w * s[n:].sum(axis=0)) / (n + w * (len(s) - n)))
-    return {w: unit(np.asarray(v, np.float32)) for w, v in out.items()}
+    return {w: unit(np.asarray([_pooled(s.float().numpy(), n, w) for s, n in zip(states, keep)], np.float32))
+            for w in weights}
 
 
 def unit(m: np.ndarray) -> np.ndarray:

@@ -462,12 +462,12 @@ def scale_rows(model) -> None:
     graph.node.extend(nodes)
 
 
-def _pooled(states: np.ndarray, own: int) -> np.ndarray:
-    """The weighted mean of one text's token states: 1 for the first `own`, CONTEXT_WEIGHT after."""
+def _pooled(states: np.ndarray, own: int, weight: float = CONTEXT_WEIGHT) -> np.ndarray:
+    """The weighted mean of one text's token states: 1 for the first `own`, `weight` after."""
     if own >= len(states):
         return states.mean(axis=0)
     rest = len(states) - own
-    return (states[:own].sum(axis=0) + CONTEXT_WEIGHT * states[own:].sum(axis=0)) / (own + CONTEXT_WEIGHT * rest)
+    return (states[:own].sum(axis=0) + weight * states[own:].sum(axis=0)) / (own + weight * rest)
 
 
 def _kept(offsets: list[list[tuple[int, int]]], texts: list[str], leads: list[int]) -> list[int]:

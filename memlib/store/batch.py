@@ -386,13 +386,14 @@ def embed(store, batch: list[Memory], labels: list[str], existing: dict[str, dic
             vectors[i] = memory.embedding
         elif old is not None and old.get("embedding") is not None and old["text"] == memory.text:
             vectors[i] = old["embedding"]
-        elif (memory.text, memory.lead) in embedded:
-            vectors[i] = embedded[memory.text, memory.lead]
+        elif (key := (memory.text, memory.lead)) in embedded:
+            vectors[i] = embedded[key]
         else:
             todo.append(i)
+    keys = {i: (batch[i].text, batch[i].lead) for i in todo}  # what each vector is made of, read once
     # Longest first, as sentence-transformers orders one call's texts: chunked in that order,
     # each chunk's batches pad as little as one call over the whole batch would.
-    todo.sort(key=lambda i: -len(batch[i].text))
+    todo.sort(key=lambda i: -len(keys[i][0]))
     chunks = range(0, len(todo), EMBED_CHUNK)
     if progress and len(todo) > EMBED_CHUNK:
         from tqdm import tqdm
@@ -400,7 +401,7 @@ def embed(store, batch: list[Memory], labels: list[str], existing: dict[str, dic
         chunks = tqdm(chunks, desc="embedding", unit="batch", total=len(chunks), disable=None)
     for start in chunks:
         idx = todo[start:start + EMBED_CHUNK]
-        vectors[idx] = embed_in_context(store.embedder, [batch[i].text for i in idx], [batch[i].lead for i in idx])
+        vectors[idx] = embed_in_context(store.embedder, *zip(*(keys[i] for i in idx)))
         for i in idx:
-            embedded[batch[i].text, batch[i].lead] = vectors[i]
+            embedded[keys[i]] = vectors[i]
     return vectors
