@@ -76,14 +76,15 @@ def parse(path: Path) -> dict:
     return {"sample_id": f"chat-{path.stem}", "conversation": conversation, "qa": qa}
 
 
-def ingest(store: MemoryStore, data: list[dict], pooled: bool, singly: bool = False) -> tuple[dict[int, str], dict[str, str]]:
+def ingest(store: MemoryStore, data: list[dict], pooled: bool, singly: bool = False,
+           named: bool = True) -> tuple[dict[int, str], dict[str, str]]:
     """Each chat into the store, in a project of its own or (`pooled`) all in the first one's
     with their threads kept apart and their dia ids made unique. Returns (chat -> project id,
     memory id -> dia id); the questions go into each chat's "_questions". `singly`: one add()
-    a message (locomo.writes)."""
+    a message (locomo.writes). `named`: as locomo.load."""
     projects, dia_of = {}, {}
     for i, sample in enumerate(data):
-        project, turns, questions = locomo.load(sample)
+        project, turns, questions = locomo.load(sample, named=named)
         joins = pooled and bool(projects)  # a chat after the first, into the first one's project
         if pooled:  # dia ids made unique across chats; a joining chat's threads kept apart
             moved = lambda t: {"project_id": projects[0], "iteration_id": f"{i}-{t.iteration_id}"} if joins else {}  # noqa: E731
@@ -104,6 +105,8 @@ def main() -> None:
     parser.add_argument("--later", action="store_true", help="also measure the chats written later (look once)")
     parser.add_argument("--pooled", action="store_true", help="all chats in one project, the others distractors")
     parser.add_argument("--singly", action="store_true", help="one add() a message, as bench/locomo.py --singly")
+    parser.add_argument("--unnamed", action="store_true", help="a message's content without its speaker's name, "
+                                                                "as bench/locomo.py --unnamed")
     parser.add_argument("--model", help="an embedder's name (memlib.embeddings.NAMED) or a model directory")
     parser.add_argument("--search", action="append", default=[], metavar="KEY=VALUE",
                         help="a search setting the store is created with (SearchConfig), as in bench/locomo.py")
@@ -118,7 +121,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = MemoryStore.open(tmp, embedder=embedder, search=locomo.search_settings(args.search))
         started = time.perf_counter()
-        projects, dia_of = ingest(store, data, args.pooled, args.singly)
+        projects, dia_of = ingest(store, data, args.pooled, args.singly, named=not args.unnamed)
         store.maintain()
         print(f"ingested {len(dia_of):,} messages of {len(data)} chats in {time.perf_counter() - started:.0f} s "
               f"({store.model_name}{', pooled in one project' if args.pooled else ''})\n")

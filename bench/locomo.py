@@ -58,7 +58,7 @@ def pieces(text: str, caption: str | None) -> list[str]:
     return out + ([f"[shares a photo: {caption}]"] if caption else [])
 
 
-def load(sample: dict, burst: bool = False) -> tuple[Project, list[Conversation], list[dict]]:
+def load(sample: dict, burst: bool = False, named: bool = True) -> tuple[Project, list[Conversation], list[dict]]:
     """A conversation's project, turns and questions. `burst`: every turn sent as several
     messages (its sentences, then its photo), as in real chats, where one speaker's bursts of
     short messages are the rule; a turn's evidence is found when one of its messages is."""
@@ -77,7 +77,8 @@ def load(sample: dict, burst: bool = False) -> tuple[Project, list[Conversation]
             for k, text in enumerate(texts):
                 turns.append(Conversation(
                     id=stable_id(sample["sample_id"], turn["dia_id"], *([str(k)] if k else [])), project_id=project.id,
-                    iteration_id=f"session_{n}", speaker=turn["speaker"], content=f"{turn['speaker']}: {text}",
+                    iteration_id=f"session_{n}", speaker=turn["speaker"],
+                    content=f"{turn['speaker']}: {text}" if named else text,
                     ttl_days=-1, source="import", created_at=when, updated_at=when, metadata={"dia_id": turn["dia_id"]}))
     known = {t.metadata["dia_id"] for t in turns}
     questions = []
@@ -180,6 +181,11 @@ def main() -> None:
     parser.add_argument("--burst", action="store_true",
                         help="every turn sent as several messages (its sentences, then its photo), as in real chats")
     parser.add_argument("--singly", action="store_true", help="each turn written by an add() of its own (writes())")
+    parser.add_argument("--unnamed", action="store_true",
+                        help="a turn's content is its words alone, the speaker only in its speaker field (as a "
+                             "harness that maps LoCoMo's text to content writes it)")
+    parser.add_argument("--no-maintain", action="store_true",
+                        help="search the store as written, never maintained (a harness that only adds and searches)")
     parser.add_argument("--model", help="an embedder's name (memlib.embeddings.NAMED: minilm, minilm-int8) or "
                                         "a sentence-transformers model directory (default: a new store's default)")
     parser.add_argument("--search", action="append", default=[], metavar="KEY=VALUE",
@@ -199,15 +205,17 @@ def main() -> None:
         projects, dia_of = {}, {}
         started = time.perf_counter()
         for i in convs:
-            project, turns, questions = load(data[i], burst=args.burst)
+            project, turns, questions = load(data[i], burst=args.burst, named=not args.unnamed)
             for batch in writes([project], turns, args.singly):
                 store.add(batch)
             projects[i] = project.id
             dia_of.update({t.id: t.metadata["dia_id"] for t in turns})
             data[i]["_questions"] = questions
-        store.maintain()  # as a user's store would be: compacted, every row in the full-text index
+        if not args.no_maintain:
+            store.maintain()  # as a user's store would be: compacted, every row in the full-text index
         print(f"ingested {len(dia_of):,} turns of {len(convs)} conversations in "
-              f"{time.perf_counter() - started:.0f} s, maintain included ({store.model_name}, "
+              f"{time.perf_counter() - started:.0f} s, maintain "
+              f"{'not run' if args.no_maintain else 'included'} ({store.model_name}, "
               f"{store.tokenizer} words)\n")
         print(f"seen during tuning: conversations {TUNING[0]}-{TUNING[-1]} (every choice of the search "
               f"was decided on them, fold by fold); conversations {CHECK[0]}-{CHECK[-1]} were not "

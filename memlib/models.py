@@ -252,6 +252,13 @@ def own_length(text: str, context: str) -> int:
     return len(text) - len(context) - 1 if context else len(text)
 
 
+def spoken(speaker: str | None, words: str) -> str:
+    """A conversation turn's words as the store reads them (embedded, indexed, and as the
+    context of the turn that replies): opened by the speaker's name, "Maya: see you at 8",
+    whether its writer put the name in the content or only in `speaker`."""
+    return words if not speaker or not words or words.startswith(f"{speaker}:") else f"{speaker}: {words}"
+
+
 def lead_of(row: dict[str, Any]) -> int:
     """A stored row's `Memory.lead`, from its kind, its text and its context columns."""
     return own_length(row["text"], "\n".join(v for name in MODELS[Kind(row["kind"])].CONTEXT_FIELDS
@@ -389,7 +396,9 @@ class Conversation(_Note):
     the turn before it in that thread and `context` the words it replies to, indexed and
     embedded with it but not part of its content: a reply such as "Yes, last Tuesday!" is
     then found by what it answers. When left out, the store fills both, the context only
-    when the turn before is another speaker's (see store/batch.py `fill_context`)."""
+    when the turn before is another speaker's (see store/batch.py `fill_context`). Its text
+    opens with its speaker's name (`spoken`): a question that names a person finds that
+    person's turns whether the writer put "Maya: " in the content or gave `speaker` alone."""
 
     kind: Literal[Kind.CONVERSATION] = Kind.CONVERSATION
     CONTEXT_FIELDS: ClassVar[tuple[str, ...]] = ("context",)
@@ -398,6 +407,10 @@ class Conversation(_Note):
     context: Text | None = None
     ttl_days: TTL = 30
     check_context = _text_validator("context")
+
+    @property
+    def text(self) -> str:
+        return "\n".join(p for p in (spoken(self.speaker, self._join(self.TEXT_FIELDS)), self.context) if p)
 
 
 class Summary(_Note):

@@ -141,6 +141,23 @@ def test_a_message_after_the_same_speakers_own_is_embedded_alone(store, tree):
     assert store.get(later).context is None and store.get(later).previous_id == first
 
 
+def test_a_turn_reads_the_same_whether_its_speaker_is_in_its_words_or_beside_them(store, tree):
+    """A writer that gives the speaker's name only in `speaker` gets the text, the context and
+    the vector of one that opens the content with it ("Maya: ..."); the content stays as given."""
+    project = tree["project"].id
+    lines = [("maya", "Did the flat in Lisbon work out?"), ("jon", "Yes! We move on the 30th."),
+             ("jon", "Elle already packed the kitchen.")]
+    named = store.add([turn(project, f"{who}: {words}", n, speaker=who) for n, (who, words) in enumerate(lines)])
+    bare = store.add([turn(project, words, n, iteration="s2", speaker=who) for n, (who, words) in enumerate(lines)])
+    got = {i: store.get(i, with_embedding=True) for i in named + bare}
+    assert [got[i].text for i in bare] == [got[i].text for i in named]
+    assert [got[i].context for i in bare] == [None, "maya: Did the flat in Lisbon work out?", None]
+    assert [got[i].content for i in bare] == [words for _, words in lines]
+    assert got[bare[1]].text == "jon: Yes! We move on the 30th.\nmaya: Did the flat in Lisbon work out?"
+    for a, b in zip(named, bare):
+        assert np.allclose(got[a].embedding, got[b].embedding, atol=1e-6)
+
+
 def test_given_vectors_are_kept_and_never_written_into(store, tree):
     """A vector given for a turn whose context the store fills is not the turn's own (its
     text changed), so that turn is embedded; the others keep theirs, and the caller's array

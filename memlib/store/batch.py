@@ -28,6 +28,7 @@ from memlib.models import (
     arrow_schema,
     parse_memory,
     record_label,
+    spoken,
     title_key,
     to_columns,
     vector_problem,
@@ -312,7 +313,8 @@ def fill_context(store, batch: list[Memory], existing: dict[str, dict]) -> set[s
     first, in the order the table holds them, which is the order they were written, a turn
     updated since counting as written then; then batch order). Ties are common: an import
     gives every message of a session or of a minute one time, often one add at a time.
-    That turn's words become its `context` when it is what the turn replies to:
+    That turn's words, opened by its speaker's name (`spoken`), become its `context` when it
+    is what the turn replies to:
     another speaker's, or either speaker unknown. A message after the same speaker's own
     keeps its words alone (in real chats it often starts another topic, and its vector would
     be pulled toward the one before); it is still linked, so search counts it as adjacent.
@@ -357,7 +359,7 @@ def fill_context(store, batch: list[Memory], existing: dict[str, dict]) -> set[s
             _, previous_id, content, speaker = threads[name][before - 1]
             memory.previous_id = previous_id
             if speaker is None or memory.speaker is None or speaker != memory.speaker:
-                memory.context = content[-CONTEXT_CHARS:]
+                memory.context = spoken(speaker, content)[-CONTEXT_CHARS:]
             filled.add(memory.id)
     return filled
 
