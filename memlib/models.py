@@ -259,6 +259,11 @@ def spoken(speaker: str | None, words: str) -> str:
     return words if not speaker or not words or words.startswith(f"{speaker}:") else f"{speaker}: {words}"
 
 
+def unspoken(speaker: str | None, words: str) -> str:
+    """`words` without the leading "Speaker:" that `spoken` gives them (what the speaker said)."""
+    return words[len(speaker) + 1:] if speaker and words.startswith(f"{speaker}:") else words
+
+
 def lead_of(row: dict[str, Any]) -> int:
     """A stored row's `Memory.lead`, from its kind, its text and its context columns."""
     return own_length(row["text"], "\n".join(v for name in MODELS[Kind(row["kind"])].CONTEXT_FIELDS

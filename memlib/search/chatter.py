@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+from memlib.models import unspoken
+
 # English function words of three letters or more: pronouns, determiners, auxiliaries and
 # modals, prepositions, conjunctions, question words and the adverbs that carry no topic
 FUNCTION_WORDS = frozenset("""
@@ -42,10 +44,7 @@ _LATIN = re.compile(r"[A-Za-z]+")
 def said_nothing(words: str, speaker: str | None = None) -> bool:
     """True when `words` (a turn's own words; a leading "Speaker:" naming `speaker` is not
     counted) hold no word of their own (module docstring)."""
-    text = words.strip()
-    if speaker and text.startswith(f"{speaker}:"):
-        text = text[len(speaker) + 1:]
-    for token in _WORD.findall(text):
+    for token in _WORD.findall(unspoken(speaker, words.strip())):
         if token.isdigit() or not _LATIN.fullmatch(token.replace("_", "")):
             return False  # a number, or a word of another script
         word = token.lower()
