@@ -215,7 +215,13 @@ class Memory(BaseModel):
     def text(self) -> str:
         """The text that is embedded and full-text indexed: the memory's own words, then its
         context (its own words first, so an embedding model that truncates keeps them)."""
-        return self._join(self.TEXT_FIELDS + self.CONTEXT_FIELDS)
+        return "\n".join(part for part in (self._own_read, self._join(self.CONTEXT_FIELDS)) if part)
+
+    @property
+    def _own_read(self) -> str:
+        """The memory's own words as `text` holds them (a conversation turn's open with its
+        speaker's name)."""
+        return self.own_text
 
     @property
     def own_text(self) -> str:
@@ -414,8 +420,8 @@ class Conversation(_Note):
     check_context = _text_validator("context")
 
     @property
-    def text(self) -> str:
-        return "\n".join(p for p in (spoken(self.speaker, self._join(self.TEXT_FIELDS)), self.context) if p)
+    def _own_read(self) -> str:
+        return spoken(self.speaker, self.own_text)
 
 
 class Summary(_Note):
