@@ -25,7 +25,7 @@ import re
 import tempfile
 import time
 import uuid
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from memlib import Conversation, MemoryStore, Project, Scope
@@ -58,17 +58,24 @@ def pieces(text: str, caption: str | None) -> list[str]:
     return out + ([f"[shares a photo: {caption}]"] if caption else [])
 
 
-def load(sample: dict, burst: bool = False, named: bool = True) -> tuple[Project, list[Conversation], list[dict]]:
+def load(sample: dict, burst: bool = False, named: bool = True, default_ttl: bool = False,
+         ends: datetime | None = None, sessions_apart: bool = True) -> tuple[Project, list[Conversation], list[dict]]:
     """A conversation's project, turns and questions. `burst`: every turn sent as several
     messages (its sentences, then its photo), as in real chats, where one speaker's bursts of
-    short messages are the rule; a turn's evidence is found when one of its messages is."""
+    short messages are the rule; a turn's evidence is found when one of its messages is.
+    `default_ttl`: turns given no TTL (a conversation's default) rather than -1; `ends`: its
+    sessions moved in time, keeping their spacing, so that the last one is then (a chat
+    imported the day it ended). `sessions_apart`: each session an iteration of its own (else the
+    whole conversation is one thread, as a writer who gives no iteration_id writes it)."""
     conv = sample["conversation"]
     project = Project(id=stable_id(sample["sample_id"]), name=f"locomo {sample['sample_id']}",
                       description=f"conversation between {conv['speaker_a']} and {conv['speaker_b']}")
     turns = []
     sessions = sorted(int(m.group(1)) for key in conv if (m := re.fullmatch(r"session_(\d+)", key)))
+    times = {n: session_time(conv[f"session_{n}_date_time"]) for n in sessions}
+    shift = ends - max(times.values()) if ends is not None else timedelta(0)
     for n in sessions:
-        when = session_time(conv[f"session_{n}_date_time"])
+        when = times[n] + shift
         for turn in conv[f"session_{n}"]:
             if burst:
                 texts = pieces(turn["text"], turn.get("blip_caption"))
@@ -77,9 +84,10 @@ def load(sample: dict, burst: bool = False, named: bool = True) -> tuple[Project
             for k, text in enumerate(texts):
                 turns.append(Conversation(
                     id=stable_id(sample["sample_id"], turn["dia_id"], *([str(k)] if k else [])), project_id=project.id,
-                    iteration_id=f"session_{n}", speaker=turn["speaker"],
+                    iteration_id=f"session_{n}" if sessions_apart else None, speaker=turn["speaker"],
                     content=f"{turn['speaker']}: {text}" if named else text,
-                    ttl_days=-1, source="import", created_at=when, updated_at=when, metadata={"dia_id": turn["dia_id"]}))
+                    **({} if default_ttl else {"ttl_days": -1}), source="import", created_at=when, updated_at=when,
+                    metadata={"dia_id": turn["dia_id"]}))
     known = {t.metadata["dia_id"] for t in turns}
     questions = []
     for qa in sample["qa"]:
@@ -184,6 +192,14 @@ def main() -> None:
     parser.add_argument("--unnamed", action="store_true",
                         help="a turn's content is its words alone, the speaker only in its speaker field (as a "
                              "harness that maps LoCoMo's text to content writes it)")
+    parser.add_argument("--default-ttl", action="store_true",
+                        help="turns written with no TTL (a conversation's default, 30 days) instead of -1, as a "
+                             "harness that leaves it out writes them")
+    parser.add_argument("--recent", action="store_true",
+                        help="each conversation's sessions moved in time so that its last one is today (a chat "
+                             "imported the day it ended; its spacing kept)")
+    parser.add_argument("--one-thread", action="store_true",
+                        help="no iteration_id: a conversation's sessions are one thread (a writer who gives none)")
     parser.add_argument("--no-maintain", action="store_true",
                         help="search the store as written, never maintained (a harness that only adds and searches)")
     parser.add_argument("--model", help="an embedder's name (memlib.embeddings.NAMED: minilm, minilm-int8) or "
@@ -204,8 +220,11 @@ def main() -> None:
         store = MemoryStore.open(tmp, embedder=embedder, search=search)
         projects, dia_of = {}, {}
         started = time.perf_counter()
+        ends = datetime.now(timezone.utc) if args.recent else None
         for i in convs:
-            project, turns, questions = load(data[i], burst=args.burst, named=not args.unnamed)
+            project, turns, questions = load(data[i], burst=args.burst, named=not args.unnamed,
+                                             default_ttl=args.default_ttl, ends=ends,
+                                             sessions_apart=not args.one_thread)
             for batch in writes([project], turns, args.singly):
                 store.add(batch)
             projects[i] = project.id

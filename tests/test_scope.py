@@ -82,8 +82,9 @@ def test_created_at_range_boundaries(store):
 def test_expired_memories_are_excluded_unless_asked(store):
     now = datetime.now(timezone.utc)
     project = Project(name="p", created_at=now - timedelta(days=200))
-    old = RootTask(project_id=project.id, objective="old task", created_at=now - timedelta(days=100))
-    fresh = RootTask(project_id=project.id, objective="fresh task", created_at=now - timedelta(days=10))
+    # the TTL given: one left out would count from the write (tests/test_lifetime.py)
+    old = RootTask(project_id=project.id, objective="old task", created_at=now - timedelta(days=100), ttl_days=90)
+    fresh = RootTask(project_id=project.id, objective="fresh task", created_at=now - timedelta(days=10), ttl_days=90)
     store.add([project, old, fresh])
     assert store.count(Scope(kinds=("root_task",))) == 1
     assert store.count(Scope(kinds=("root_task",), include_expired=True)) == 2

@@ -8,12 +8,14 @@ from __future__ import annotations
 import bisect
 import contextlib
 import gc
+import math
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 import numpy as np
 import pyarrow as pa
 
+from memlib.clock import MAX_DAYS
 from memlib.embeddings import SMALL_BATCH, embed_in_context
 from memlib.errors import InvalidInput, InvalidMemory
 from memlib.models import (
@@ -130,6 +132,9 @@ def _prepare(store, memories, upsert, progress, vectors, labels, embedded, histo
         raise
     if early is not None:
         embedded.update(early.result())
+    for memory in batch:  # a stored memory rewritten without a TTL keeps the one it has
+        if "ttl_days" not in memory.model_fields_set and existing.get(memory.id, {}).get("ttl_days") is not None:
+            memory.__dict__["ttl_days"] = existing[memory.id]["ttl_days"]
     matrix = embed(store, batch, labels, existing, progress, embedded, vectors, relinked)
     new = [i for i, memory in enumerate(batch) if memory.id not in existing]
     found = store.screen(batch, matrix, new, duplicates) if duplicates != "keep" and new else []
@@ -180,12 +185,28 @@ def stamp(batch: list[Memory], now) -> None:
     """A memory given no `created_at` (or `updated_at`) is made now by the store's clock, not
     the wall clock the model's default reads when it is built: a backfill through
     `MemoryStore.open(..., clock=Clock(t))` writes rows made at t, which reports dated after
-    t then count."""
+    t then count. A new memory given no `ttl_days` lives its kind's default from when it is
+    written (`lifetime`; a stored one rewritten without it keeps its own, `_prepare`)."""
     for memory in batch:
         given = memory.model_fields_set
         for name in ("created_at", "updated_at"):
             if name not in given:
                 memory.__dict__[name] = now  # already valid: skips validate_assignment's cost
+        if "ttl_days" not in given:
+            memory.__dict__["ttl_days"] = lifetime(type(memory), memory.created_at, now)
+
+
+def lifetime(model: type[Memory], created_at, now) -> int:
+    """The TTL of a memory of `model` made at `created_at` and written at `now` whose writer
+    gave none: its kind's default days counted from `now`, in whole days after `created_at`
+    (expiry stays created_at + ttl_days). A chat imported with its messages' own times, or
+    a note dated last year, is then found for as long as one written today, not expired on
+    arrival and left out of every search while nothing says so; a writer who gives
+    `ttl_days` (an export does, and the sample's backfill) keeps exactly what it gave."""
+    default = model.model_fields["ttl_days"].default
+    if default < 0 or created_at >= now:
+        return default
+    return min(MAX_DAYS, default + math.ceil((now - created_at).total_seconds() / 86_400))
 
 
 def _embed_early(store, batch: list[Memory], embedded: dict[tuple[str, int], np.ndarray]):
