@@ -9,6 +9,7 @@ Consensus in an interleaved order (agents report on many topics at once), then
   of those how many the lexicon's cannot-link kept apart.
 
     .venv/bin/python bench/judgement/run.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last|eighth|ninth] [--model NAME|DIR]
+        [--batch N] [--arrival interleaved|topic|agent]
 
 `--model NAME|DIR`: the store embeds with that named embedder (minilm, minilm-int8-rows-zh ...) or that
 sentence-transformers model (a local folder, such
@@ -40,27 +41,36 @@ T0 = datetime(2026, 3, 2, 9, tzinfo=timezone.utc)
 SPLITS = ("dev", "check", "all", "fresh", "everything", "whole", *WRITTEN_LATER)
 
 
-def order(topics) -> list[tuple[int, int]]:
-    """Every (topic, fragment), interleaved as several agents report at once: a topic's own
-    fragments stay in their order (an update comes after what it updates)."""
+def order(topics, arrival: str = "interleaved") -> list[tuple[int, int]]:
+    """Every (topic, fragment), interleaved as several agents report at once (or, with
+    `arrival`, "topic": a topic's fragments one after another; "agent": each agent's reports
+    together, agents in the order they first report): a topic's own fragments stay in their
+    order (an update comes after what it updates)."""
     rng = random.Random(11)
     queues = [[(t, i) for i in range(len(topic.fragments))] for t, topic in enumerate(topics)]
     out = []
     while any(queues):
         queue = rng.choice([q for q in queues if q])
         out.append(queue.pop(0))
+    if arrival == "topic":
+        return [key for queue in [[(t, i) for i in range(len(topic.fragments))] for t, topic in enumerate(topics)]
+                for key in queue]
+    if arrival == "agent":
+        agents = list(dict.fromkeys(topics[t].fragments[i][0] for t, i in out))
+        return sorted(out, key=lambda key: agents.index(topics[key[0]].fragments[key[1]][0]))  # stable
     return out
 
 
 def run(topics, store: MemoryStore) -> tuple[dict, score.Tally, score.Tally]:
     consensus = Consensus(store)
     pointer = consensus.register_input(b"hand-written fragments")
-    sequence = order(topics)
+    sequence = order(topics, arguments().arrival)
     fragments = [{"fragment_id": f"t{t}-f{i}", "content": topics[t].fragments[i][1],
                   "source_agent": topics[t].fragments[i][0], "timestamp": T0 + timedelta(minutes=7 * n),
                   "trace_pointer": pointer} for n, (t, i) in enumerate(sequence)]
-    for start in range(0, len(fragments), 25):  # reports arrive in batches
-        consensus.add(fragments[start:start + 25])
+    batch = arguments().batch or len(fragments)
+    for start in range(0, len(fragments), batch):  # reports arrive in batches
+        consensus.add(fragments[start:start + batch])
     placed = {}  # where each fragment is once all are in (a later batch may regroup an earlier one's)
     for cluster in consensus.clusters():
         for fragment_id in cluster.fragment_ids:
@@ -113,6 +123,10 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--split", choices=SPLITS, default="dev")
     parser.add_argument("--model", help="an embedder's name (memlib.embeddings.NAMED) or a local sentence-transformers "
                         "model folder (default: the store's default)")
+    parser.add_argument("--batch", type=int, default=25,
+                        help="fragments per Consensus.add (default 25; 1: one at a time; 0: all in one)")
+    parser.add_argument("--arrival", choices=("interleaved", "topic", "agent"), default="interleaved",
+                        help="the order reports arrive in (default: agents reporting on many topics at once)")
     return parser.parse_args()
 
 
