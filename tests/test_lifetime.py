@@ -55,3 +55,22 @@ def test_a_stored_memory_rewritten_without_a_ttl_keeps_its_own(tmp_path):
     a_week_on.upsert([Conversation(id=first, **turn),  # the same import, run again a week later
                       Conversation(id=second, **{k: v for k, v in short.items() if k != "ttl_days"})])
     assert a_week_on.lookup([first, second], ["ttl_days", "revision"]) == kept  # nothing rewritten
+
+
+def test_a_correction_expires_when_what_it_corrects_would_have(tmp_path):
+    from memlib.lifecycle import curation
+
+    store = _at(tmp_path / "s", NOW)
+    chat = Project(name="chat")
+    imported, short = store.add([
+        chat,
+        Conversation(project_id=chat.id, speaker="Caroline", content="The support group meets on Mondays",
+                     created_at=SAID),
+        Conversation(project_id=chat.id, speaker="Mel", content="Pottery class is on Fridays", ttl_days=7,
+                     iteration_id="later"),
+    ])[1:]
+    five_days_on = _at(tmp_path / "s", NOW + timedelta(days=5))
+    for memory_id, words in ((imported, "The support group meets on Tuesdays"), (short, "Pottery class is on Thursdays")):
+        was = five_days_on.get(memory_id).expires_at
+        new, _ = curation.correct(five_days_on, memory_id, "it moved", content=words)
+        assert was <= new.expires_at < was + timedelta(days=1)  # neither its default again, nor its import's days twice

@@ -4,9 +4,11 @@ correcting it with a new one, and forgetting memories. Each change is audited, w
 
 from __future__ import annotations
 
+import math
+
 from memlib.errors import InvalidInput, NotFound
 from memlib.interface import StoreInterface
-from memlib.models import Kind, parse_memory, title_key
+from memlib.models import Kind, Memory, parse_memory, title_key
 from memlib.scope import sql_literal
 
 PROMOTIONS = {Kind.INSIGHT: Kind.DECISION, Kind.LEARNING: Kind.PATTERN}
@@ -160,7 +162,8 @@ def forget(store: StoreInterface, memory_ids: list[str], reason: str, actor: str
 
 def correct(store: StoreInterface, memory_id: str, reason: str, actor: str | None = None, **changes):
     """Replace a memory with a corrected one: a new memory (a new id; `metadata.corrects`
-    names the old) says what the old said with `changes`, and the old one leaves recall and
+    names the old) says what the old said with `changes` and, unless they change its TTL,
+    expires when the old would have (to the day); the old one leaves recall and
     context as a retention run (archived whole: its history, `memlib history OLD`, ends in a
     `correct` event naming the new one, and `uncorrect` puts it back). Both get a `correct`
     event with the reason. A correction of a correction works the same. Returns the new memory
@@ -179,6 +182,8 @@ def correct(store: StoreInterface, memory_id: str, reason: str, actor: str | Non
                                        "last_accessed_at", "recalls_folded_until"})
         data.update(changes)
         data["metadata"] = {**(data.get("metadata") or {}), "corrects": memory_id}
+        if "ttl_days" not in changes:
+            data["ttl_days"] = _remaining_days(old, store.clock.now())
         new = parse_memory(data, record=f"correction of {memory_id}")
         if all(getattr(new, k) == getattr(old, k) for k in changes):
             raise InvalidInput(f"memory {memory_id} says that already: nothing to correct")
@@ -188,6 +193,16 @@ def correct(store: StoreInterface, memory_id: str, reason: str, actor: str | Non
         store.log_event("correct", [memory_id, new_id], actor=actor, run_id=run.run_id,
                         details={"from": memory_id, "to": new_id, "reason": reason.strip()})
     return store.get(new_id), run.run_id
+
+
+def _remaining_days(old: Memory, now) -> int:
+    """The TTL that gives a correction made `now` the expiry of the memory it corrects (-1 if
+    that never expires; 0 if it already has): correcting what a memory says neither lengthens
+    nor shortens its life, and a TTL counted from an earlier write (store/batch.py
+    `lifetime`) is not counted twice."""
+    if old.expires_at is None:
+        return -1
+    return max(0, math.ceil((old.expires_at - now).total_seconds() / 86_400))
 
 
 def uncorrect(store: StoreInterface, run_id: str, actor: str | None = None) -> str:
