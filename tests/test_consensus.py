@@ -452,6 +452,22 @@ def test_a_clusters_risk_is_current_after_every_add_and_its_disagreements_name_b
     assert store.audit.events("action = 'cluster_update'")[-1]["details"]["fragments"] == 3
 
 
+def test_fragments_given_no_time_are_ordered_as_they_arrive_so_an_update_is_no_disagreement(store):
+    """Left without a timestamp, the fragments of one add() are reported when they arrive, in
+    that order; they were all given one time and ordered by fragment id, which by default is
+    random: an update could come before what it updates and read as a contradiction."""
+    consensus = Consensus(store, threshold=-1.0)
+    pointer = consensus.register_input(b"reports")
+    says = [("zz-old", "Jobs are on RabbitMQ."), ("mm-new", "We moved jobs from RabbitMQ to SQS last month."),
+            ("aa-newest", "Jobs are on SQS.")]  # ids that sort against the order they arrive in
+    placed = consensus.add([{"fragment_id": fragment_id, "content": text, "source_agent": f"agent {i}",
+                             "trace_pointer": pointer} for i, (fragment_id, text) in enumerate(says)])
+    (cluster_id,) = {p[1] for p in placed}
+    (cluster,) = consensus.clusters()
+    assert cluster.fragment_ids == ["zz-old", "mm-new", "aa-newest"]
+    assert consensus.disagreements(cluster_id) == ([], 0.0)
+
+
 def test_the_generator_is_deterministic_and_plants_one_contradiction_per_contradicted_topic():
     from memlib.sample.consensus import generate
 

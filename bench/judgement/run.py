@@ -9,7 +9,7 @@ Consensus in an interleaved order (agents report on many topics at once), then
   of those how many the lexicon's cannot-link kept apart.
 
     .venv/bin/python bench/judgement/run.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last|eighth|ninth] [--model NAME|DIR]
-        [--batch N] [--arrival interleaved|topic|agent]
+        [--batch N] [--arrival interleaved|topic|agent] [--untimed] [--random-ids]
 
 `--model NAME|DIR`: the store embeds with that named embedder (minilm, minilm-int8-rows-zh ...) or that
 sentence-transformers model (a local folder, such
@@ -27,6 +27,7 @@ import functools
 import random
 import sys
 import tempfile
+import uuid
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -65,17 +66,21 @@ def run(topics, store: MemoryStore) -> tuple[dict, score.Tally, score.Tally]:
     consensus = Consensus(store)
     pointer = consensus.register_input(b"hand-written fragments")
     sequence = order(topics, arguments().arrival)
-    fragments = [{"fragment_id": f"t{t}-f{i}", "content": topics[t].fragments[i][1],
-                  "source_agent": topics[t].fragments[i][0], "timestamp": T0 + timedelta(minutes=7 * n),
-                  "trace_pointer": pointer} for n, (t, i) in enumerate(sequence)]
+    timed = not arguments().untimed
+    rng = random.Random(5)  # --random-ids: ids as Fragment's default makes them (uuid4), fixed per run
+    name = {key: (str(uuid.UUID(int=rng.getrandbits(128), version=4)) if arguments().random_ids
+                  else f"t{key[0]}-f{key[1]}") for key in sequence}
+    key_of = {fragment_id: key for key, fragment_id in name.items()}
+    fragments = [{"fragment_id": name[(t, i)], "content": topics[t].fragments[i][1],
+                  "source_agent": topics[t].fragments[i][0], "trace_pointer": pointer,
+                  **({"timestamp": T0 + timedelta(minutes=7 * n)} if timed else {})} for n, (t, i) in enumerate(sequence)]
     batch = arguments().batch or len(fragments)
     for start in range(0, len(fragments), batch):  # reports arrive in batches
         consensus.add(fragments[start:start + batch])
     placed = {}  # where each fragment is once all are in (a later batch may regroup an earlier one's)
     for cluster in consensus.clusters():
         for fragment_id in cluster.fragment_ids:
-            t, i = fragment_id[1:].split("-f")
-            placed[(int(t), int(i))] = cluster.cluster_id
+            placed[key_of[fragment_id]] = cluster.cluster_id
     clusters: dict[str, list[tuple[int, int]]] = {}
     for key, cluster_id in placed.items():
         clusters.setdefault(cluster_id, []).append(key)
@@ -84,7 +89,7 @@ def run(topics, store: MemoryStore) -> tuple[dict, score.Tally, score.Tally]:
     apart = collections.Counter()  # kind -> planted pairs in two clusters; (kind, "distinct") -> by cannot-link
     for t, topic in enumerate(topics):
         for i, j, kind in topic.contradictions:
-            a, b = clusterer.members[f"t{t}-f{i}"], clusterer.members[f"t{t}-f{j}"]
+            a, b = clusterer.members[name[(t, i)]], clusterer.members[name[(t, j)]]
             if placed[(t, i)] != placed[(t, j)]:
                 apart[kind] += 1
                 apart[(kind, "distinct")] += lexicon.distinct(a.words, b.words)
@@ -127,6 +132,10 @@ def arguments() -> argparse.Namespace:
                         help="fragments per Consensus.add (default 25; 1: one at a time; 0: all in one)")
     parser.add_argument("--arrival", choices=("interleaved", "topic", "agent"), default="interleaved",
                         help="the order reports arrive in (default: agents reporting on many topics at once)")
+    parser.add_argument("--random-ids", action="store_true",
+                        help="fragment ids as Fragment's default makes them (random), not t<topic>-f<n>")
+    parser.add_argument("--untimed", action="store_true",
+                        help="fragments given no timestamp (Consensus.add stamps them when they arrive)")
     return parser.parse_args()
 
 

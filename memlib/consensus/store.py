@@ -20,6 +20,7 @@ import json
 import logging
 import threading
 import weakref
+from datetime import timedelta
 from typing import Callable, Iterable
 
 import numpy as np
@@ -230,7 +231,12 @@ class Consensus:
         if not batch:
             return []
         now = store.clock.now()
-        batch = [f if f.timestamp is not None else f.model_copy(update={"timestamp": now}) for f in batch]
+        # left without a time, a fragment is reported when it arrives: the n-th of the batch n
+        # microseconds after the first, so the batch's order is their time order (equal times
+        # would be ordered by fragment id, random by default, and a cluster's order is what
+        # tells which of two statements is the newer: conflicts.find)
+        batch = [f if f.timestamp is not None else f.model_copy(update={"timestamp": now + timedelta(microseconds=n)})
+                 for n, f in enumerate(batch)]
         ids = [f.fragment_id for f in batch]
         seen: set[str] = set()
         twice = next((i for i in ids if i in seen or seen.add(i)), None)
