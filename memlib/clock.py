@@ -7,6 +7,7 @@ test or a backfill (`memlib sample` writes its 240-day history day by day) sets 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import date, datetime, time, timezone
 
@@ -30,6 +31,12 @@ class Clock:
 
     def now(self) -> datetime:
         return self._fixed or datetime.now(timezone.utc)
+
+
+def days_until(start: datetime, end: datetime) -> int:
+    """Whole days from `start` to `end`, a part of a day counted whole (0 or less if `end`
+    is not after `start`): how TTLs are counted in days."""
+    return math.ceil((end - start).total_seconds() / 86_400)
 
 
 def utc(value: datetime) -> datetime:

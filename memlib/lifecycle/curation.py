@@ -4,8 +4,7 @@ correcting it with a new one, and forgetting memories. Each change is audited, w
 
 from __future__ import annotations
 
-import math
-
+from memlib.clock import days_until
 from memlib.errors import InvalidInput, NotFound
 from memlib.interface import StoreInterface
 from memlib.models import Kind, Memory, parse_memory, title_key
@@ -202,7 +201,7 @@ def _remaining_days(old: Memory, now) -> int:
     `lifetime`) is not counted twice."""
     if old.expires_at is None:
         return -1
-    return max(0, math.ceil((old.expires_at - now).total_seconds() / 86_400))
+    return max(0, days_until(now, old.expires_at))
 
 
 def uncorrect(store: StoreInterface, run_id: str, actor: str | None = None) -> str:

@@ -8,14 +8,13 @@ from __future__ import annotations
 import bisect
 import contextlib
 import gc
-import math
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 import numpy as np
 import pyarrow as pa
 
-from memlib.clock import MAX_DAYS
+from memlib.clock import MAX_DAYS, days_until
 from memlib.embeddings import SMALL_BATCH, embed_in_context
 from memlib.errors import InvalidInput, InvalidMemory
 from memlib.models import (
@@ -120,7 +119,8 @@ def _prepare(store, memories, upsert, progress, vectors, labels, embedded, histo
         if memory.id in seen:
             raise InvalidMemory(label, "id", "appears twice in this batch")
         seen.add(memory.id)
-    stamp(batch, store.clock.now())
+    now = store.clock.now()
+    stamp(batch, now)
 
     embedded = {} if embedded is None else embedded
     early = _embed_early(store, batch, embedded) if vectors is None else None
@@ -132,9 +132,7 @@ def _prepare(store, memories, upsert, progress, vectors, labels, embedded, histo
         raise
     if early is not None:
         embedded.update(early.result())
-    for memory in batch:  # a stored memory rewritten without a TTL keeps the one it has
-        if "ttl_days" not in memory.model_fields_set and existing.get(memory.id, {}).get("ttl_days") is not None:
-            memory.__dict__["ttl_days"] = existing[memory.id]["ttl_days"]
+    live(batch, existing, now)
     matrix = embed(store, batch, labels, existing, progress, embedded, vectors, relinked)
     new = [i for i, memory in enumerate(batch) if memory.id not in existing]
     found = store.screen(batch, matrix, new, duplicates) if duplicates != "keep" and new else []
@@ -185,15 +183,23 @@ def stamp(batch: list[Memory], now) -> None:
     """A memory given no `created_at` (or `updated_at`) is made now by the store's clock, not
     the wall clock the model's default reads when it is built: a backfill through
     `MemoryStore.open(..., clock=Clock(t))` writes rows made at t, which reports dated after
-    t then count. A new memory given no `ttl_days` lives its kind's default from when it is
-    written (`lifetime`; a stored one rewritten without it keeps its own, `_prepare`)."""
+    t then count."""
     for memory in batch:
         given = memory.model_fields_set
         for name in ("created_at", "updated_at"):
             if name not in given:
                 memory.__dict__[name] = now  # already valid: skips validate_assignment's cost
-        if "ttl_days" not in given:
-            memory.__dict__["ttl_days"] = lifetime(type(memory), memory.created_at, now)
+
+
+def live(batch: list[Memory], existing: dict[str, dict], now) -> None:
+    """A memory given no `ttl_days`: a stored one keeps the TTL it has (`existing`, the
+    stored rows of an upsert; a re-run import is not rewritten for it), a new one lives its
+    kind's default from when it is written (`lifetime`)."""
+    for memory in batch:
+        if "ttl_days" in memory.model_fields_set:
+            continue
+        stored = existing.get(memory.id, {}).get("ttl_days")
+        memory.__dict__["ttl_days"] = stored if stored is not None else lifetime(type(memory), memory.created_at, now)
 
 
 def lifetime(model: type[Memory], created_at, now) -> int:
@@ -206,7 +212,7 @@ def lifetime(model: type[Memory], created_at, now) -> int:
     default = model.model_fields["ttl_days"].default
     if default < 0 or created_at >= now:
         return default
-    return min(MAX_DAYS, default + math.ceil((now - created_at).total_seconds() / 86_400))
+    return min(MAX_DAYS, default + days_until(created_at, now))
 
 
 def _embed_early(store, batch: list[Memory], embedded: dict[tuple[str, int], np.ndarray]):
