@@ -49,13 +49,12 @@ def order(topics, arrival: str = "interleaved") -> list[tuple[int, int]]:
     order (an update comes after what it updates)."""
     rng = random.Random(11)
     queues = [[(t, i) for i in range(len(topic.fragments))] for t, topic in enumerate(topics)]
+    if arrival == "topic":
+        return [key for queue in queues for key in queue]
     out = []
     while any(queues):
         queue = rng.choice([q for q in queues if q])
         out.append(queue.pop(0))
-    if arrival == "topic":
-        return [key for queue in [[(t, i) for i in range(len(topic.fragments))] for t, topic in enumerate(topics)]
-                for key in queue]
     if arrival == "agent":
         agents = list(dict.fromkeys(topics[t].fragments[i][0] for t, i in out))
         return sorted(out, key=lambda key: agents.index(topics[key[0]].fragments[key[1]][0]))  # stable
