@@ -10,6 +10,7 @@ import weakref
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 from memlib import Insight, MemoryStore, Project
@@ -466,6 +467,56 @@ def test_fragments_given_no_time_are_ordered_as_they_arrive_so_an_update_is_no_d
     (cluster,) = consensus.clusters()
     assert cluster.fragment_ids == ["zz-old", "mm-new", "aa-newest"]
     assert consensus.disagreements(cluster_id) == ([], 0.0)
+
+
+def test_fragments_given_one_time_are_ordered_as_they_arrive_within_an_add_and_across_adds(store):
+    """Fragments their writer gave one and the same time (a report's date on each of its
+    lines) are in the order memlib received them, in one add() and across adds; they were
+    ordered by fragment id, so a newer statement could come first and an update read as a
+    contradiction. A rebuild keeps the order (the arrival is stored)."""
+    consensus = Consensus(store, threshold=-1.0)
+    pointer = consensus.register_input(b"reports")
+    says = [("zz-old", "Jobs are on RabbitMQ."), ("mm-new", "We moved jobs from RabbitMQ to SQS last month."),
+            ("aa-newest", "Jobs are on SQS."), ("a-again", "Jobs are on SQS.")]  # ids sort against arrival
+    rows = [{"fragment_id": fragment_id, "content": text, "source_agent": f"agent {i}", "timestamp": T0,
+             "trace_pointer": pointer} for i, (fragment_id, text) in enumerate(says)]
+    consensus.add(rows[:1])
+    placed = consensus.add(rows[1:3])
+    assert [p[0] for p in placed] == ["mm-new", "aa-newest"]  # in the order given, not by id
+    consensus.add([{**rows[3], "arrival": 0}])  # an arrival given is replaced by the store's
+    (cluster,) = consensus.clusters()
+    assert cluster.fragment_ids == ["zz-old", "mm-new", "aa-newest", "a-again"]
+    assert [f.arrival for f in consensus.fragments()] == [0, 1, 2, 3]
+    assert consensus.disagreements(cluster.cluster_id) == ([], 0.0)
+    consensus.rebuild()
+    assert [c.fragment_ids for c in consensus.clusters()] == [cluster.fragment_ids]
+    assert Consensus(store, threshold=-1.0).add([rows[1]])[0][0] == "mm-new"  # a retry, as given: no new arrival
+    assert [f.arrival for f in consensus.fragments()] == [0, 1, 2, 3]
+
+
+def test_fragments_stored_before_arrivals_were_come_first_and_the_table_gains_the_column(store):
+    """A fragments table written before memlib recorded arrivals gains the column on the next
+    add; its fragments (no arrival) come before those received since, by id among themselves."""
+    from memlib.consensus.tables import FRAGMENTS, fragment_schema
+
+    old = fragment_schema(store.dims)
+    old = old.remove(old.get_field_index("arrival"))
+    table = store.concept_table(FRAGMENTS, old)
+    consensus = Consensus(store, threshold=-1.0)
+    pointer = consensus.register_input(b"reports")
+    vector = store.embedder.embed(["Jobs are on RabbitMQ."])[0]
+    table.add(pa.Table.from_pylist([
+        {"fragment_id": "zz-old", "content": "Jobs are on RabbitMQ.", "source_agent": "a", "timestamp": T0,
+         "topic_candidates": [], "confidence": 1.0, "tool_fingerprint": "", "citation_count": 0,
+         "trace_pointer": pointer, "metadata": "{}", "words": [], "value_keys": [], "embedding": vector.tolist()}],
+        schema=old))  # an add killed before its clusters were written: the next add places it
+    consensus.add([{"fragment_id": "aa-new", "content": "We moved jobs from RabbitMQ to SQS last month.",
+                    "source_agent": "b", "timestamp": T0, "trace_pointer": pointer}])
+    assert "arrival" in store.concept_table(FRAGMENTS).schema.names
+    (cluster,) = consensus.clusters()
+    assert cluster.fragment_ids == ["zz-old", "aa-new"]
+    assert [(f.fragment_id, f.arrival) for f in consensus.fragments()] == [("zz-old", None), ("aa-new", 0)]
+    assert consensus.disagreements(cluster.cluster_id) == ([], 0.0)
 
 
 def test_the_generator_is_deterministic_and_plants_one_contradiction_per_contradicted_topic():

@@ -9,7 +9,7 @@ Consensus in an interleaved order (agents report on many topics at once), then
   of those how many the lexicon's cannot-link kept apart.
 
     .venv/bin/python bench/judgement/run.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last|eighth|ninth] [--model NAME|DIR]
-        [--batch N] [--arrival interleaved|topic|agent] [--untimed] [--random-ids]
+        [--batch N] [--arrival interleaved|topic|agent] [--untimed | --one-time] [--random-ids]
 
 `--model NAME|DIR`: the store embeds with that named embedder (minilm, minilm-int8-rows-zh ...) or that
 sentence-transformers model (a local folder, such
@@ -65,14 +65,15 @@ def run(topics, store: MemoryStore) -> tuple[dict, score.Tally, score.Tally]:
     consensus = Consensus(store)
     pointer = consensus.register_input(b"hand-written fragments")
     sequence = order(topics, arguments().arrival)
-    timed = not arguments().untimed
+    stamp = {"timed": lambda n: {"timestamp": T0 + timedelta(minutes=7 * n)},  # the n-th to arrive
+             "one-time": lambda n: {"timestamp": T0}, "untimed": lambda n: {}}[arguments().when]
     rng = random.Random(5)  # --random-ids: ids as Fragment's default makes them (uuid4), fixed per run
     name = {key: (str(uuid.UUID(int=rng.getrandbits(128), version=4)) if arguments().random_ids
                   else f"t{key[0]}-f{key[1]}") for key in sequence}
     key_of = {fragment_id: key for key, fragment_id in name.items()}
     fragments = [{"fragment_id": name[(t, i)], "content": topics[t].fragments[i][1],
                   "source_agent": topics[t].fragments[i][0], "trace_pointer": pointer,
-                  **({"timestamp": T0 + timedelta(minutes=7 * n)} if timed else {})} for n, (t, i) in enumerate(sequence)]
+                  **stamp(n)} for n, (t, i) in enumerate(sequence)]
     batch = arguments().batch or len(fragments)
     for start in range(0, len(fragments), batch):  # reports arrive in batches
         consensus.add(fragments[start:start + batch])
@@ -133,8 +134,11 @@ def arguments() -> argparse.Namespace:
                         help="the order reports arrive in (default: agents reporting on many topics at once)")
     parser.add_argument("--random-ids", action="store_true",
                         help="fragment ids as Fragment's default makes them (random), not t<topic>-f<n>")
-    parser.add_argument("--untimed", action="store_true",
-                        help="fragments given no timestamp (Consensus.add stamps them when they arrive)")
+    times = parser.add_mutually_exclusive_group()
+    times.add_argument("--untimed", dest="when", action="store_const", const="untimed", default="timed",
+                       help="fragments given no timestamp (Consensus.add stamps them when they arrive)")
+    times.add_argument("--one-time", dest="when", action="store_const", const="one-time",
+                       help="every fragment given one and the same timestamp (a report's date on each line)")
     return parser.parse_args()
 
 

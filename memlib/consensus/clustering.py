@@ -25,11 +25,11 @@ that report many things in one template ("The timeout of the ledger writer is 30
 thing said twice, and nothing in a cosine tells the two apart; the lexicon knows which words
 name the thing. The figures: bench/README.md, "Judgement on real writing".
 
-Order decides: chunks are taken in (timestamp, fragment_id) order, and the lexicon learns
-from each fragment when its chunk is placed. A cluster's id derives from its earliest
-fragment, so it stays while that fragment stays in it, and the same groups have the same ids
-however they were reached. `rebuild` clusters every fragment from scratch in chunks, the same
-result as adds whose batches were those chunks.
+Order decides: chunks are taken in clustering order (`order_key`: timestamp, arrival,
+fragment_id), and the lexicon learns from each fragment when its chunk is placed. A cluster's
+id derives from its earliest fragment, so it stays while that fragment stays in it, and the
+same groups have the same ids however they were reached. `rebuild` clusters every fragment
+from scratch in chunks, the same result as adds whose batches were those chunks.
 """
 
 from __future__ import annotations
@@ -104,10 +104,14 @@ def cluster_id_of(first_fragment_id: str) -> str:
 
 
 def order_key(fragment) -> tuple:
-    """Clustering order, of a Fragment or of a fragments-table row: (timestamp, fragment_id)."""
+    """Clustering order, of a Fragment or of a fragments-table row: (timestamp, arrival,
+    fragment_id). Fragments reported at one time are in the order memlib received them (the
+    newer of two statements is the later one: conflicts.find); those stored before arrivals
+    were recorded (None) come first, by id among themselves."""
     if isinstance(fragment, dict):
-        return (fragment["timestamp"], fragment["fragment_id"])
-    return (fragment.timestamp, fragment.fragment_id)
+        arrival = fragment.get("arrival")
+        return (fragment["timestamp"], -1 if arrival is None else arrival, fragment["fragment_id"])
+    return (fragment.timestamp, -1 if fragment.arrival is None else fragment.arrival, fragment.fragment_id)
 
 
 @dataclass
@@ -161,6 +165,7 @@ class Clusterer:
         self._vocabulary: dict[str, int] = {}  # word -> its number (_word_ids)
         self._words: list[str] = []
         self._centroids = np.zeros((16, dims), dtype=np.float32)
+        self.next_arrival = 0  # the arrival the next fragment gets: its store keeps it (Consensus)
 
     @classmethod
     def of(cls, clusters: list[tuple[str, list[str]]], members: dict[str, Member], dims: int,
@@ -396,7 +401,7 @@ class Clusterer:
 
 
 def rebuild(fragments, vectors: np.ndarray, dims: int, threshold: float = DEFAULT_THRESHOLD) -> Clusterer:
-    """All clusters again from scratch, in (timestamp, fragment_id) order, with a new lexicon."""
+    """All clusters again from scratch, in clustering order (`order_key`), with a new lexicon."""
     clusterer = Clusterer(dims, threshold)
     order = sorted(range(len(fragments)), key=lambda i: order_key(fragments[i]))
     clusterer.assign_many([(fragments[i].fragment_id, order_key(fragments[i]), vectors[i],

@@ -55,6 +55,10 @@ class Fragment(_Record):
     trace_pointer: str = Field(min_length=1)
     embedding: list[float] | None = Field(default=None, repr=False)
     metadata: dict[str, str] = Field(default_factory=dict)
+    # the order memlib received it in among the store's fragments (0, 1, ...), set by
+    # Consensus.add (a value given is replaced); it orders fragments reported at one time
+    # (clustering.order_key). None: stored before memlib recorded it
+    arrival: int | None = Field(default=None, ge=0)
 
     _confidence = field_validator("confidence")(classmethod(lambda cls, v: _unit(v)))
     _embedding = field_validator("embedding")(classmethod(lambda cls, v: checked_vector(v)))

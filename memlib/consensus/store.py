@@ -31,6 +31,7 @@ from memlib.models import listed
 from memlib.interface import StoreInterface
 from memlib.scope import sql_in, sql_literal
 from memlib.store.concurrency import committing
+from memlib.store.tables import add_missing_columns
 from memlib.consensus import clustering, conflicts, units
 from memlib.consensus.tables import (
     CLUSTERS,
@@ -231,12 +232,15 @@ class Consensus:
         if not batch:
             return []
         now = store.clock.now()
-        # left without a time, a fragment is reported when it arrives: the n-th of the batch n
-        # microseconds after the first, so the batch's order is their time order (equal times
-        # would be ordered by fragment id, random by default, and a cluster's order is what
-        # tells which of two statements is the newer: conflicts.find)
-        batch = [f if f.timestamp is not None else f.model_copy(update={"timestamp": now + timedelta(microseconds=n)})
-                 for n, f in enumerate(batch)]
+        # A cluster's order is what tells which of two statements is the newer (conflicts.find),
+        # and fragments reported at one time would be ordered by id, random by default. So a
+        # fragment left without a time is reported when it arrives (the n-th of the batch n
+        # microseconds after the first), and each is given its arrival: the batch's order here,
+        # after every stored fragment's once the writer lock is held (equal times given, a
+        # report's date on each of its lines, or a fixed clock's adds, are then in the order
+        # they were received).
+        batch = [f.model_copy(update={"arrival": n, "timestamp": now + timedelta(microseconds=n)
+                                      if f.timestamp is None else f.timestamp}) for n, f in enumerate(batch)]
         ids = [f.fragment_id for f in batch]
         seen: set[str] = set()
         twice = next((i for i in ids if i in seen or seen.add(i)), None)
@@ -261,8 +265,12 @@ class Consensus:
             vectors[todo] = store.embedder.embed([batch[i].content for i in todo])
         with self._memory.lock, store.lock.held():
             table = self._table(FRAGMENTS)
+            if add_missing_columns(table, SCHEMAS[FRAGMENTS](store.dims)):  # a table from before `arrival`
+                table.checkout_latest()
             clusterer = self._complete(actor)  # what an add or a rebuild killed midway left out
             done = self._already_stored(table, batch)
+            first = clusterer.next_arrival
+            batch = [f.model_copy(update={"arrival": first + f.arrival}) for f in batch]
             new = [i for i, f in enumerate(batch) if f.fragment_id not in done]
             try:
                 opened = self._place(clusterer, [batch[i] for i in new], vectors[new], table, actor)
@@ -278,7 +286,7 @@ class Consensus:
         ids = [f.fragment_id for f in batch]
         if not table.count_rows():
             return set()
-        names = [n for n in table.schema.names if n not in ("embedding", "words", "value_keys")]
+        names = [n for n in table.schema.names if n not in ("embedding", "words", "value_keys", "arrival")]
         stored = {r["fragment_id"]: r for r in table.to_lance().to_table(
             columns=names, filter=sql_in("fragment_id", ids)).to_pylist()}
         for f in batch:
@@ -299,14 +307,17 @@ class Consensus:
         read = [clustering.features(f.content) for f in batch]
         clusterer.assign_many([(f.fragment_id, clustering.order_key(f), vectors[i], f.topic_candidates, *read[i])
                                for i, f in enumerate(batch)])
+        clusterer.next_arrival = _next_arrival([clusterer.next_arrival - 1] + [f.arrival for f in batch])
         touched = sorted(c.cluster_id for c in clusterer.clusters if before.get(c.cluster_id) != c.fragment_ids)
         gone = sorted(set(before) - set(clusterer.index))
         risks = self._risks(clusterer, touched, {f.fragment_id: (f.content, f.confidence) for f in batch})
         if not stored:
             rows = [self._fragment_row(f, *read[i]) for i, f in enumerate(batch)]  # membership: the clusters'
             frame = pa.Table.from_pylist(rows, schema=pa.schema([x for x in table.schema if x.name != "embedding"]))
-            frame = frame.append_column(table.schema.field("embedding"), pa.FixedSizeListArray.from_arrays(
-                pa.array(np.asarray(vectors, np.float32).reshape(-1), pa.float32()), self.store.dims))
+            embedding = pa.FixedSizeListArray.from_arrays(
+                pa.array(np.asarray(vectors, np.float32).reshape(-1), pa.float32()), self.store.dims)
+            frame = pa.table([embedding if x.name == "embedding" else frame.column(x.name) for x in table.schema],
+                             schema=table.schema)  # in the table's order (a column added later is last)
             committing(lambda: table.add(frame))
         self._write_clusters(clusterer, touched, risks, gone=gone)
         size = {c: len(clusterer.clusters[clusterer.index[c]].fragment_ids) for c in touched}
@@ -359,8 +370,9 @@ class Consensus:
             clusters = [(r["cluster_id"], r["fragment_ids"]) for r in
                         table.to_lance().to_table(columns=["cluster_id", "fragment_ids"]).to_pylist()]
             held = {f for _, ids in clusters for f in ids}
-            data = fragments_table.to_lance().to_table(
-                columns=["fragment_id", "timestamp", "topic_candidates", "words", "value_keys", "embedding"])
+            data = fragments_table.to_lance().to_table(columns=[
+                "fragment_id", "timestamp", "topic_candidates", "words", "value_keys", "embedding",
+                *(["arrival"] if "arrival" in fragments_table.schema.names else [])])  # a table from before it
             units = clustering.unit_rows(data.column("embedding").combine_chunks().flatten()
                                          .to_numpy(zero_copy_only=False).reshape(-1, self.store.dims))
             fragments = data.drop_columns(["embedding"]).to_pylist()
@@ -375,6 +387,7 @@ class Consensus:
                                                               clustering.order_key(f))
             clusters.sort()  # a fixed order
         clusterer = clustering.Clusterer.of(clusters, members, self.store.dims, self.threshold, lexicon)
+        clusterer.next_arrival = _next_arrival([f.get("arrival") for f in fragments])
         self._memory.clusterer = (versions, clusterer, orphans)
         if not self._memory.warned and fragments and (line := self._outdated(_recorded(table))):
             log.warning(line)
@@ -596,6 +609,7 @@ class Consensus:
             fragments = self.fragments()
             vectors = np.asarray([f.embedding for f in fragments], dtype=np.float32).reshape(-1, store.dims)
             clusterer = clustering.rebuild(fragments, vectors, store.dims, self.threshold)
+            clusterer.next_arrival = _next_arrival([f.arrival for f in fragments])
             ids = [c.cluster_id for c in clusterer.clusters]
             if ids:
                 self._write_clusters(clusterer, ids, self._risks(
@@ -639,6 +653,11 @@ def renew(store: StoreInterface, actor: str | None = None, progress: bool = Fals
     embedded = consensus.embed_again(progress) if moved else 0
     clusters = consensus.rebuild(actor)
     return {"clusters": clusters, "fragments_embedded": embedded, "made_by": made, "now": consensus.rule()}
+
+
+def _next_arrival(arrivals: list[int | None]) -> int:
+    """The arrival of the fragment received after these (None: one stored before arrivals were)."""
+    return 1 + max((a for a in arrivals if a is not None), default=-1)
 
 
 def _rule(threshold: float, model: str) -> dict:

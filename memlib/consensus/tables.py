@@ -21,6 +21,7 @@ def fragment_schema(dims: int) -> pa.Schema:
         ("trace_pointer", pa.string()), ("metadata", pa.string()),
         ("words", pa.list_(pa.string())),       # what clustering read of it (consensus/clustering.py
         ("value_keys", pa.list_(pa.string())),  # features), kept so its lexicon is replayed, not re-parsed
+        ("arrival", pa.int64()),  # the order memlib received it in (Fragment.arrival)
         ("embedding", pa.list_(pa.float32(), dims))])
 
 
