@@ -265,8 +265,6 @@ class Consensus:
             vectors[todo] = store.embedder.embed([batch[i].content for i in todo])
         with self._memory.lock, store.lock.held():
             table = self._table(FRAGMENTS)
-            if add_missing_columns(table, SCHEMAS[FRAGMENTS](store.dims)):  # a table from before `arrival`
-                table.checkout_latest()
             clusterer = self._complete(actor)  # what an add or a rebuild killed midway left out
             done = self._already_stored(table, batch)
             first = clusterer.next_arrival
@@ -312,12 +310,17 @@ class Consensus:
         gone = sorted(set(before) - set(clusterer.index))
         risks = self._risks(clusterer, touched, {f.fragment_id: (f.content, f.confidence) for f in batch})
         if not stored:
+            schema = table.schema
+            if "arrival" not in schema.names:  # a table from before arrivals were recorded gains the column
+                add_missing_columns(table, SCHEMAS[FRAGMENTS](self.store.dims))
+                table.checkout_latest()
+                schema = table.schema
             rows = [self._fragment_row(f, *read[i]) for i, f in enumerate(batch)]  # membership: the clusters'
-            frame = pa.Table.from_pylist(rows, schema=pa.schema([x for x in table.schema if x.name != "embedding"]))
+            frame = pa.Table.from_pylist(rows, schema=pa.schema([x for x in schema if x.name != "embedding"]))
             embedding = pa.FixedSizeListArray.from_arrays(
                 pa.array(np.asarray(vectors, np.float32).reshape(-1), pa.float32()), self.store.dims)
-            frame = pa.table([embedding if x.name == "embedding" else frame.column(x.name) for x in table.schema],
-                             schema=table.schema)  # in the table's order (a column added later is last)
+            frame = pa.table([embedding if x.name == "embedding" else frame.column(x.name) for x in schema],
+                             schema=schema)  # in the table's order (a column added later is last)
             committing(lambda: table.add(frame))
         self._write_clusters(clusterer, touched, risks, gone=gone)
         size = {c: len(clusterer.clusters[clusterer.index[c]].fragment_ids) for c in touched}
