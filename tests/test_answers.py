@@ -41,6 +41,14 @@ def test_what_a_question_asks_for(question, kinds):
     ("we met in May", ("place",), False),                  # a month is no place
     ("in the park", ("place",), False),                    # a place is named capitalised
     ("I loved it", ("time", "number", "place"), False),
+    ("fine, 2pm then", ("time",), True),                  # a time of day
+    ("it sends at 07:00 UTC", ("time",), True),
+    ("deadline is the 26th", ("time",), True),             # a day of the month
+    ("back on 30/4", ("time",), True),
+    ("secret scanning on 212/230 repos", ("time",), False),  # a share, not a date
+    ("we have 40k for contractors", ("number",), True),    # digits that open a word
+    ("3h20 this time", ("number",), True),
+    ("the v2 flow on S3", ("number",), False),             # digits inside a name
 ])
 def test_what_a_text_holds(text, kinds, held):
     assert holds(text, kinds) is held

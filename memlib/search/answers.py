@@ -22,15 +22,20 @@ _NUMBERS = (r"\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve
 
 # kind: (what asks for it, what holds it)
 KINDS: dict[str, tuple[re.Pattern, re.Pattern]] = {
-    # a date, a weekday, a month ("May" capitalised: "may" is mostly the verb), or a time relative
-    # to when the words were written ("yesterday", "last week", "two days ago", "this morning")
+    # a date, a weekday, a month ("May" capitalised: "may" is mostly the verb), a day of the month
+    # ("the 26th"), a time of day ("2pm", "07:00", "noon"), or a time relative to when the words
+    # were written ("yesterday", "last week", "two days ago", "this morning")
     "time": (re.compile(rf"{_OPENS}when\b|\b(?:what|which)\s+(?:year|month|week|day|date|time)\b"
                         r"|\bhow\s+long\s+ago\b", re.IGNORECASE),
-             re.compile(rf"\b(?:yesterday|today|tonight|tomorrow|recently|ago"
+             re.compile(rf"\b(?:yesterday|today|tonight|tomorrow|recently|ago|noon|midnight"
                         rf"|(?:last|next|this|past)\s+(?:{_UNITS}|{_WEEKDAYS})|the\s+other\s+day|{_WEEKDAYS}"
-                        rf"|{'|'.join(m for m in MONTHS if m != 'may')}|(?-i:May)|(?:19|20)\d\d)\b", re.IGNORECASE)),
+                        rf"|{'|'.join(m for m in MONTHS if m != 'may')}|(?-i:May)|(?:19|20)\d\d"
+                        r"|\d{1,2}(?:st|nd|rd|th)|\d{1,2}(?::\d\d)?\s*[ap]\.?m\.?|\d{1,2}:\d\d|\d{1,2}/\d{1,2})\b",
+                        re.IGNORECASE)),
+    # a number in words, or in digits wherever they open a word ("45", "£180", "40k", "3h20";
+    # not "v2" or "S3", which name things)
     "number": (re.compile(r"\bhow\s+(?:many|much|often|long|old)\b", re.IGNORECASE),
-               re.compile(rf"\b(?:{_NUMBERS})\b", re.IGNORECASE)),
+               re.compile(rf"\b(?:{_NUMBERS})\b|\b\d", re.IGNORECASE)),
     # a capitalised name after a word that places something ("in Chicago", "went to Paris")
     "place": (re.compile(rf"{_OPENS}where\b|\b(?:what|which)\s+(?:city|country|state|place|town|restaurant"
                          r"|park|beach)\b", re.IGNORECASE),
