@@ -305,7 +305,7 @@ class Consensus:
         read = [clustering.features(f.content) for f in batch]
         clusterer.assign_many([(f.fragment_id, clustering.order_key(f), vectors[i], f.topic_candidates, *read[i])
                                for i, f in enumerate(batch)])
-        clusterer.next_arrival = _next_arrival([clusterer.next_arrival - 1] + [f.arrival for f in batch])
+        clusterer.next_arrival = max(clusterer.next_arrival, _next_arrival([f.arrival for f in batch]))
         touched = sorted(c.cluster_id for c in clusterer.clusters if before.get(c.cluster_id) != c.fragment_ids)
         gone = sorted(set(before) - set(clusterer.index))
         risks = self._risks(clusterer, touched, {f.fragment_id: (f.content, f.confidence) for f in batch})
