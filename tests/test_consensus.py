@@ -888,6 +888,27 @@ def test_contradictions_in_real_writing_are_found_with_their_kind(older, newer, 
     assert [(f.kind, f.a + f.b) for f in found] == [(kind, [0, 1])]
 
 
+@pytest.mark.parametrize("rule, seen, kind", [
+    # a measurement beyond a bound said as what holds breaks it, in either order
+    ("Page loads stay under 2 s on the storefront.", "storefront page load measured at 3.4 s", "value"),
+    ("API keys are at least 32 characters long.", "found a 24-character API key in the partner config", "value"),
+    ("The import accepts at most 500 rows per file.", "imported a file with 800 rows just now, it went through", "value"),
+    ("Refunds over $200 need a second approver.", "refund of $150 went out with one approver", None),  # says what for
+    ("Page loads stay under 2 s on the storefront.", "storefront page load 1.2 s (p50, last 7 days)", None),  # 7 days: a window
+    ("Goal: page loads under 2 s by Q3.", "storefront page load measured at 3.4 s", None),  # a goal may be missed
+    ("Pages should load in under 2 s.", "storefront page load measured at 3.4 s", None),
+    ("Search p95 stays under 300 ms.", "search p99 is 450 ms", None),  # p95 and p99: two quantities
+    # a limit against a limit: of one side they must agree, of two sides leave room between
+    ("Data exports are ready within 2 hours.", "data exports can take up to 6 hours", "value"),
+    ("Passwords must be at least 16 characters.", "password field: max 12 characters", "value"),
+    ("Passwords must be at least 8 characters.", "password field: max 64 characters", None),
+    ("Card refunds settle within 5 days.", "bank transfer refunds can take up to 10 days", None),  # two subjects
+])
+def test_an_amount_beyond_a_stated_bound_contradicts_it_and_one_within_or_against_a_goal_does_not(rule, seen, kind):
+    for texts in ([rule, seen], [seen, rule]):
+        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
+
+
 def test_two_disputes_in_one_cluster_are_two_disagreements():
     """Two disagreements that never meet do not share one split: before, "retries: 3"
     against "retries 5 times" went unreported beside the TTL's."""

@@ -368,12 +368,14 @@ def _comparable(a: statements.Statement, b: statements.Statement) -> bool:
 
 
 def _values_differ(a: statements.Statement, b: statements.Statement) -> bool:
-    if a.part or b.part or a.target != b.target:
-        return False  # a part against the whole, a goal against a measurement
+    if a.part or b.part:
+        return False  # a part against the whole
     if statements.apart(a.value_scopes, b.value_scopes):
         return False  # "on Android ... 99.2%" against "iOS ... 99.7%, Android lags behind"
     if a.qualifiers and b.qualifiers and not a.qualifiers & b.qualifiers:
         return False  # p95 against p99: two quantities
+    if a.target != b.target:  # a rule against what was seen: only what breaks the rule's bound
+        return _breaks(a, b) or _breaks(b, a)
     if any(q.agrees(d) for q in a.quantities for d in b.denied) or \
             any(q.agrees(d) for q in b.quantities for d in a.denied):
         return True
@@ -388,6 +390,25 @@ def _values_differ(a: statements.Statement, b: statements.Statement) -> bool:
             return True
     if a.dates and b.dates and not any(_same_day(x, y) for x in a.dates for y in b.dates):
         return True
+    return False
+
+
+def _breaks(rule: statements.Statement, seen: statements.Statement) -> bool:
+    """`seen`, no rule itself, gives an amount beyond a bound `rule` states as what holds ("p95
+    under 200 ms" against "p95 is 320 ms", "at least 12 characters" against "accepts an
+    8-character password"). A goal may be missed without anyone being wrong ("Goal for the
+    quarter: 99.5%" against "99.2% this week"), and `seen` agrees when any amount it gives of
+    the bound's kind lies within it ("p95 latency 182ms (24h)": the 24 hours are its window;
+    its own unit first, then a count `_counts` takes for it). A limit `seen` gives is compared
+    as a limit ("take up to 45 days" against "within 30 days": `Quantity.breaks`)."""
+    if not rule.target or rule.goal or seen.target:
+        return False
+    for bound in (q for q in rule.quantities if q.bound):
+        kinds = set(_counts(rule, seen, bound.dimension))
+        amounts = [q for q in seen.quantities if q.dimension == bound.dimension] or [
+            q for q in seen.quantities if q.dimension in kinds]  # "8-character password, made one": the characters
+        if amounts and all(q.breaks(bound) for q in amounts):
+            return True
     return False
 
 

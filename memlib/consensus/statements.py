@@ -13,7 +13,11 @@ compared with how long ("within a minute"). A number inside a name ("p95", "Reac
 16", "2.3 release") is not a quantity but a qualifier: two statements that qualify their
 numbers differently ("p95" against "p99") measure different things; a name's number is its
 version, and "and later", "requires", "minimum" make it the lowest that will do. A decimal
-followed by its unit ("1.5 s", "99.9%") is a quantity. A quantity holds where its own clause
+followed by its unit ("1.5 s", "99.9%") is a quantity. A number after "under", "within", "at
+most", "up to" or "max" is an upper bound, after "at least" or "min" a lower one: a statement
+giving one is a rule (`target`), and what was seen breaks it only from beyond the bound
+(conflicts.py); "goal", "should" or "SLO" make it an aim (`goal`), which may be missed without
+anyone being wrong. A quantity holds where its own clause
 says ("iOS ... 99.7%, Android lags behind": iOS); a scope has one name ("prod" is
 production) and may hold another (mobile holds iOS and Android), and a hyphenated name's
 head scopes it ("prod-1"). Whether it denies is read from "not", "n't", "never", "disabled"
@@ -23,7 +27,10 @@ as word stems (Snowball), so "no sampling" denies "are sampled".
 
 What it cannot read: units it does not know, numbers written in words beyond the common ones
 ("three nines"), a quantity and its qualifier far apart in a long sentence, a limit against
-the value it limits ("at most 50 connections" against "the pool is 20"), the same count under
+a value within it that was meant to be the limit ("at most 50 connections" against "the pool
+is 20"), a bound after the noun ("16 characters minimum"), a rule for the things over an
+amount against one of them ("anything over $2,500 needs finance" against "$4,200 approved with
+no finance step"), the same count under
 two nouns ("2 required reviews" against "one approval"), irony.
 """
 
@@ -32,7 +39,7 @@ from __future__ import annotations
 import functools
 import re
 import string
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 import snowballstemmer
@@ -94,6 +101,14 @@ CHANGES = re.compile(
 # a requirement or a plan, not a measurement
 TARGETS = re.compile(r"\b(goal|target|must|should|needs? to|commit to|alert when|at least|at most|SLA|SLO|"
                      r"no more than|(?:under|below|above|over|within) (?:\$|~)?\d)", re.I)
+# a plan or an aim: what it bounds may be missed without anyone being wrong ("Goal: p95 under 200 ms")
+GOALS = re.compile(r"\b(goal|target|aim|objective|should|commit to|alert when|SLA|SLO)\b", re.I)
+# a bound said just before its number: "under 200 ms", "at least 12", "up to $5,000", "max retries 3"
+_BOUNDS = {"max": re.compile(r"(?:\b(?:under|below|within|at most|no more than|up to|less than|fewer than|"
+                             r"max(?:imum)?(?:\s+[a-z_]+){0,2}\s*[=:]?)|<=?)\s*(?:\$|€|~)?$"),
+           "min": re.compile(r"(?:\b(?:at least|min(?:imum)?(?:\s+[a-z_]+){0,2}\s*[=:]?)|>=?)\s*(?:\$|€)?$")}
+# ("over" and "above" are not read as bounds: mostly they say which things a rule is for, "refunds
+# over $200 need a second approver", not what the things are)
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 PART = re.compile(r"\b(alone|of which|mostly|most of|part of|only for|excluding|including)\b", re.I)
 # the scopes a statement may be said of, by what they divide: where it runs, on what, for whom,
@@ -189,6 +204,7 @@ class Quantity:
     dimension: str
     amount: float
     approximate: bool = False
+    bound: str = ""  # "max": what it measures is at most this ("under 200 ms"); "min": at least ("at least 12")
 
     def agrees(self, other: "Quantity") -> bool:
         if self.dimension != other.dimension:
@@ -198,6 +214,20 @@ class Quantity:
         tolerance = 0.1 if (self.approximate or other.approximate) else 0.0
         high = max(abs(self.amount), abs(other.amount))
         return high > 0 and abs(self.amount - other.amount) <= tolerance * high
+
+    def breaks(self, bound: "Quantity") -> bool:
+        """Whether this quantity cannot hold beside `bound`: an amount beyond its limit (a p95 of
+        320 ms against "under 200 ms", an 8-character password against "at least 12
+        characters"), another limit of the same side ("take up to 45 days" against "within 30
+        days"), or a limit of the other side that leaves nothing between ("at least 16" against
+        "at most 12")."""
+        if bound.dimension != self.dimension or not bound.bound or self.agrees(replace(bound, bound="")):
+            return False
+        if self.bound == bound.bound:
+            return True
+        if self.bound:
+            return self.amount > bound.amount if self.bound == "min" else self.amount < bound.amount
+        return self.amount > bound.amount if bound.bound == "max" else self.amount < bound.amount
 
 
 @dataclass(frozen=True)
@@ -216,6 +246,7 @@ class Statement:
     stems: frozenset = frozenset()  # its content words' stems ("sampled", "sampling": sampl)
     change: bool = False
     target: bool = False
+    goal: bool = False  # a plan or an aim ("goal", "should", "SLO"): a measurement may miss it
     part: bool = False
     scopes: frozenset = frozenset()
     value_scopes: frozenset = frozenset()  # the scopes of the clauses that give its numbers, if they name any
@@ -320,7 +351,8 @@ def _quantities(text: str) -> tuple[list[Quantity], list[Quantity]]:
         quantity = Quantity(dimension, round(amount_base, 6),
                             bool(_APPROXIMATELY.search(before))
                             or bool(re.match(r"\s*-?ish\b", text[m.end():]))
-                            or (unit is not None and unit[1] >= UNITS["month"][1]))  # months and years vary
+                            or (unit is not None and unit[1] >= UNITS["month"][1]),  # months and years vary
+                            next((kind for kind, said in _BOUNDS.items() if said.search(before)), ""))
         tail = before.split()[-3:]
         (denied if any(w.strip(",.") in DENIED for w in tail) else asserted).append(quantity)
     for m in re.finditer(r"\bhalf an? (\w+)", text, re.I):
@@ -408,6 +440,7 @@ def read(text: str) -> Statement:
         versions=versions, at_least=bool(versions) and bool(_AT_LEAST.search(text)),
         names=frozenset(names - rejected), rejected=frozenset(rejected), mentioned=frozenset(mentioned),
         negated=negated, change=bool(CHANGES.search(text)), target=bool(TARGETS.search(text)),
+        goal=bool(GOALS.search(text)),
         part=bool(PART.search(text)), scopes=scopes, words=content,
         value_scopes=frozenset(filter(None, (_scope(t.lower()) for clause in _NUMBER_CLAUSE.findall(text)
                                              if _DIGIT.search(clause) for t in _TOKEN.findall(clause)))) or scopes)
