@@ -1591,7 +1591,148 @@ NINTH: list[Topic] = [
     ), updates=((0, 2),), negatives=((1, 2, "scoped: contractors"),)),  # 0-1: "everyone" against an exception
 ]
 
+# TENTH: written on 2026-11-28 (fourteenth session) after the bound rule was built on the read
+# sets and before it was run on anything new; committed before its first run. Voices as before
+# (chat lines, bot output, decisions, an assistant's notes on a household); breaches of a stated
+# limit are among its contradictions as they come in real writing, not more. Kept aside as the
+# next check.
+TENTH: list[Topic] = [
+    Topic("build cache retention", (
+        ("coder", "Remote build cache entries are evicted after 14 days."),
+        ("ops-bot", "bazel-remote: max_age=336h, size 1.8 TB"),
+        ("reviewer", "the build cache only keeps a week of artifacts, my Tuesday build missed everything from the 2nd"),
+        ("planner", "The test-results cache keeps 90 days for flaky-test stats."),
+    ), contradictions=((0, 2, "number"), (1, 2, "number")),
+        negatives=((0, 1, "paraphrase: 336h = 14 days"), (0, 3, "scoped: the test-results cache"), (1, 3, "scoped"),
+                   (2, 3, "scoped"))),
+    Topic("status page provider", (
+        ("planner", "Our public status page is hosted on Statuspage by Atlassian."),
+        ("coder", "status.acme.io is served by Instatus, we left Atlassian's Statuspage when the price went up"),
+        ("ops-bot", "instatus: 4 components, 0 incidents open"),
+        ("tester", "The internal status dashboard is a Grafana board."),
+    ), updates=((0, 1),),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: the internal dashboard"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("public API rate limit", (
+        ("planner", "The public API allows at most 100 requests per minute per key."),
+        ("tester", "hammered the public API with one key: 240 requests in a minute, not a single 429"),
+        ("ops-bot", "kong plugin rate-limiting (public-api): minute=100, policy=redis"),
+        ("reviewer", "Partner keys get 1,000 requests a minute, that's in their contract."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")),
+        negatives=((0, 2, "agree"), (0, 3, "scoped: partner keys"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("grocery delivery day", (
+        ("assistant", "The grocery delivery from Ocado comes on Thursdays between 7 and 9 pm."),
+        ("assistant", "Ocado slot is Friday mornings now, Sam changed it so someone is home"),
+        ("assistant", "The veg box from Riverford arrives every other Tuesday."),
+    ), updates=((0, 1),), negatives=((0, 2, "scoped: the veg box"), (1, 2, "scoped"))),
+    Topic("API design review", (
+        ("planner", "Every new public endpoint goes through an API design review."),
+        ("reviewer", "the /v2/exports endpoint shipped without any design review, nobody was asked"),
+        ("coder", "Internal admin endpoints don't need a design review."),
+    ), contradictions=((0, 1, "negation"),),
+        negatives=((0, 2, "scoped: internal admin endpoints"), (1, 2, "scoped"))),
+    Topic("Loki log retention", (
+        ("ops-bot", "loki retention_period: 744h"),
+        ("coder", "Application logs stay in Loki for 31 days."),
+        ("reviewer", "Loki only has 7 days of logs, I couldn't find last month's incident at all"),
+        ("planner", "Audit logs go to S3 Glacier and are kept 7 years."),
+    ), contradictions=((0, 2, "number"), (1, 2, "number")),
+        negatives=((0, 1, "paraphrase: 744h = 31 days"), (0, 3, "scoped: audit logs"), (1, 3, "scoped"),
+                   (2, 3, "scoped"))),
+    Topic("paging tool", (
+        ("planner", "Pages go out through PagerDuty."),
+        ("ops-bot", "opsgenie: 3 alerts open, escalation policy platform-primary"),
+        ("reviewer", "We page through Opsgenie, PagerDuty was never rolled out to platform."),
+        ("tester", "Customer support escalations come through Zendesk, not the paging tool."),
+    ), contradictions=((0, 1, "choice"), (0, 2, "choice")),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: support escalations"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("upload size limit", (
+        ("planner", "Users can upload files of up to 50 MB."),
+        ("tester", "a 35 MB video upload failed with 'file too large', the limit seems to be 20 MB"),
+        ("ops-bot", "nginx upload limit client_max_body_size=50m"),
+        ("coder", "Avatar images are capped at 2 MB."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")),
+        negatives=((0, 2, "agree"), (0, 3, "scoped: avatars"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("sprint demo day", (
+        ("planner", "Sprint demos are on Thursday afternoons."),
+        ("planner", "Moved sprint demos to Friday at 11, Thursdays clash with the board call."),
+        ("coder", "The design crit is on Thursday afternoons."),
+    ), updates=((0, 1),), negatives=((0, 2, "scoped: the design crit"), (1, 2, "scoped"))),
+    Topic("staging auto-shutdown", (
+        ("ops-bot", "Staging environments shut down automatically at 8 pm on weekdays."),
+        ("coder", "staging was still up at 11 pm last night, nothing shut it down"),
+        ("planner", "Production is never shut down on a schedule."),
+    ), contradictions=((0, 1, "negation"),), negatives=((0, 2, "scoped: production"), (1, 2, "scoped"))),
+    Topic("engineers' laptops", (
+        ("planner", "Engineers get a MacBook Pro on their first day."),
+        ("reviewer", "new backend engineers are issued Dell XPS laptops with Ubuntu, Macs are for design"),
+        ("tester", "Sales gets Chromebooks."),
+    ), contradictions=((0, 1, "choice"),), negatives=((0, 2, "scoped: sales"), (1, 2, "scoped"))),
+    Topic("dentist appointment", (
+        ("assistant", "Ana's dentist check-up is on 14 March at 9:30."),
+        ("assistant", "Dentist called: Ana's check-up is 21 March, not the 14th."),
+        ("assistant", "Leo's orthodontist appointment is on 3 April."),
+    ), contradictions=((0, 1, "number"),), negatives=((0, 2, "scoped: Leo"), (1, 2, "scoped"))),
+    Topic("CDN for static assets", (
+        ("coder", "Static assets are served through CloudFront."),
+        ("ops-bot", "fastly service static-assets: 98.7% hit ratio, 2.3 TB egress (7d)"),
+        ("reviewer", "static assets moved from CloudFront to Fastly in the spring, the CloudFront distribution is only "
+                     "a fallback"),
+    ), contradictions=((0, 1, "choice"),), updates=((0, 2),), negatives=((1, 2, "agree"),)),
+    Topic("coverage gate", (
+        ("planner", "PRs can't merge if coverage is below 75%."),
+        ("ops-bot", "codecov.yml: project target 75%, patch target 60%"),
+        ("coder", "merged a PR today that dropped coverage to 71%, the check stayed green"),
+        ("reviewer", "Overall coverage is 81% on main."),
+    ), contradictions=((0, 2, "number"), (1, 2, "number")),
+        negatives=((0, 1, "agree"), (0, 3, "threshold: a gate and a measurement within it"), (1, 3, "threshold"),
+                   (2, 3, "different quantities"))),
+    Topic("platform sync length", (
+        ("planner", "The weekly platform sync is 30 minutes."),
+        ("coder", "platform sync runs an hour every week, it's blocked in my calendar 10-11"),
+        ("tester", "the sync is half an hour, we rarely use all of it"),
+        ("reviewer", "The monthly all-hands is an hour."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")),
+        negatives=((0, 2, "paraphrase: half an hour = 30 minutes"), (0, 3, "scoped: the all-hands"), (1, 3, "scoped"),
+                   (2, 3, "scoped"))),
+    Topic("secrets manager", (
+        ("planner", "Application secrets live in HashiCorp Vault."),
+        ("coder", "payments-api reads its DB password from AWS Secrets Manager, it has never touched Vault"),
+        ("ops-bot", "vault: 1,412 secrets, 38 policies, sealed=false"),
+        ("reviewer", "CI secrets are GitHub Actions secrets."),
+    ), contradictions=((0, 1, "choice"),),
+        negatives=((0, 2, "agree"), (1, 2, "other: one service apart from the store"), (0, 3, "scoped: CI secrets"),
+                   (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("invoice reminders", (
+        ("planner", "Customers get a reminder email 3 days before an invoice is due."),
+        ("tester", "no reminder went out for invoice INV-2231, it just went overdue"),
+        ("coder", "Overdue invoices get a second reminder 7 days after the due date."),
+    ), contradictions=((0, 1, "negation"),),
+        negatives=((0, 2, "different quantities: before and after the due date"), (1, 2, "other"))),
+    Topic("thermostat", (
+        ("assistant", "The thermostat is set to 21 degrees during the day."),
+        ("assistant", "Lowered the daytime thermostat to 19 degrees to save on gas."),
+        ("assistant", "At night the heating drops to 16 degrees."),
+    ), updates=((0, 1),), negatives=((0, 2, "scoped: night"), (1, 2, "scoped"))),
+    Topic("GitHub two-factor", (
+        ("planner", "Two-factor authentication is required for everyone in the GitHub org."),
+        ("ops-bot", "github org acme: 2fa_requirement_enabled=false, 3 members without 2FA"),
+        ("reviewer", "the bot account deploy-bot has no 2FA, it uses a fine-grained token"),
+    ), contradictions=((0, 1, "negation"), (0, 2, "negation")), negatives=((1, 2, "agree"),)),
+    Topic("event loader", (
+        ("coder", "Raw events are loaded into the warehouse by Fivetran."),
+        ("reviewer", "we load raw events with Airbyte, the Fivetran trial ended before we signed"),
+        ("ops-bot", "airbyte connection events->snowflake: last sync 14 min ago, 2.1M rows"),
+        ("planner", "Salesforce data comes in through a nightly CSV export."),
+    ), contradictions=((0, 1, "choice"), (0, 2, "choice")),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: Salesforce data"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("office on public holidays", (
+        ("planner", "The Lisbon office is closed on public holidays."),
+        ("tester", "was in the Lisbon office on the 25 April holiday, doors open and lights on, a few of us worked"),
+        ("assistant", "The Porto office opens on public holidays for the support team."),
+    ), contradictions=((0, 1, "negation"),), negatives=((0, 2, "scoped: Porto"), (1, 2, "scoped"))),
+]
+
 # The sets written after the first topics, each a split of its own (run.py, offline.py,
 # contradict.py: --split NAME), in the order they were written
 WRITTEN_LATER = {"unseen": UNSEEN, "later": LATER, "aside": ASIDE, "novel": NOVEL, "spare": SPARE, "last": LAST,
-                 "eighth": EIGHTH, "ninth": NINTH}
+                 "eighth": EIGHTH, "ninth": NINTH, "tenth": TENTH}
