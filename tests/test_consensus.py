@@ -897,6 +897,7 @@ def test_contradictions_in_real_writing_are_found_with_their_kind(older, newer, 
     ("Page loads stay under 2 s on the storefront.", "storefront page load 1.2 s (p50, last 7 days)", None),  # 7 days: a window
     ("Goal: page loads under 2 s by Q3.", "storefront page load measured at 3.4 s", None),  # a goal may be missed
     ("Pages should load in under 2 s.", "storefront page load measured at 3.4 s", None),
+    ("Deploys pause when the error budget is below 10%.", "error budget left this month: 34%", None),  # when it applies
     ("Search p95 stays under 300 ms.", "search p99 is 450 ms", None),  # p95 and p99: two quantities
     # a limit against a limit: of one side they must agree, of two sides leave room between
     ("Data exports are ready within 2 hours.", "data exports can take up to 6 hours", "value"),

@@ -14,7 +14,8 @@ compared with how long ("within a minute"). A number inside a name ("p95", "Reac
 numbers differently ("p95" against "p99") measure different things; a name's number is its
 version, and "and later", "requires", "minimum" make it the lowest that will do. A decimal
 followed by its unit ("1.5 s", "99.9%") is a quantity. A number after "under", "within", "at
-most", "up to" or "max" is an upper bound, after "at least" or "min" a lower one: a statement
+most", "up to" or "max" is an upper bound, after "at least" or "min" a lower one (not in a
+clause saying when a rule applies: "can't merge if coverage is below 75%"): a statement
 giving one is a rule (`target`), and what was seen breaks it only from beyond the bound
 (conflicts.py); "goal", "should" or "SLO" make it an aim (`goal`), which may be missed without
 anyone being wrong. A quantity holds where its own clause
@@ -107,6 +108,9 @@ GOALS = re.compile(r"\b(goal|target|aim|objective|should|commit to|alert when|SL
 _BOUNDS = {"max": re.compile(r"(?:\b(?:under|below|within|at most|no more than|up to|less than|fewer than|"
                              r"max(?:imum)?(?:\s+[a-z_]+){0,2}\s*[=:]?)|<=?)\s*(?:\$|€|~)?$"),
            "min": re.compile(r"(?:\b(?:at least|min(?:imum)?(?:\s+[a-z_]+){0,2}\s*[=:]?)|>=?)\s*(?:\$|€)?$")}
+# a number in a clause that says when a rule applies bounds nothing it states ("can't merge if
+# coverage is below 75%": the rule is the other way round)
+_CONDITION = re.compile(r"\b(?:if|when|whenever|unless|once)\b", re.I)
 # ("over" and "above" are not read as bounds: mostly they say which things a rule is for, "refunds
 # over $200 need a second approver", not what the things are)
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -352,7 +356,7 @@ def _quantities(text: str) -> tuple[list[Quantity], list[Quantity]]:
                             bool(_APPROXIMATELY.search(before))
                             or bool(re.match(r"\s*-?ish\b", text[m.end():]))
                             or (unit is not None and unit[1] >= UNITS["month"][1]),  # months and years vary
-                            next((kind for kind, said in _BOUNDS.items() if said.search(before)), ""))
+                            _bound(text, m.start(), before))
         tail = before.split()[-3:]
         (denied if any(w.strip(",.") in DENIED for w in tail) else asserted).append(quantity)
     for m in re.finditer(r"\bhalf an? (\w+)", text, re.I):
@@ -360,6 +364,14 @@ def _quantities(text: str) -> tuple[list[Quantity], list[Quantity]]:
         if unit:
             asserted.append(Quantity(unit[0], round(0.5 * unit[1], 6), True))
     return asserted, denied
+
+
+def _bound(text: str, start: int, before: str) -> str:
+    """Which side a number starting at `start` bounds ("max", "min"), if its own words say so
+    and its clause is no condition."""
+    kind = next((kind for kind, said in _BOUNDS.items() if said.search(before)), "")
+    clause = text[max(text.rfind(mark, 0, start) for mark in ".;,!?:") + 1:start]
+    return "" if kind and _CONDITION.search(clause) else kind
 
 
 def _word_before(text: str, end: int) -> re.Match | None:
