@@ -99,11 +99,12 @@ CHANGES = re.compile(
     r"(?:moved|pushed|shifted|changed|raised|lowered|bumped|increased|decreased|reduced|extended|shortened)"
     r"(?:\s+[\w.'-]+){1,4}?\s+(?:to|from|off)\s|(?:was|were|got|has been|have been)\s+(?:raised|lowered|increased|"
     r"decreased|reduced|extended|shortened|moved|changed|bumped|updated|pushed|postponed|removed|dropped))\b", re.I)
-# a requirement or a plan, not a measurement
-TARGETS = re.compile(r"\b(goal|target|must|should|needs? to|commit to|alert when|at least|at most|SLA|SLO|"
-                     r"no more than|(?:under|below|above|over|within) (?:\$|~)?\d)", re.I)
 # a plan or an aim: what it bounds may be missed without anyone being wrong ("Goal: p95 under 200 ms")
-GOALS = re.compile(r"\b(goal|target|aim|objective|should|commit to|alert when|SLA|SLO)\b", re.I)
+_AIMS = r"goal|target|aim|objective|should|commit to|alert when|SLA|SLO"
+GOALS = re.compile(rf"\b(?:{_AIMS})\b", re.I)
+# a requirement or a plan, not a measurement: an aim, a rule, or a bound before a number
+TARGETS = re.compile(rf"\b(?:{_AIMS}|must|needs? to|at least|at most|no more than|"
+                     r"(?:under|below|above|over|within) (?:\$|~)?\d)", re.I)
 # a bound said just before its number: "under 200 ms", "at least 12", "up to $5,000", "max retries 3"
 _BOUNDS = {"max": re.compile(r"(?:\b(?:under|below|within|at most|no more than|up to|less than|fewer than|"
                              r"max(?:imum)?(?:\s+[a-z_]+){0,2}\s*[=:]?)|<=?)\s*(?:\$|€|~)?$"),
