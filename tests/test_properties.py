@@ -149,7 +149,8 @@ def test_a_policy_is_refused_in_one_line_or_loads_the_same_again(changes):
 statement_texts = st.lists(st.one_of(
     st.sampled_from(["5", "12k", "2024-03-05", "ſept", "ſix", "ſome", "ſept 5, 2024", "5 ſept 2024", "half a",
                      "the 3rd", "March", "not",
-                     "no longer", "uses", "Redis", "p95", "~", "$48,200", "08:00-20:00", "\n", "-ish", "ms"]),
+                     "no longer", "uses", "Redis", "p95", "~", "$48,200", "08:00-20:00", "\n", "-ish", "ms",
+                     "under", "at least", "max", "up to", "within", "if", "should", ":"]),
     st.text(max_size=12)), max_size=12).map(" ".join)
 
 
@@ -165,3 +166,17 @@ def test_the_write_screen_reads_any_text(old, new, cosine):
 
     assert conflicts.between(old, new, max(cosine, conflicts.CLOSE)) in (None, "value", "choice", "negation", "update")
     assert duplicates.judge(old, new, cosine) in (None, "exact", "near")
+
+
+@PROPERTY
+@given(st.integers(1, 10_000), st.integers(1, 10_000), st.sampled_from(["under", "at most", "within", "at least"]),
+       st.booleans())
+def test_a_seen_amount_conflicts_with_a_stated_limit_exactly_when_it_lies_beyond_it(limit, seen, bound, rule_first):
+    """The breach rule against arithmetic: "the export must finish under N seconds" and "the
+    export took M seconds" disagree exactly when M is past N on the bound's side."""
+    from memlib.consensus import conflicts
+
+    rule, said = f"The nightly export must finish {bound} {limit} seconds.", f"the nightly export took {seen} seconds"
+    beyond = seen < limit if bound == "at least" else seen > limit
+    texts = [rule, said] if rule_first else [said, rule]
+    assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == (["value"] if beyond else [])
