@@ -882,6 +882,8 @@ def test_a_rebuild_killed_before_its_commit_leaves_the_clusters_as_they_were(con
     # a number in a name is not the value ("wh-2"), the value beside it still is
     ("Orders from wh-2 ship within 24 hours.", "wh-2 orders ship within 48 hours", "value"),
     ("The packing line runs at 90 boxes an hour.", "packing line throughput: 140 boxes per hour", "value"),
+    # "over" a span says when, not a target ("retried 3 times over 5 days" is what is done)
+    ("Failed renewals are retried 3 times over 4 days.", "failed renewals get retried 6 times", "value"),
 ])
 def test_contradictions_in_real_writing_are_found_with_their_kind(older, newer, kind):
     found = conflicts.find([older, newer], [1.0, 1.0])
@@ -962,6 +964,8 @@ def test_two_disputes_in_one_cluster_are_two_disagreements():
     (["Application logs are kept for 30 days.", "Audit logs are kept for seven years."],
      "said of two kinds of logs"),
     (["Order events are published to Kafka.", "Clickstream events go to Kinesis."], "said of two kinds of events"),
+    (["Failed renewals are retried 3 times over 4 days.", "Unpaid renewals go to collections after 30 days."],
+     "'over 4 days' is the span of the retries, no amount of time the statement gives"),
 ])
 def test_updates_scopes_quantities_and_paraphrases_are_not_conflicts(texts, why):
     assert conflicts.find(texts, [1.0] * len(texts)) == [], why

@@ -104,7 +104,7 @@ _AIMS = r"goal|target|aim|objective|should|commit to|alert when|SLA|SLO"
 GOALS = re.compile(rf"\b(?:{_AIMS})\b", re.I)
 # a requirement or a plan, not a measurement: an aim, a rule, or a bound before a number
 TARGETS = re.compile(rf"\b(?:{_AIMS}|must|needs? to|at least|at most|no more than|"
-                     r"(?:under|below|above|over|within) (?:\$|~)?\d)", re.I)
+                     r"(?:under|below|within) (?:\$|~)?\d)", re.I)
 # a bound said just before its number: "under 200 ms", "at least 12", "up to $5,000", "max retries 3"
 _BOUNDS = {"max": re.compile(r"(?:\b(?:under|below|within|at most|no more than|up to|less than|fewer than|"
                              r"max(?:imum)?(?:\s+[a-z_]+){0,2}\s*[=:]?)|<=?)\s*(?:\$|€|~)?$"),
@@ -112,8 +112,10 @@ _BOUNDS = {"max": re.compile(r"(?:\b(?:under|below|within|at most|no more than|u
 # a number in a clause that says when a rule applies bounds nothing it states ("can't merge if
 # coverage is below 75%": the rule is the other way round)
 _CONDITION = re.compile(r"\b(?:if|when|whenever|unless|once)\b", re.I)
-# ("over" and "above" are not read as bounds: mostly they say which things a rule is for, "refunds
-# over $200 need a second approver", not what the things are)
+# a number after "over" or "above" is no amount a statement gives: it says which things a rule is
+# for ("refunds over $200 need a second approver") or over what span ("retried 3 times over 5
+# days", "99.9% over 30 days"), not what the things are
+_SPAN = re.compile(r"\b(?:over|above)\s*(?:\$|€|~)?$")
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 PART = re.compile(r"\b(alone|of which|mostly|most of|part of|only for|excluding|including)\b", re.I)
 # the scopes a statement may be said of, by what they divide: where it runs, on what, for whom,
@@ -339,6 +341,8 @@ def _quantities(text: str) -> tuple[list[Quantity], list[Quantity]]:
             continue  # inside a word or a name: "p95", "S3", "wh-2", "us-east-1"
         if re.match(r"[:\-]\d", text[m.end():m.end() + 2]) or _IN_RANGE.search(text, max(0, m.start() - 3), m.start()):
             continue  # a time of day or a range: "08:00-20:00", "08-20"
+        if _SPAN.search(before):
+            continue  # which things, or over what span: "uploads over 5 GB fail", "3 times over 5 days"
         amount = _number(raw) * (1000 if m["k"] else 1)
         unit = _unit(m["pre"]) or _unit(m["unit"])
         if unit is None and m["unit"] and m["unit"].lower() in ("of",) and raw.lower() == "half":
