@@ -18,7 +18,9 @@ most", "up to" or "max" is an upper bound, after "at least" or "min" a lower one
 clause saying when a rule applies: "can't merge if coverage is below 75%"): a statement
 giving one is a rule (`target`), and what was seen breaks it only from beyond the bound
 (conflicts.py); "goal", "should" or "SLO" make it an aim (`goal`), which may be missed without
-anyone being wrong. A quantity holds where its own clause
+anyone being wrong. A number after "over" or "above" is no amount: it says which things a
+rule is for or over what span ("uploads over 5 GB fail", "retried 3 times over 5 days"). A
+quantity holds where its own clause
 says ("iOS ... 99.7%, Android lags behind": iOS); a scope has one name ("prod" is
 production) and may hold another (mobile holds iOS and Android), and a hyphenated name's
 head scopes it ("prod-1"). Whether it denies is read from "not", "n't", "never", "disabled"
