@@ -42,7 +42,7 @@ from __future__ import annotations
 import functools
 import re
 import string
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date
 
 import snowballstemmer
@@ -230,7 +230,7 @@ class Quantity:
         characters"), another limit of the same side ("take up to 45 days" against "within 30
         days"), or a limit of the other side that leaves nothing between ("at least 16" against
         "at most 12")."""
-        if bound.dimension != self.dimension or not bound.bound or self.agrees(replace(bound, bound="")):
+        if bound.dimension != self.dimension or not bound.bound or self.agrees(bound):
             return False
         if self.bound == bound.bound:
             return True
