@@ -1732,7 +1732,138 @@ TENTH: list[Topic] = [
     ), contradictions=((0, 1, "negation"),), negatives=((0, 2, "scoped: Porto"), (1, 2, "scoped"))),
 ]
 
+# ELEVENTH: written on 2026-11-28 (fifteenth session) before any rule of this session was built;
+# committed before its first run. Voices as before (chat lines, bot output, tickets, decisions, an
+# assistant's notes on a person and a household), on subjects no earlier set has; contradictions
+# of every kind as they come in real writing, updates said with a change word. Kept aside as the
+# next check.
+ELEVENTH: list[Topic] = [
+    Topic("sessions Redis memory", (
+        ("coder", "The sessions Redis has maxmemory set to 4 GB."),
+        ("ops-bot", "redis-sessions: maxmemory 4gb, used_memory 3.1gb, evicted_keys 0"),
+        ("reviewer", "sessions redis maxmemory is 8 GB, run CONFIG GET maxmemory if you don't believe me"),
+        ("tester", "The rate-limit Redis is limited to 512 MB."),
+    ), contradictions=((0, 2, "number"), (1, 2, "number")),
+        negatives=((0, 1, "agree"), (0, 3, "scoped: the rate-limit Redis"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("design tool", (
+        ("planner", "Product designs are made in Figma."),
+        ("reviewer", "the design team works in Sketch, Figma is only used for handoff to engineers"),
+        ("ops-bot", "sketch workspace acme-design: 48 documents edited this week"),
+        ("tester", "Marketing makes its social images in Canva."),
+    ), contradictions=((0, 1, "choice"), (0, 2, "choice")),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: marketing"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("staging database snapshots", (
+        ("ops-bot", "Staging is refreshed from an anonymised production snapshot every Sunday night."),
+        ("coder", "staging refresh moved to Wednesdays, Sunday runs kept colliding with the backup window"),
+        ("reviewer", "The demo environment is never refreshed, it keeps its seed data."),
+    ), updates=((0, 1),), negatives=((0, 2, "scoped: the demo environment"), (1, 2, "scoped"))),
+    Topic("session cookie flags", (
+        ("planner", "Session cookies are set with Secure and HttpOnly."),
+        ("tester", "the session cookie is readable from document.cookie in the console, so it is not HttpOnly"),
+        ("coder", "The CSRF token cookie is readable by JavaScript on purpose."),
+    ), contradictions=((0, 1, "negation"),), negatives=((0, 2, "scoped: the CSRF cookie"), (1, 2, "scoped"))),
+    Topic("Gran's medication", (
+        ("assistant", "Gran takes 5 mg of amlodipine every morning."),
+        ("assistant", "Gran's GP raised her amlodipine to 10 mg at the last review."),
+        ("assistant", "Gran takes her vitamin D with lunch."),
+    ), updates=((0, 1),), negatives=((0, 2, "scoped: vitamin D"), (1, 2, "scoped"))),
+    Topic("iOS release cadence", (
+        ("planner", "The iOS app is released every two weeks."),
+        ("ops-bot", "app store connect: last 5 releases 7, 7, 6, 7, 8 days apart"),
+        ("reviewer", "we ship iOS weekly, I've never seen a two-week cycle here"),
+        ("coder", "Android goes out on the same train as iOS."),
+    ), contradictions=((0, 1, "number"), (0, 2, "number")),
+        negatives=((1, 2, "agree"), (0, 3, "other: a second platform"), (1, 3, "other"), (2, 3, "other"))),
+    Topic("issue tracker", (
+        ("planner", "Bugs are tracked in Jira."),
+        ("coder", "bugs live in Linear, Jira is only used by support for escalations"),
+        ("ops-bot", "linear team PLAT: 38 open issues, 6 urgent"),
+        ("tester", "Security findings are tracked in a private GitHub repo."),
+    ), contradictions=((0, 1, "choice"), (0, 2, "choice")),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: security findings"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("password reset link expiry", (
+        ("planner", "Password reset links expire after 1 hour."),
+        ("tester", "used a reset link from yesterday evening this morning and it still worked"),
+        ("coder", "RESET_TOKEN_TTL = 3600"),
+        ("reviewer", "Email verification links are valid for 7 days."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")),
+        negatives=((0, 2, "paraphrase: 3600 s = 1 hour"), (0, 3, "scoped: verification links"), (1, 3, "scoped"),
+                   (2, 3, "scoped"))),
+    Topic("weekly newsletter send time", (
+        ("planner", "The customer newsletter goes out on Tuesdays at 10:00 CET."),
+        ("ops-bot", "mailchimp campaign weekly-digest: scheduled Thu 10:00 CET"),
+        ("reviewer", "The newsletter is sent on Tuesday mornings."),
+        ("coder", "Product update emails go out on the first of each month."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")),
+        negatives=((0, 2, "agree"), (0, 3, "scoped: product update emails"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("payment provider timeout", (
+        ("coder", "Calls to Stripe time out after 10 seconds."),
+        ("ops-bot", "payments-api env STRIPE_TIMEOUT_MS=10000"),
+        ("reviewer", "our stripe client waits 80 seconds before giving up, the trace shows a call hanging for 80s"),
+        ("tester", "Calls to the tax service time out after 3 seconds."),
+    ), contradictions=((0, 2, "number"), (1, 2, "number")),
+        negatives=((0, 1, "paraphrase: 10000 ms = 10 seconds"), (0, 3, "scoped: the tax service"), (1, 3, "scoped"),
+                   (2, 3, "scoped"))),
+    Topic("release sign-off", (
+        ("planner", "Every production release needs a sign-off from QA."),
+        ("reviewer", "release 4.12 went to prod on Friday without anyone from QA looking at it"),
+        ("coder", "Hotfixes skip the QA sign-off."),
+    ), contradictions=((0, 1, "negation"),), negatives=((0, 2, "scoped: hotfixes"), (1, 2, "other"))),
+    Topic("team chat", (
+        ("planner", "The team chats in Slack."),
+        ("coder", "we moved team chat from Slack to Microsoft Teams in September"),
+        ("ops-bot", "teams org acme: 14 channels, 61 members active today"),
+        ("tester", "Customers reach us through Intercom chat."),
+    ), updates=((0, 1),),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: customers"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("parking at the office", (
+        ("assistant", "Parking at the Leeds office is free for staff."),
+        ("assistant", "Jo paid 12 pounds for parking at the Leeds office today, staff parking is not free anymore "
+                      "since the lease changed"),
+        ("assistant", "Bike parking is in the basement."),
+    ), updates=((0, 1),), negatives=((0, 2, "scoped: bikes"), (1, 2, "scoped"))),
+    Topic("contractor time tracking", (
+        ("planner", "Contractors log their hours in Harvest."),
+        ("reviewer", "contractor hours go into Toggl, finance exports them from there every month"),
+        ("coder", "Employees don't track hours."),
+    ), contradictions=((0, 1, "choice"),), negatives=((0, 2, "scoped: employees"), (1, 2, "scoped"))),
+    Topic("car insurance", (
+        ("assistant", "The car insurance includes breakdown cover."),
+        ("assistant", "Called the insurer after the car broke down: the policy has no breakdown cover, that's an add-on "
+                      "we never bought."),
+        ("assistant", "The home insurance covers accidental damage."),
+    ), contradictions=((0, 1, "negation"),), negatives=((0, 2, "scoped: home insurance"), (1, 2, "scoped"))),
+    Topic("orders database version", (
+        ("ops-bot", "rds orders-db: engine postgres 15.6, db.r6g.xlarge"),
+        ("coder", "The orders database is still on Postgres 13, nobody has scheduled the upgrade."),
+        ("planner", "The analytics replica runs Postgres 16."),
+    ), contradictions=((0, 1, "number"),), negatives=((0, 2, "scoped: the analytics replica"), (1, 2, "scoped"))),
+    Topic("dog's feeding", (
+        ("assistant", "Biscuit gets 200 g of dry food twice a day."),
+        ("assistant", "Biscuit is down to 150 g twice a day now, the vet said he'd put on weight."),
+        ("assistant", "Biscuit has his flea treatment on the first of the month."),
+    ), updates=((0, 1),), negatives=((0, 2, "other: a treatment"), (1, 2, "other"))),
+    Topic("laptop screen lock", (
+        ("planner", "Screen lock is enforced on every company laptop."),
+        ("reviewer", "the MDM profile on the new M3 MacBooks has no screen lock policy, mine never locks"),
+        ("ops-bot", "jamf policy screen-lock: 184/184 devices compliant"),
+    ), contradictions=((0, 1, "negation"), (1, 2, "negation")), negatives=((0, 2, "agree"),)),
+    Topic("on-call compensation", (
+        ("planner", "On-call engineers get 150 euros per week on call."),
+        ("reviewer", "on-call pay is 200 euros a week, HR confirmed it in the handbook"),
+        ("tester", "A page outside office hours also earns a day off in lieu."),
+    ), contradictions=((0, 1, "number"),), negatives=((0, 2, "other"), (1, 2, "other"))),
+    Topic("sales CRM", (
+        ("planner", "Sales keeps its pipeline in HubSpot."),
+        ("coder", "the sales pipeline is in Salesforce, HubSpot is for marketing only"),
+        ("ops-bot", "salesforce: 1,204 open opportunities, 77 closing this month"),
+        ("reviewer", "Marketing emails are sent from HubSpot."),
+    ), contradictions=((0, 1, "choice"), (0, 2, "choice")),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: marketing emails"), (1, 3, "agree"), (2, 3, "scoped"))),
+]
+
 # The sets written after the first topics, each a split of its own (run.py, offline.py,
 # contradict.py: --split NAME), in the order they were written
 WRITTEN_LATER = {"unseen": UNSEEN, "later": LATER, "aside": ASIDE, "novel": NOVEL, "spare": SPARE, "last": LAST,
-                 "eighth": EIGHTH, "ninth": NINTH, "tenth": TENTH}
+                 "eighth": EIGHTH, "ninth": NINTH, "tenth": TENTH,
+                 "eleventh": ELEVENTH}

@@ -8,7 +8,7 @@ Consensus in an interleaved order (agents report on many topics at once), then
   and how many planted pairs of each kind clustering put apart (none can be found then), and
   of those how many the lexicon's cannot-link kept apart.
 
-    .venv/bin/python bench/judgement/run.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last|eighth|ninth|tenth] [--model NAME|DIR]
+    .venv/bin/python bench/judgement/run.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last|eighth|ninth|tenth|eleventh] [--model NAME|DIR]
         [--batch N] [--arrival interleaved|topic|agent] [--untimed | --one-time] [--random-ids]
 
 `--model NAME|DIR`: the store embeds with that named embedder (minilm, minilm-int8-rows-zh ...) or that
@@ -164,8 +164,9 @@ def topics_of(split: str) -> list:
     2026-11-27), aside (the 25 written after LATER was read), novel (the 20 written after
     ASIDE was read), spare (the 26 written after NOVEL was read), last (the 26 written
     after SPARE was run), eighth (the 18 written after the scoped false alarms were read),
-    ninth (the 17 written after EIGHTH was run, 2026-11-28) or tenth (the 21 written after the
-    bound rule was built, 2026-11-28)."""
+    ninth (the 17 written after EIGHTH was run, 2026-11-28), tenth (the 21 written after the
+    bound rule was built, 2026-11-28) or eleventh (the 20 written before the fifteenth session's
+    rules, 2026-11-28)."""
     if split in WRITTEN_LATER:
         return WRITTEN_LATER[split]
     if split in ("fresh", "everything", "whole"):
