@@ -8,7 +8,7 @@ Consensus in an interleaved order (agents report on many topics at once), then
   and how many planted pairs of each kind clustering put apart (none can be found then), and
   of those how many the lexicon's cannot-link kept apart.
 
-    .venv/bin/python bench/judgement/run.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last|eighth|ninth|tenth|eleventh] [--model NAME|DIR]
+    .venv/bin/python bench/judgement/run.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last|eighth|ninth|tenth|eleventh, or several joined by +: pooled in one store] [--model NAME|DIR]
         [--batch N] [--arrival interleaved|topic|agent] [--untimed | --one-time] [--random-ids]
 
 `--model NAME|DIR`: the store embeds with that named embedder (minilm, minilm-int8-rows-zh ...) or that
@@ -125,7 +125,9 @@ def report(name: str, clustered: dict, within_clusters: score.Tally, within_topi
 @functools.cache  # read by chosen() and open_store(): parsed once
 def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--split", choices=SPLITS, default="dev")
+    parser.add_argument("--split", type=split_name, default="dev", metavar="SPLIT[+SPLIT...]",
+                        help=f"one of {', '.join(SPLITS)}; several joined by '+' are pooled in one store, as a "
+                             "team's store holds every topic at once (the held-out sets' shape)")
     parser.add_argument("--model", help="an embedder's name (memlib.embeddings.NAMED) or a local sentence-transformers "
                         "model folder (default: the store's default)")
     parser.add_argument("--batch", type=int, default=25,
@@ -157,6 +159,14 @@ def chosen() -> tuple[str, list]:
     return split, topics_of(split)
 
 
+def split_name(value: str) -> str:
+    """`value` if it names a split or a pool of splits ("ninth+tenth"), for argparse."""
+    unknown = [part for part in value.split("+") if part not in SPLITS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"no split {unknown[0]!r} (one of {', '.join(SPLITS)}, or several joined by '+')")
+    return value
+
+
 def topics_of(split: str) -> list:
     """A split's topics: dev, check, all (the 40 of both), fresh (the 16 written after the
     clustering was chosen), everything (those 56 in one store), unseen (the 19 written on
@@ -166,7 +176,9 @@ def topics_of(split: str) -> list:
     after SPARE was run), eighth (the 18 written after the scoped false alarms were read),
     ninth (the 17 written after EIGHTH was run, 2026-11-28), tenth (the 21 written after the
     bound rule was built, 2026-11-28) or eleventh (the 20 written before the fifteenth session's
-    rules, 2026-11-28)."""
+    rules, 2026-11-28). Splits joined by "+" are pooled: every topic of each, in that order."""
+    if "+" in split:
+        return [topic for part in split.split("+") for topic in topics_of(part)]
     if split in WRITTEN_LATER:
         return WRITTEN_LATER[split]
     if split in ("fresh", "everything", "whole"):
