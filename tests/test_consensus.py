@@ -884,6 +884,10 @@ def test_a_rebuild_killed_before_its_commit_leaves_the_clusters_as_they_were(con
     ("The packing line runs at 90 boxes an hour.", "packing line throughput: 140 boxes per hour", "value"),
     # "over" a span says when, not a target ("retried 3 times over 5 days" is what is done)
     ("Failed renewals are retried 3 times over 4 days.", "failed renewals get retried 6 times", "value"),
+    # a time of day, in either clock, and the days of the week a schedule names
+    ("The nightly backup starts at 01:00 UTC.", "nightly backup kicked off at 03:10 UTC today", "value"),
+    ("Standup is at 9:30 every weekday.", "standup is at 10am", "value"),
+    ("The newsletter goes out on Tuesdays at 10:00.", "newsletter campaign: scheduled Thu 10:00", "value"),
 ])
 def test_contradictions_in_real_writing_are_found_with_their_kind(older, newer, kind):
     found = conflicts.find([older, newer], [1.0, 1.0])
@@ -966,6 +970,15 @@ def test_two_disputes_in_one_cluster_are_two_disagreements():
     (["Order events are published to Kafka.", "Clickstream events go to Kinesis."], "said of two kinds of events"),
     (["Failed renewals are retried 3 times over 4 days.", "Unpaid renewals go to collections after 30 days."],
      "'over 4 days' is the span of the retries, no amount of time the statement gives"),
+    (["The ETL starts at 2:30 pm UTC.", "ETL log: today's run started 14:31 UTC."],
+     "a time read off a clock is about when the schedule says"),
+    (["The backup runs at 01:00 UTC.", "The backup runs at 02:00 CET."], "times of two zones are not compared"),
+    (["The office is open 08:00-20:00.", "The office opens at 8am."], "a range's times are no time of their own"),
+    (["The grocery delivery comes between 7 and 9 pm.", "Groceries arrive at 9pm."], "between 7 and 9 pm: a range"),
+    (["Sprint demos are on Thursdays.", "Demo went fine last Friday, the board liked it."],
+     "a day that dates an event is no day of the schedule"),
+    (["The sync is on Tuesdays at 10:00.", "The sync moved to Wednesdays, still at 10:00."],
+     "an update: the day changed, the time did not"),
 ])
 def test_updates_scopes_quantities_and_paraphrases_are_not_conflicts(texts, why):
     assert conflicts.find(texts, [1.0] * len(texts)) == [], why
@@ -998,6 +1011,19 @@ def test_a_shortened_word_is_the_word_and_a_change_is_read_whatever_its_subject(
     # two subjects with their own words: apart, unless the newer reports a change
     assert conflicts.between("The team sync is 30 minutes long.", "Weekly sync is 45 minutes.", 0.9) is None
     assert conflicts.between("The team sync is 30 minutes long.", "Weekly sync is 45 minutes now.", 0.9) == "update"
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("The nightly ETL job kicks off at 01:00 UTC.", "moved the nightly ETL to 02:30 UTC so it stops colliding with backups"),
+    ("Platform standup is at 9:30 every weekday.", "standup moved to 10:15 so the Lisbon folks can join"),
+    ("The sync is on Tuesdays at 10:00.", "The sync moved to Wednesdays, still at 10:00."),
+])
+def test_a_change_of_time_or_day_updates_what_it_changes(older, newer):
+    """A change that gives a time or a day the older one did not updates it: before times of
+    day were read, "moved the nightly ETL to 02:30 UTC" gave nothing but "nightly" and was taken
+    to repeat the older statement; a change of day with the same time was, once the time was
+    read."""
+    assert conflicts.between(older, newer, 0.9) == "update"
 
 
 def test_a_change_updates_an_older_statement_of_its_thing_even_where_nothing_differs_by_the_words():

@@ -150,7 +150,8 @@ statement_texts = st.lists(st.one_of(
     st.sampled_from(["5", "12k", "2024-03-05", "ſept", "ſix", "ſome", "ſept 5, 2024", "5 ſept 2024", "half a",
                      "the 3rd", "March", "not",
                      "no longer", "uses", "Redis", "p95", "~", "$48,200", "08:00-20:00", "\n", "-ish", "ms",
-                     "under", "at least", "max", "up to", "within", "if", "should", ":"]),
+                     "under", "at least", "max", "up to", "within", "if", "should", ":", "9:30", "2pm", "12 am",
+                     "noon", "UTC", "Berlin time", "between", "to", "-", "Thu", "Mondays", "last", "first"]),
     st.text(max_size=12)), max_size=12).map(" ".join)
 
 
@@ -166,6 +167,24 @@ def test_the_write_screen_reads_any_text(old, new, cosine):
 
     assert conflicts.between(old, new, max(cosine, conflicts.CLOSE)) in (None, "value", "choice", "negation", "update")
     assert duplicates.judge(old, new, cosine) in (None, "exact", "near")
+
+
+@PROPERTY
+@given(st.integers(0, 287), st.integers(0, 287), st.booleans(), st.booleans())
+def test_two_times_of_day_conflict_exactly_when_they_differ_in_either_clock(first, second, twelve, other_first):
+    """Times of day against arithmetic: "the backup starts at HH:MM UTC" against another time
+    on the five-minute marks disagree exactly when the minutes after midnight differ, a
+    12-hour time ("2:30 pm", "12 am") being the 24-hour one."""
+    from memlib.consensus import conflicts
+
+    def said(slot: int, twelve: bool) -> str:
+        hour, minute = divmod(slot * 5, 60)
+        clock = f"{(hour - 1) % 12 + 1}:{minute:02d} {'am' if hour < 12 else 'pm'}" if twelve else f"{hour:02d}:{minute:02d}"
+        return f"the nightly backup starts at {clock} UTC"
+
+    texts = [said(first, twelve), said(second, not twelve)]
+    texts = texts if other_first else texts[::-1]
+    assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == (["value"] if first != second else [])
 
 
 @PROPERTY

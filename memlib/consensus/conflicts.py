@@ -350,7 +350,8 @@ def between(old: str, new: str, cosine: float) -> str | None:
 def _repeats(a: statements.Statement, b: statements.Statement) -> bool:
     """Every quantity `b` gives, `a` gives already ("rollout 10% since Monday" after "enabled
     for 10%"): a change that says what was said changes nothing of it."""
-    return bool(b.quantities) and all(any(q.agrees(p) for p in a.quantities) for q in b.quantities)
+    return bool(b.quantities or b.days) and b.days <= a.days and all(
+        any(q.agrees(p) for p in a.quantities) for q in b.quantities)
 
 
 def _counts(a: statements.Statement, b: statements.Statement, dimension: str) -> list[str]:
@@ -390,7 +391,7 @@ def _values_differ(a: statements.Statement, b: statements.Statement) -> bool:
             return True
     if a.dates and b.dates and not any(_same_day(x, y) for x in a.dates for y in b.dates):
         return True
-    return False
+    return bool(a.days and b.days and not a.days & b.days)  # "on Tuesdays" against "Thu 10:00"
 
 
 def _breaks(rule: statements.Statement, seen: statements.Statement) -> bool:

@@ -6,7 +6,13 @@ says, where it holds (a scope), and whether it reports a change ("moved to", "as
 Quantities: a number (digits, or a word such as "five" or "half a") with its unit, units of
 one dimension made one ("5 min" is 300 s, "two weeks" 14 days, "12k" 12,000, "$48,200"),
 marked approximate after "about", "around", "~" or "roughly", and denied after "not"; dates
-in English and ISO forms, with or without a year. A number with no unit counts the noun
+in English and ISO forms, with or without a year; a time of day ("01:00 UTC", "9:30", "2pm",
+"noon") in minutes after midnight, of its zone when it names one (times of two zones are not
+compared), about when a schedule said if read off a clock ("started 02:31": within a quarter
+hour), and none when it opens or closes a range ("08:00-20:00", "between 7 and 9 pm"); the
+days of the week a schedule names ("on Thursdays", "every Tuesday and Thursday", "Thu 10:00",
+"Mon-Fri"), not a day that dates an event ("last Friday", "since Monday", "the first Monday"):
+two schedules on days that never meet disagree. A number with no unit counts the noun
 after it ("3 nodes", "a 10-character password"); "4 business hours" is 4 hours. How often is
 a period of its own ("every 6 hours", "4x a day", "twice a week", "daily"): it is not
 compared with how long ("within a minute"). A number inside a name ("p95", "React 19", "iOS
@@ -28,13 +34,14 @@ head scopes it ("prod-1"). Whether it denies is read from "not", "n't", "never",
 our images off Docker Hub": a change, away from what it names); what it denies is compared
 as word stems (Snowball), so "no sampling" denies "are sampled".
 
-What it cannot read: units it does not know, numbers written in words beyond the common ones
-("three nines"), a quantity and its qualifier far apart in a long sentence, a limit against
-a value within it that was meant to be the limit ("at most 50 connections" against "the pool
-is 20"), a bound after the noun ("16 characters minimum"), a rule for the things over an
-amount against one of them ("anything over $2,500 needs finance" against "$4,200 approved with
-no finance step"), the same count under
-two nouns ("2 required reviews" against "one approval"), irony.
+What it cannot read: a day of the week said once for an event against a schedule ("demo on
+Friday" against "demos are on Thursdays": the first is read as a schedule too), units it
+does not know, numbers written in words beyond the common ones ("three nines"), a quantity
+and its qualifier far apart in a long sentence, a limit against a value within it that was
+meant to be the limit ("at most 50 connections" against "the pool is 20"), a bound after the
+noun ("16 characters minimum"), a rule for the things over an amount against one of them
+("anything over $2,500 needs finance" against "$4,200 approved with no finance step"), the
+same count under two nouns ("2 required reviews" against "one approval"), irony.
 """
 
 from __future__ import annotations
@@ -119,6 +126,14 @@ _CONDITION = re.compile(r"\b(?:if|when|whenever|unless|once)\b", re.I)
 # days", "99.9% over 30 days"), not what the things are
 _SPAN = re.compile(r"\b(?:over|above)\s*(?:\$|€|~)?$")
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# the days of the week a schedule names: "on Thursdays", "every Tuesday and Thursday", "Thu 10:00",
+# "Mon-Fri"; not a day that dates an event ("last Friday", "since Monday", "until Monday") or
+# names one in a month ("the first Monday")
+_DAY = re.compile(r"\b(?:(?P<full>monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
+                  r"|(?P<short>Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun))\b(?!'s)", re.I)
+_DATING = re.compile(r"\b(?:last|this|next|since|until|till|by|before|after|past|coming|first|second|third|fourth)\s+$",
+                     re.I)
+_DAY_RANGE = re.compile(r"^\s*(?:-|–|to|through|thru)\s*$", re.I)
 PART = re.compile(r"\b(alone|of which|mostly|most of|part of|only for|excluding|including)\b", re.I)
 # the scopes a statement may be said of, by what they divide: where it runs, on what, for whom,
 # seen by whom, when, in which region. Two statements whose scopes differ within one division
@@ -189,6 +204,18 @@ _PERIODS = [
     (re.compile(r"\b(?P<unit>hour|dai|night|week|month|year)ly\b", re.I), lambda m: 1.0),
 ]
 _ADVERB_UNITS = {"dai": "day", "night": "day"}
+CLOCK_SLACK = 15  # minutes an approximate time of day may be off: the quarter hour people round to
+# a time of day: "01:00 UTC", "9:30", "2pm", "11 pm", "noon"; with its zone, if it names one
+_ZONE = r"(?:\s*(?P<zone>utc|gmt|local time|(?-i:CES?T|BST|[ECMP][SD]?T|IST|JST|[A-Z][a-z]+ time)))?"
+_CLOCK = re.compile(r"(?<![\w:./-])(?:(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?::[0-5]\d)?"
+                    r"(?:\s*(?P<half>[ap]\.?m\b\.?))?|(?P<h12>1[0-2]|0?[1-9])\s*(?P<half12>[ap]\.?m\b\.?)"
+                    r"|(?P<word>noon|midnight)\b)" + _ZONE, re.I)
+# a time that opens or closes a range ("08:00-20:00", "between 7 and 9 pm", "9 to 5") or that
+# measures a duration ("1:30 h") is no time something happens at
+_CLOCK_RANGE_AFTER = re.compile(r"\s*(?:-|–|to|and|until|till)\s*\d|\s*(?:h|hrs?|hours?|min|mins|minutes?)\b",
+                                re.I)
+_CLOCK_RANGE_BEFORE = re.compile(r"(?:\d\s*(?:[ap]\.?m\.?\s*)?(?:-|–|to|and|until|till)\s*|\b(?:between|from)\s+)$",
+                                 re.I)
 # a dotted number followed by a unit is a quantity ("1.5 s", "99.9%"), else a name's number
 _IDENTIFIER = re.compile(
     r"\b[A-Za-z]+\d+[\w.]*\b|\b\d+(?:\.\d+)+\b(?!\s*(?:%|(?:" + "|".join(sorted(map(re.escape, UNITS), key=len, reverse=True))
@@ -220,6 +247,9 @@ class Quantity:
             return False
         if self.amount == other.amount:
             return True
+        if self.dimension.startswith("clock"):  # minutes after midnight, round the clock
+            apart = abs(self.amount - other.amount) % 1440
+            return (self.approximate or other.approximate) and min(apart, 1440 - apart) <= CLOCK_SLACK
         tolerance = 0.1 if (self.approximate or other.approximate) else 0.0
         high = max(abs(self.amount), abs(other.amount))
         return high > 0 and abs(self.amount - other.amount) <= tolerance * high
@@ -244,6 +274,7 @@ class Statement:
     quantities: tuple[Quantity, ...] = ()
     denied: tuple[Quantity, ...] = ()  # "the timeout is not 30 minutes"
     dates: tuple[tuple, ...] = ()  # (year or None, month or None, day)
+    days: frozenset = frozenset()  # days of the week a schedule names (0 is Monday): "on Thursdays"
     qualifiers: frozenset = frozenset()  # "p95", "react 19": numbers that name, not measure
     versions: frozenset = frozenset()  # (name, numbers): "ios 16" ("ios", (16,)); "v1.29.4" ("", (1, 29, 4))
     at_least: bool = False  # its versions are the lowest that will do ("iOS 16 and later", "requires 3.10")
@@ -326,6 +357,53 @@ def _periods(text: str) -> tuple[list[Quantity], str]:
                 found.append(Quantity("period", round(count * unit[1], 6)))
         text = pattern.sub(" ", text)
     return found, text
+
+
+def _clock(text: str) -> tuple[list[Quantity], str]:
+    """The times of day `text` says something happens at, in minutes after midnight (dimension
+    "clock", or "clock:<zone>" when it names a zone: times of two zones are not compared), and
+    the text without any time of day. A time that opens or closes a range ("08:00-20:00",
+    "between 7 and 9 pm", "from 9:30 to 10:15") or measures a duration ("1:30 h") is read as
+    none."""
+    found = []
+    for m in _CLOCK.finditer(text):
+        if _CLOCK_RANGE_AFTER.match(text, m.start("zone") if m["zone"] else m.end()) or \
+                _CLOCK_RANGE_BEFORE.search(text, max(0, m.start() - 10), m.start()):
+            continue
+        if m["word"]:
+            minutes = 720 if m["word"].lower() == "noon" else 0
+        else:
+            hour = int(m["h"] if m["h"] is not None else m["h12"])
+            half = (m["half"] or m["half12"] or "").lower()[:1]
+            if half and hour > 12:
+                continue  # "14 pm": no time
+            hour = hour % 12 + (12 if half == "p" else 0) if half else hour
+            minutes = hour * 60 + int(m["m"] or 0)
+        zone = (m["zone"] or "").lower().removesuffix(" time")
+        zone = {"gmt": "utc", "local": ""}.get(zone, zone)
+        # a time off the five-minute marks was read off a clock ("started 02:31"), about when a
+        # schedule said; "around 9" is approximate as any amount
+        approximate = minutes % 5 != 0 or bool(_APPROXIMATELY.search(text, max(0, m.start() - 25), m.start()))
+        found.append(Quantity(f"clock:{zone}" if zone else "clock", float(minutes), approximate))
+    return found, _CLOCK.sub(" ", text)  # a range's times too: "between 7 and 9 pm" counts no "pm"
+
+
+def _days(text: str) -> frozenset[int]:
+    """The days of the week `text` says something happens on (0 is Monday; see _DAY), a range
+    ("Mon-Fri", "Monday to Friday") every day of it."""
+    days, last = set(), None
+    for m in _DAY.finditer(text):
+        if m["short"] and not m["short"][0].isupper():
+            continue
+        if _DATING.search(text, max(0, m.start() - 12), m.start()):
+            last = None
+            continue
+        day = [w[:3] for w in WEEKDAYS].index((m["full"] or m["short"])[:3].lower())
+        if last is not None and _DAY_RANGE.match(text[last[1]:m.start()]):
+            days.update((last[0] + k) % 7 for k in range((day - last[0]) % 7 + 1))
+        days.add(day)
+        last = (day, m.end())
+    return frozenset(days)
 
 
 def _quantities(text: str) -> tuple[list[Quantity], list[Quantity]]:
@@ -421,6 +499,7 @@ def _name_like(token: str) -> bool:
 def read(text: str) -> Statement:
     """What `text` states (see the module docstring)."""
     dates, rest = _dates(text)
+    clocks, rest = _clock(rest)
     found_qualifiers = _IDENTIFIER.findall(rest)
     qualifiers = frozenset(q.lower() for q in found_qualifiers)
     versions = frozenset((m[1] or "", tuple(int(p) for p in m[2].split(".")))
@@ -455,7 +534,8 @@ def read(text: str) -> Statement:
     return Statement(
         text=text, letters="".join(p[0] for t in tokens for p in t.split("-") if p), acronyms=acronyms,
         denies=denies, stems=frozenset(stem(t) for t in said),
-        quantities=tuple(asserted), denied=tuple(denied), dates=tuple(dates), qualifiers=qualifiers,
+        quantities=tuple(clocks + asserted), denied=tuple(denied), dates=tuple(dates), days=_days(text),
+        qualifiers=qualifiers,
         versions=versions, at_least=bool(versions) and bool(_AT_LEAST.search(text)),
         names=frozenset(names - rejected), rejected=frozenset(rejected), mentioned=frozenset(mentioned),
         negated=negated, change=bool(CHANGES.search(text)), target=bool(TARGETS.search(text)),
