@@ -143,7 +143,17 @@ class MemoryStore(Store):
             matched[memory.id] = of = matched.get(of, of)  # a batch-mate that repeats one: that one
             return [duplicates.Match(i, of, kind, score, memory.project_id)]
         return [duplicates.Clash(i, o.id, kind, o.cosine, memory.project_id) for o in options
-                if (kind := conflicts.between(o.text, memory.text, o.cosine))]
+                if (kind := conflicts.between(o.text, memory.text, o.cosine))
+                and (kind == "update" or not MemoryStore._outdated(o, options, memory.text))]
+
+    @staticmethod
+    def _outdated(old: _Option, options, text: str) -> bool:
+        """Whether a newer option updates `old` and `text` confirms that option (states what
+        it states, conflicts.confirms): the newer supersedes, so what `text` says against
+        `old` is what the update said, not a contradiction ("started 02:31 UTC" after "moved
+        the ETL to 02:30 UTC", against "the ETL kicks off at 01:00 UTC")."""
+        return any(o.created_at > old.created_at and o.cosine >= conflicts.CLOSE and conflicts.confirms(o.text, text)
+                   and conflicts.between(old.text, o.text, conflicts.CLOSE) == "update" for o in options)
 
     def _screen_many(self, batch, vectors, groups: dict[str, list[int]]) -> list:
         """`screen` for the projects of `groups` ({project: positions}), their stored rows in

@@ -1013,6 +1013,17 @@ def test_a_shortened_word_is_the_word_and_a_change_is_read_whatever_its_subject(
     assert conflicts.between("The team sync is 30 minutes long.", "Weekly sync is 45 minutes now.", 0.9) == "update"
 
 
+@pytest.mark.parametrize("said, new, confirmed", [
+    ("moved the nightly ETL to 02:30 UTC", "ETL log shows today's run started 02:31 UTC.", True),
+    ("We moved deploys from Jenkins to GitHub Actions.", "Deploys run on GitHub Actions.", True),
+    ("bumped deployment target to iOS 16, dropping 15", "Why does the listing still say it requires iOS 15?", False),
+    ("moved the nightly ETL to 02:30 UTC", "The ETL writes to the warehouse.", False),  # says nothing of it
+    ("moved the nightly ETL to 02:30 UTC", "the nightly ETL started at 01:00 UTC", False),
+])
+def test_a_statement_confirms_another_only_by_stating_what_it_states(said, new, confirmed):
+    assert conflicts.confirms(said, new) is confirmed
+
+
 @pytest.mark.parametrize("older, newer", [
     ("The nightly ETL job kicks off at 01:00 UTC.", "moved the nightly ETL to 02:30 UTC so it stops colliding with backups"),
     ("Platform standup is at 9:30 every weekday.", "standup moved to 10:15 so the Lisbon folks can join"),

@@ -189,6 +189,25 @@ def test_updates_scopes_and_other_things_are_no_contradiction(tmp_path):
     assert event["subject_id"] == update
 
 
+def test_what_confirms_an_update_is_no_contradiction_of_what_it_superseded(tmp_path):
+    """The newer supersedes: after "moved the ETL to 02:30 UTC" updates "kicks off at 01:00
+    UTC", a log line that confirms the move is not flagged against the old schedule; one that
+    says the old time still conflicts with the move, and a statement the update does not
+    confirm still conflicts with what it contradicts."""
+    store = MemoryStore.open(str(tmp_path / "s"))
+    p = Project(name="data")
+    old = Insight(project_id=p.id, content="The nightly ETL job kicks off at 01:00 UTC.")
+    store.add([p, old])
+    (moved,) = store.add([{"kind": "insight", "project_id": p.id,
+                           "content": "moved the nightly ETL to 02:30 UTC so it stops colliding with backups"}])
+    (log,) = store.add([{"kind": "insight", "project_id": p.id, "content": "ETL log shows today's run started 02:31 UTC."}])
+    assert [e["details"]["of"] for e in events(store, "update")] == [old.id] and not events(store, "contradiction")
+    (stale,) = store.add([{"kind": "insight", "project_id": p.id,
+                           "content": "ETL log shows today's nightly run started 01:00 UTC."}])
+    assert moved in {e["details"]["with"] for e in events(store, "contradiction") if e["subject_id"] == stale}
+    assert sorted([old.id, log]) not in [d["ids"] for d in store.disagreements()]
+
+
 def test_resolving_keeping_both_or_correcting_one_closes_the_pair(clashing):
     from memlib.lifecycle import curation
     from tests.test_cli import fails, run

@@ -347,6 +347,15 @@ def between(old: str, new: str, cosine: float) -> str | None:
     return None
 
 
+def confirms(said: str, new: str) -> bool:
+    """Whether `new` states what `said` states: an amount of one kind that agrees, or a name
+    both use, and nothing either states differently ("started 02:31 UTC" confirms "moved the
+    ETL to 02:30 UTC"; a statement that says nothing of it confirms nothing)."""
+    a, b = statements.read(said), statements.read(new)
+    shared = any(q.agrees(p) for q in a.quantities for p in b.quantities) or _names_meet(a.names, b.names)
+    return shared and _stated(a, b, ignore_change=True) is None
+
+
 def _repeats(a: statements.Statement, b: statements.Statement) -> bool:
     """Every quantity `b` gives, `a` gives already ("rollout 10% since Monday" after "enabled
     for 10%"): a change that says what was said changes nothing of it."""
