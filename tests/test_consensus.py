@@ -1013,6 +1013,26 @@ def test_a_shortened_word_is_the_word_and_a_change_is_read_whatever_its_subject(
     assert conflicts.between("The team sync is 30 minutes long.", "Weekly sync is 45 minutes now.", 0.9) == "update"
 
 
+@pytest.mark.parametrize("rule, seen, kind", [
+    # one counterexample denies a rule said of every one of a kind, however long it runs
+    ("All S3 buckets are encrypted at rest with KMS.",
+     "the legacy exports bucket has no default encryption, the config rule flagged it yesterday afternoon", "negation"),
+    ("Staging never gets production customer data.",
+     "the staging database holds real customer records from production right now, restored from Monday night's "
+     "snapshot for the demo", "negation"),
+    ("Every customer gets a reminder email three days before an invoice is due.",
+     "no reminder went out for invoice 2231, it just went overdue and the customer called us angry", "negation"),
+    # not one of what "all" is said of; "has never" tells what was, no rule
+    ("All production volumes are encrypted at rest with KMS keys.",
+     "The analytics bucket is not encrypted at rest, that's a finding for the audit.", None),
+    ("The payments service has never touched Vault, it reads AWS Secrets Manager.",
+     "vault: 1,412 secrets, 38 policies, sealed=false", None),
+])
+def test_a_counterexample_denies_a_rule_said_of_all(rule, seen, kind):
+    for texts in ([rule, seen], [seen, rule]):
+        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
+
+
 @pytest.mark.parametrize("said, new, confirmed", [
     ("moved the nightly ETL to 02:30 UTC", "ETL log shows today's run started 02:31 UTC.", True),
     ("We moved deploys from Jenkins to GitHub Actions.", "Deploys run on GitHub Actions.", True),

@@ -12,7 +12,9 @@ in time order):
   retired" / "moved from X" where the other uses X; or one name in two versions (React 18,
   React 19; a version in use agrees with a lowest one that will do when it is that or later);
 - denial ("negation"): one denies ("not", "n't", "never", "disabled", "off" ...) what the
-  other says: the denying clause's words are the other's, and the two share enough words.
+  other says: the denying clause's words are the other's, and the two share enough words,
+  or, against a rule said of every one of a kind ("All S3 buckets ...", "Staging never ..."),
+  the other is said of one of that kind (a counterexample, however long it runs).
 A name a bot line or a chat message says in lower case ("postmark: 4,112 delivered") is in
 use there when another fragment of the cluster uses it. Not compared: two fragments scoped
 apart (staging and production, Android and iOS; "prod" is production, and "all mobile" is
@@ -304,11 +306,28 @@ def _stated(a: statements.Statement, b: statements.Statement, ignore_change: boo
         spelled = b.spells(a.acronyms) | a.spells(b.acronyms)  # "SSO" and "single sign-on"
         shared = (a.stems & b.stems) | spelled
         said = other.stems | other.spells(denier.acronyms)
-        if denier.denies & said and len(shared) >= 2 and len(shared) / len(a.stems | b.stems) >= NEGATION_OVERLAP:
+        if denier.denies & said and len(shared) >= 2 and (len(shared) / len(a.stems | b.stems) >= NEGATION_OVERLAP
+                                                           or _of_all(a, b) or _of_all(b, a)):
             return "negation"  # what one denies, the other says
     return None
 
 
+_UNIVERSAL = re.compile(r"\b(?:(?P<noun>all|every|each|any)\s+(?P<what>(?:[\w'-]+\s+){0,2}[\w'-]+)|"
+                        r"everyone|everybody|(?<!has )(?<!have )(?<!had )(?<!'ve )(?:always|never)|nobody|no one)\b",
+                        re.I)  # "has never touched Vault" tells what was, no rule
+
+
+def _of_all(rule: statements.Statement, other: statements.Statement) -> bool:
+    """`rule` says something of every one of a kind ("All S3 buckets are encrypted", "Staging
+    never gets customer data") and `other` is said of one of that kind: it shares a word of
+    what "all" or "every" is said of ("the legacy exports bucket"). A counterexample denies
+    such a rule however little else the two share."""
+    found = _UNIVERSAL.search(rule.text)
+    if found is None:
+        return False
+    if not found["noun"]:
+        return True
+    return bool({statements.stem(w.lower()) for w in found["what"].split()} & other.stems)
 NEGATION_OVERLAP = 0.2  # share of their content words two statements must have to deny one another
 CLOSE = 0.5  # cosine two memories need before what they state is compared (chosen on the dev topics)
 NAMED_CLOSE = 0.25  # cosine a change needs to update an older memory that names what it names (dev topics)
