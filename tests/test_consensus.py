@@ -888,6 +888,11 @@ def test_a_rebuild_killed_before_its_commit_leaves_the_clusters_as_they_were(con
     ("The nightly backup starts at 01:00 UTC.", "nightly backup kicked off at 03:10 UTC today", "value"),
     ("Standup is at 9:30 every weekday.", "standup is at 10am", "value"),
     ("The newsletter goes out on Tuesdays at 10:00.", "newsletter campaign: scheduled Thu 10:00", "value"),
+    # a tool one runs, pays for or runs against is the one in use
+    ("Our load tests use Locust.", "we run Gatling for the load tests, the scripts are in perf/", "choice"),
+    ("The monorepo pipelines run on GitHub Actions.", "We pay CircleCI for the monorepo pipelines.", "choice"),
+    ("The orders service keeps its data in MySQL.",
+     "the orders service integration tests run against Postgres, like production", "choice"),
 ])
 def test_contradictions_in_real_writing_are_found_with_their_kind(older, newer, kind):
     found = conflicts.find([older, newer], [1.0, 1.0])

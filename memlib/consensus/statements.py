@@ -154,8 +154,8 @@ CHOICE = re.compile(
     r"\b(?:uses?|using|used|on|in|with|via|through|by|to|runs on|stores? \w+ in|lives? in|goes through|"
     r"gets?|got|receives?|received|has|have|had|"
     r"go through|is|are|picked|chose|chosen|adopted|relies on|powered by|built on|built with|from|out of|"
-    r"hashed with|switched to|moved to|migrated to|upgraded to)\s+(?:(?:the|a|an|our|their|its|your)\s+)?"
-    r"(" + _NAME_HEAD + r"[\w.+#-]*(?:\s[A-Z0-9][\w.+#-]*)?)")
+    r"hashed with|switched to|moved to|migrated to|upgraded to|run|runs|ran|pay|pays|paid|against)\s+"
+    r"(?:(?:the|a|an|our|their|its|your)\s+)?(" + _NAME_HEAD + r"[\w.+#-]*(?:\s[A-Z0-9][\w.+#-]*)?)")
 # a name in any case after a verb that can only choose ("uses nginx", "went with gRPC"), and
 # the name a sentence opens with before "is the" ("Redis is the cache behind ...")
 CHOSEN = re.compile(r"\b(?:uses|using|picked|chose|chosen|adopted|went with|go with|settled on|relies on|"
