@@ -1118,6 +1118,15 @@ def test_scopes_are_apart_where_they_never_meet_or_differ_within_one_division():
     assert not apart(f(), f({"staging"}))
 
 
+def test_us_in_lower_case_is_the_pronoun_not_the_region():
+    """"a few of us worked" named the US region, and a statement of the Lisbon office was
+    scoped apart from one said on a public holiday."""
+    from memlib.consensus.statements import read
+
+    assert read("was in the Lisbon office on the holiday, a few of us worked").scopes == frozenset()
+    assert read("US customers are billed in dollars.").scopes == read("the db lives in us-east-1").scopes == {"us"}
+
+
 @pytest.mark.timeout(120)
 def test_a_long_report_is_read_in_one_pass():
     """A 200,000-character report with no digit in it: the clause that gives a number was

@@ -522,7 +522,7 @@ def read(text: str) -> Statement:
     tokens = [t.lower() for t in raw_tokens]
     negated = any(t in NEGATIONS or t.endswith("n't") for t in tokens) or _says_off(text)
 
-    scopes = frozenset(filter(None, map(_scope, tokens)))
+    scopes = frozenset(filter(None, map(_scope, raw_tokens)))
     said = _said(tokens)
     content = frozenset(singular(t) for t in said)
 
@@ -541,7 +541,7 @@ def read(text: str) -> Statement:
         negated=negated, change=bool(CHANGES.search(text)), target=bool(TARGETS.search(text)),
         goal=bool(GOALS.search(text)),
         part=bool(PART.search(text)), scopes=scopes, words=content,
-        value_scopes=frozenset(filter(None, (_scope(t.lower()) for clause in _NUMBER_CLAUSE.findall(text)
+        value_scopes=frozenset(filter(None, (_scope(t) for clause in _NUMBER_CLAUSE.findall(text)
                                              if _DIGIT.search(clause) for t in _TOKEN.findall(clause)))) or scopes)
 
 
@@ -557,8 +557,12 @@ def words(text: str) -> frozenset[str]:
 
 
 def _scope(token: str) -> str | None:
-    """The scope a lower-cased word names, if any: itself or, hyphenated, its head ("prod-1",
-    "staging-eu"; "non-prod" names none)."""
+    """The scope a word names, if any: itself or, hyphenated, its head ("prod-1", "staging-eu";
+    "non-prod" names none). "us" in lower case alone is the pronoun ("a few of us worked"), not
+    the region ("US", "us-east-1")."""
+    if token == "us":
+        return None
+    token = token.lower()
     return SCOPES.get(token) or SCOPES.get(token.split("-", 1)[0])
 
 
