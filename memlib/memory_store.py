@@ -151,7 +151,8 @@ class MemoryStore(Store):
         """Whether a newer option updates `old` and `text` confirms that option (states what
         it states, conflicts.confirms): the newer supersedes, so what `text` says against
         `old` is what the update said, not a contradiction ("started 02:31 UTC" after "moved
-        the ETL to 02:30 UTC", against "the ETL kicks off at 01:00 UTC")."""
+        the ETL to 02:30 UTC", against "the ETL kicks off at 01:00 UTC"). The two options'
+        own cosine is not at hand: both are close to `text`, and `between` takes them at CLOSE."""
         return any(o.created_at > old.created_at and o.cosine >= conflicts.CLOSE and conflicts.confirms(o.text, text)
                    and conflicts.between(old.text, o.text, conflicts.CLOSE) == "update" for o in options)
 

@@ -328,6 +328,8 @@ def _of_all(rule: statements.Statement, other: statements.Statement) -> bool:
     if not found["noun"]:
         return True
     return bool({statements.stem(w.lower()) for w in found["what"].split()} & other.stems)
+
+
 NEGATION_OVERLAP = 0.2  # share of their content words two statements must have to deny one another
 CLOSE = 0.5  # cosine two memories need before what they state is compared (chosen on the dev topics)
 NAMED_CLOSE = 0.25  # cosine a change needs to update an older memory that names what it names (dev topics)

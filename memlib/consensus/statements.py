@@ -126,6 +126,7 @@ _CONDITION = re.compile(r"\b(?:if|when|whenever|unless|once)\b", re.I)
 # days", "99.9% over 30 days"), not what the things are
 _SPAN = re.compile(r"\b(?:over|above)\s*(?:\$|€|~)?$")
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAY_OF = {day[:3]: n for n, day in enumerate(WEEKDAYS)}  # "thu" (of "Thursdays", "Thu", "Thurs"): 3
 # the days of the week a schedule names: "on Thursdays", "every Tuesday and Thursday", "Thu 10:00",
 # "Mon-Fri"; not a day that dates an event ("last Friday", "since Monday", "until Monday") or
 # names one in a month ("the first Monday")
@@ -398,7 +399,7 @@ def _days(text: str) -> frozenset[int]:
         if _DATING.search(text, max(0, m.start() - 12), m.start()):
             last = None
             continue
-        day = [w[:3] for w in WEEKDAYS].index((m["full"] or m["short"])[:3].lower())
+        day = _WEEKDAY_OF[(m["full"] or m["short"])[:3].lower()]
         if last is not None and _DAY_RANGE.match(text[last[1]:m.start()]):
             days.update((last[0] + k) % 7 for k in range((day - last[0]) % 7 + 1))
         days.add(day)
