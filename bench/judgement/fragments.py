@@ -1862,8 +1862,132 @@ ELEVENTH: list[Topic] = [
         negatives=((1, 2, "agree"), (0, 3, "scoped: marketing emails"), (1, 3, "agree"), (2, 3, "scoped"))),
 ]
 
+# TWELFTH: written on 2026-11-29 (sixteenth session) at its start, before any rule of this
+# session was built; committed before its first run. Voices as before (chat lines, bot output,
+# tickets, decisions, an assistant's notes on a person and a household), on subjects no earlier
+# set has; contradictions of every kind as they come in real writing, updates said with a change
+# word or only by a newer date. Kept aside as this session's check.
+TWELFTH: list[Topic] = [
+    Topic("Kafka orders topic partitions", (
+        ("planner", "The orders topic in Kafka has 12 partitions."),
+        ("ops-bot", "kafka-topics --describe orders: PartitionCount: 24, ReplicationFactor: 3"),
+        ("coder", "orders topic is 12 partitions, we size consumers to match"),
+        ("reviewer", "The payments topic only has 6 partitions."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")),
+        negatives=((0, 2, "agree"), (0, 3, "scoped: the payments topic"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("video calls", (
+        ("planner", "External calls with customers happen on Zoom."),
+        ("reviewer", "we don't use Zoom for customer calls anymore, the licence lapsed in May and everything is on "
+                     "Google Meet since"),
+        ("tester", "Internal 1:1s are on Google Meet."),
+    ), updates=((0, 1),), negatives=((0, 2, "scoped: internal 1:1s"), (1, 2, "agree"))),
+    Topic("dependency update bot", (
+        ("planner", "Dependency bumps are opened by Dependabot."),
+        ("coder", "Renovate opens our dependency PRs, Dependabot was switched off for the monorepo"),
+        ("ops-bot", "renovate[bot] opened 9 pull requests in acme/monorepo this week"),
+        ("reviewer", "Docker base images are bumped by hand."),
+    ), contradictions=((0, 1, "choice"), (0, 2, "choice")),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: base images"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("webhook retries", (
+        ("coder", "Failed webhooks are retried 5 times with exponential backoff."),
+        ("tester", "a webhook to our test endpoint that kept returning 500 was retried 3 times and then dropped"),
+        ("ops-bot", "webhooks-worker config: max_attempts=5 backoff=exponential"),
+        ("reviewer", "Webhook payloads are signed with HMAC-SHA256."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")),
+        negatives=((0, 2, "agree"), (0, 3, "other: signing"), (1, 3, "other"), (2, 3, "other"))),
+    Topic("CDN purge on deploy", (
+        ("planner", "The CDN cache is purged on every frontend deploy."),
+        ("tester", "after this morning's deploy the CDN still served the old main.js, nothing was purged"),
+        ("coder", "API responses are never cached at the CDN."),
+    ), contradictions=((0, 1, "negation"),), negatives=((0, 2, "scoped: API responses"), (1, 2, "scoped"))),
+    Topic("mortgage", (
+        ("assistant", "The mortgage is on a fixed rate of 3.9% until March 2027."),
+        ("assistant", "Sam said the mortgage rate is 4.6%, fixed until 2027."),
+        ("assistant", "The mortgage payment leaves the joint account on the 3rd."),
+    ), contradictions=((0, 1, "number"),), negatives=((0, 2, "other: the payment date"), (1, 2, "other"))),
+    Topic("API page size", (
+        ("planner", "List endpoints return 50 items per page by default."),
+        ("reviewer", "GET /v2/invoices gives me 20 results per page unless I pass limit"),
+        ("coder", "The maximum page size is 200."),
+    ), contradictions=((0, 1, "number"),), negatives=((0, 2, "different quantities: default vs maximum"),
+                                                       (1, 2, "different quantities"))),
+    Topic("translation platform", (
+        ("planner", "App strings are translated in Lokalise."),
+        ("coder", "we moved the app strings from Lokalise to Crowdin last quarter, cheaper per seat"),
+        ("ops-bot", "crowdin project acme-app: 11 languages, 96% translated"),
+        ("tester", "Marketing pages are translated by an agency."),
+    ), updates=((0, 1),),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: marketing pages"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("meeting notes", (
+        ("planner", "Meeting notes are kept in Confluence."),
+        ("reviewer", "meeting notes are in Notion, nobody has opened Confluence in a year"),
+        ("tester", "Architecture decisions are recorded as ADRs in the repo."),
+    ), contradictions=((0, 1, "choice"),), negatives=((0, 2, "scoped: architecture decisions"), (1, 2, "scoped"))),
+    Topic("SSH to production", (
+        ("planner", "Nobody has SSH access to the production hosts."),
+        ("coder", "I ssh'd into prod-web-3 yesterday to tail the nginx logs"),
+        ("ops-bot", "bastion audit: 0 ssh sessions to prod in the last 30 days"),
+        ("reviewer", "Staging hosts accept SSH from the office network."),
+    ), contradictions=((0, 1, "negation"), (1, 2, "negation")),
+        negatives=((0, 2, "agree"), (0, 3, "scoped: staging"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("access token lifetime", (
+        ("coder", "Access tokens expire after 15 minutes, refresh tokens after 30 days."),
+        ("ops-bot", "auth-service env ACCESS_TOKEN_TTL=900 REFRESH_TOKEN_TTL=2592000"),
+        ("tester", "my access token was still accepted an hour and a half after login, no refresh in between"),
+        ("reviewer", "Access tokens are valid for 60 minutes."),
+    ), contradictions=((0, 2, "number"), (1, 2, "number"), (0, 3, "number"), (1, 3, "number")),
+        negatives=((0, 1, "paraphrase: 900 s = 15 minutes"),)),
+    Topic("book club", (
+        ("assistant", "Priya's book club meets on the first Thursday of the month."),
+        ("assistant", "Priya's book club has switched to the last Sunday of the month."),
+        ("assistant", "Priya's running club meets on Saturday mornings."),
+    ), updates=((0, 1),), negatives=((0, 2, "scoped: the running club"), (1, 2, "scoped"))),
+    Topic("refund window", (
+        ("planner", "Customers can ask for a refund within 30 days of purchase."),
+        ("reviewer", "support refused a refund on day 20, our terms say 14 days"),
+        ("coder", "Refunds are paid back to the original card."),
+    ), contradictions=((0, 1, "number"),), negatives=((0, 2, "other: how refunds are paid"), (1, 2, "other"))),
+    Topic("build artifacts", (
+        ("planner", "Build artifacts are published to Artifactory."),
+        ("coder", "as of October build artifacts go to GitHub Packages, the Artifactory licence is not renewed"),
+        ("ops-bot", "github packages acme: 312 versions published this month"),
+        ("reviewer", "Container images live in ECR."),
+    ), updates=((0, 1),),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: container images"), (1, 3, "scoped"), (2, 3, "scoped"))),
+    Topic("IP addresses in analytics", (
+        ("planner", "Analytics events never store a user's IP address."),
+        ("reviewer", "the events table has a client_ip column and it holds full IPv4 addresses"),
+        ("coder", "IP addresses are kept in the access logs for 7 days."),
+    ), contradictions=((0, 1, "negation"),), negatives=((0, 2, "scoped: access logs"), (1, 2, "scoped"))),
+    Topic("team lunch budget", (
+        ("planner", "Team lunches are covered up to 25 euros per person."),
+        ("reviewer", "the team lunch limit is 40 euros a head, finance said so in the spring"),
+        ("tester", "Client dinners need a manager's approval."),
+    ), contradictions=((0, 1, "number"),), negatives=((0, 2, "other"), (1, 2, "other"))),
+    Topic("database vacuum", (
+        ("ops-bot", "A manual VACUUM ANALYZE runs on the reporting database every night at 03:00."),
+        ("coder", "nightly vacuum on the reporting db is gone, we rely on autovacuum since the upgrade"),
+        ("reviewer", "Autovacuum is tuned more aggressively on the orders table."),
+    ), updates=((0, 1),), negatives=((0, 2, "other"), (1, 2, "agree"))),
+    Topic("load test before launch", (
+        ("planner", "Every public launch is load tested first."),
+        ("reviewer", "the referral page launched on Monday and nobody ran a load test against it"),
+        ("coder", "Internal tools are not load tested."),
+    ), contradictions=((0, 1, "negation"),), negatives=((0, 2, "scoped: internal tools"), (1, 2, "other"))),
+    Topic("plant watering", (
+        ("assistant", "The fern in the living room gets watered every Wednesday."),
+        ("assistant", "Watered the living room fern on Saturday, Alex says it's every Saturday, not Wednesday."),
+        ("assistant", "The cactus only needs water once a month."),
+    ), contradictions=((0, 1, "number"),), negatives=((0, 2, "scoped: the cactus"), (1, 2, "scoped"))),
+    Topic("status of the mobile SDK", (
+        ("planner", "The mobile SDK is written in Kotlin Multiplatform."),
+        ("coder", "the mobile SDK is two codebases, Swift for iOS and Kotlin for Android, there's no shared module"),
+        ("reviewer", "The web SDK is TypeScript."),
+    ), contradictions=((0, 1, "choice"),), negatives=((0, 2, "scoped: the web SDK"), (1, 2, "scoped"))),
+]
+
 # The sets written after the first topics, each a split of its own (run.py, offline.py,
 # contradict.py: --split NAME), in the order they were written
 WRITTEN_LATER = {"unseen": UNSEEN, "later": LATER, "aside": ASIDE, "novel": NOVEL, "spare": SPARE, "last": LAST,
                  "eighth": EIGHTH, "ninth": NINTH, "tenth": TENTH,
-                 "eleventh": ELEVENTH}
+                 "eleventh": ELEVENTH, "twelfth": TWELFTH}
