@@ -389,7 +389,7 @@ def test_a_fresh_handle_continues_the_clusters_where_the_table_left_them(consens
 
 # -- conflicts -----------------------------------------------------------------------------------
 
-from memlib.consensus import conflicts  # noqa: E402
+from memlib.consensus import conflicts, statements  # noqa: E402
 
 
 @pytest.mark.parametrize("texts, kind", [
@@ -921,6 +921,43 @@ def test_an_amount_beyond_a_stated_bound_contradicts_it_and_one_within_or_agains
         assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
 
 
+@pytest.mark.parametrize("text, quantities, denies", [
+    ("payments-api env STRIPE_TIMEOUT_MS=10000", [("time", 10_000.0, "")], set()),
+    ("RESET_TOKEN_TTL = 3600", [("time", 3_600_000.0, "")], set()),  # a TTL without its unit: seconds
+    ("cdn rule /img/*: ttl 86400", [("time", 86_400_000.0, "")], set()),
+    ("sentry traces_sample_rate=0.05 (prod)", [("percent", 5.0, "")], set()),  # a rate of 1 as a share
+    ("nginx client_max_body_size 25m", [("bytes", 25.0, "max")], set()),  # "m" of a size: megabytes
+    ("webhooks-worker config: max_attempts=5 backoff=exponential", [("count:attempt", 5.0, "max")], set()),
+    ("github branch protection: required_approving_review_count=2", [("count:review", 2.0, "")], set()),
+    ("billing config: payment_terms=net45", [("time", 45 * 86_400_000.0, "")], set()),
+    ("backup.retention_days: 14", [("time", 14 * 86_400_000.0, "")], set()),
+    ("checkout price cache TTL = 5 min", [("time", 300_000.0, "")], set()),  # its own unit, read as prose
+    ("ci image node:18.19-alpine", [], set()),  # a tag, no amount
+    ("github org acme: 2fa_requirement_enabled=false", [], {"2fa", "requir"}),
+    ("vpn auth policy: mfa=required", [], set()),
+])
+def test_a_setting_is_read_by_its_key(text, quantities, denies):
+    said = statements.read(text)
+    assert sorted((q.dimension, q.amount, q.bound) for q in said.quantities) == sorted(quantities)
+    assert said.negated == bool(denies) and said.denies == frozenset(denies)
+
+
+@pytest.mark.parametrize("older, newer, kind", [
+    ("Product images are cached at the CDN for 7 days.", "cdn rule /img/*: ttl 86400", "value"),
+    ("Sentry traces are sampled at 20% in production.", "sentry traces_sample_rate=0.05 (prod)", "value"),
+    ("Customer invoices are due 30 days after issue.", "billing config: payment_terms=net45", "value"),
+    ("Two-factor authentication is required for everyone in the GitHub org.",
+     "github org acme: 2fa_requirement_enabled=false, 3 members without 2FA", "negation"),
+    ("Calls to Stripe time out after 10 seconds.", "payments-api env STRIPE_TIMEOUT_MS=10000", None),  # 10 s both
+    ("Image cache TTL at the edge is one week.", "cdn rule /img/*: ttl 604800", None),
+    ("uploaded a 40 MB video just now and it went through", "nginx client_max_body_size 25m", "value"),  # beyond
+    ("uploaded a 12 MB PDF just now and it went through", "nginx client_max_body_size 25m", None),  # within
+])
+def test_a_setting_is_compared_with_what_prose_says(older, newer, kind):
+    for texts in ([older, newer], [newer, older]):
+        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
+
+
 def test_two_disputes_in_one_cluster_are_two_disagreements():
     """Two disagreements that never meet do not share one split: before, "retries: 3"
     against "retries 5 times" went unreported beside the TTL's."""
@@ -1089,7 +1126,7 @@ def test_a_change_updates_an_older_statement_of_its_thing_even_where_nothing_dif
 
 
 def test_a_subject_is_read_from_the_clause_that_names_the_choice():
-    from memlib.consensus import statements, subjects
+    from memlib.consensus import subjects
 
     def said_of(text):
         return subjects.subject(text, statements.read(text).names)
@@ -1131,7 +1168,6 @@ def test_us_in_lower_case_is_the_pronoun_not_the_region():
 def test_a_long_report_is_read_in_one_pass():
     """A 200,000-character report with no digit in it: the clause that gives a number was
     once searched from every position to the end (52 s at 32,000 characters, hours here)."""
-    from memlib.consensus import statements
 
     text = "the export job retries " * 9000 + ", and staging keeps its output for 5 days."
     read = statements.read(text)

@@ -13,7 +13,12 @@ hour), and none when it opens or closes a range ("08:00-20:00", "between 7 and 9
 days of the week a schedule names ("on Thursdays", "every Tuesday and Thursday", "Thu 10:00",
 "Mon-Fri"), not a day that dates an event ("last Friday", "since Monday", "the first Monday"):
 two schedules on days that never meet disagree. A number with no unit counts the noun
-after it ("3 nodes", "a 10-character password"); "4 business hours" is 4 hours. How often is
+after it ("3 nodes", "a 10-character password"); "4 business hours" is 4 hours. A setting as
+configuration and bot output write it is read by its key: "STRIPE_TIMEOUT_MS=10000" is 10 s, a
+TTL or timeout without a unit is in seconds ("ttl 86400"), a rate of at most 1 is a share
+("traces_sample_rate=0.05": 5 %), "25m" of a size is 25 MB, "max_attempts=5" is at most 5
+attempts (a rule), "net45" is 45 days, and a setting set false or off denies what its key
+names ("2fa_requirement_enabled=false"). How often is
 a period of its own ("every 6 hours", "4x a day", "twice a week", "daily"): it is not
 compared with how long ("within a minute"). A number inside a name ("p95", "React 19", "iOS
 16", "2.3 release") is not a quantity but a qualifier: two statements that qualify their
@@ -389,6 +394,76 @@ def _clock(text: str) -> tuple[list[Quantity], str]:
     return found, _CLOCK.sub(" ", text)  # a range's times too: "between 7 and 9 pm" counts no "pm"
 
 
+# A setting as configuration and bot output write it: an identifier key ("traces_sample_rate",
+# "STRIPE_TIMEOUT_MS", "password.min_length") or a duration's plain key ("ttl"), then "=", ":" or
+# a space, then its value ("0.05", "10000", "25m", "false")
+_SETTING = re.compile(r"(?<![\w./-])(?P<key>\d*[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+|(?i:ttl|timeout|max-age))"
+                      r"(?:\s*[=:]\s*|\s+)(?P<value>(?P<num>\d+(?:\.\d+)?)(?P<suffix>[A-Za-z]{1,3})?|"
+                      r"(?i:net\s?(?P<net>\d+))|(?P<flag>(?i:true|false|on|off|yes|no|enabled|disabled|none)))"
+                      r"(?![\w.%])")
+_KEY_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+[a-z]*")  # "maxBodySize": max, body, size
+# a key that names a duration gives seconds when its value has no unit (TTLs, timeouts and
+# max-age are counted in seconds by Redis, nginx, HTTP caching and DNS alike)
+_SECONDS_KEYS = frozenset({"ttl", "timeout", "expiry", "expires", "expire", "age", "lifetime"})
+_SIZE_KEYS = frozenset({"size", "body", "memory", "mem", "maxmemory", "heap", "buffer", "disk", "storage", "upload"})
+_FRACTION_KEYS = frozenset({"rate", "ratio", "fraction", "probability"})  # 0.05 of them is 5 %
+_COUNT_WORDS = frozenset({"count", "num", "number", "total", "max", "min", "limit", "value", "n", "required",
+                          "default"})  # words of a count's key that do not name what it counts
+_FALSE = frozenset({"false", "off", "no", "disabled", "none"})
+_QUALIFIER_PART = re.compile(r"[A-Za-z]+\d+")
+
+
+def _settings(text: str) -> tuple[list[Quantity], frozenset[str], str]:
+    """The amounts `text`'s settings give, read from their keys ("STRIPE_TIMEOUT_MS=10000" is
+    10 s, "ttl 86400" a day, "traces_sample_rate=0.05" 5 %, "client_max_body_size 25m" at most
+    25 MB, "max_attempts=5" at most 5 attempts, "payment_terms=net45" 45 days), the words of
+    the settings it turns off ("2fa_requirement_enabled=false": what it denies), and the text
+    without the settings read. A key's value is its own: the word after it is no unit of it,
+    unless the value has none ("TTL = 5 min" is left to `_quantities`)."""
+    found, off = [], set()
+
+    def read_one(m: re.Match) -> str:
+        key = [w.lower() for w in _KEY_WORD.findall(m["key"])]
+        if m["flag"]:
+            if m["flag"].lower() in _FALSE:
+                off.update(w for w in key if w not in ("enabled", "enable", "is", "flag"))
+        else:
+            amount = _setting_amount(m, key, text)
+            if amount is None:
+                return m[0]
+            found.append(amount)
+        # a key's own qualifier stays ("p95_latency_ms=182" is a p95)
+        return " " + " ".join(p for p in re.split(r"[_.]", m["key"]) if _QUALIFIER_PART.fullmatch(p)) + " "
+
+    rest = _SETTING.sub(read_one, text)
+    return found, frozenset(off), rest
+
+
+def _setting_amount(m: re.Match, key: list[str], text: str) -> Quantity | None:
+    """The amount one setting gives (`_settings`), or None if it is no amount of its key."""
+    if m["net"]:
+        return Quantity("time", round(int(m["net"]) * UNITS["day"][1], 6))
+    amount, suffix = float(m["num"]), (m["suffix"] or "").lower()
+    after = re.match(r"\s*([A-Za-z%$€]+)", text[m.end():])
+    if not suffix and after and _unit(after[1]):
+        return None
+    bound = "max" if "max" in key else "min" if "min" in key else ""
+    if suffix:
+        unit = UNITS["mb"] if suffix == "m" and _SIZE_KEYS & set(key) else _unit(suffix)
+        if unit is None:
+            return None  # a tag ("node:18-alpine"): no amount
+    else:
+        unit = _unit(key[-1]) if len(key) > 1 else None  # "timeout_ms", "retention_days"
+        if unit is None and _SECONDS_KEYS & set(key):
+            unit = UNITS["s"]
+    if unit is not None:
+        return Quantity(unit[0], round(amount * unit[1], 6), bound=bound)
+    if key[-1] in _FRACTION_KEYS and 0 <= amount <= 1:
+        return Quantity("percent", round(amount * 100, 6), bound=bound)
+    noun = next((w for w in reversed(key) if w not in _COUNT_WORDS and not w[0].isdigit()), "")
+    return Quantity(f"count:{singular(noun)}", amount, bound=bound) if noun else None
+
+
 def _days(text: str) -> frozenset[int]:
     """The days of the week `text` says something happens on (0 is Monday; see _DAY), a range
     ("Mon-Fri", "Monday to Friday") every day of it."""
@@ -501,6 +576,7 @@ def read(text: str) -> Statement:
     """What `text` states (see the module docstring)."""
     dates, rest = _dates(text)
     clocks, rest = _clock(rest)
+    settings, turned_off, rest = _settings(rest)  # (a setting's max or min is a rule: `target`)
     found_qualifiers = _IDENTIFIER.findall(rest)
     qualifiers = frozenset(q.lower() for q in found_qualifiers)
     versions = frozenset((m[1] or "", tuple(int(p) for p in m[2].split(".")))
@@ -531,15 +607,17 @@ def read(text: str) -> Statement:
                        if _NEGATED.search(clause) or _says_off(clause)
                        for t in _TOKEN.findall(clause) if t.lower() not in STOP_WORDS and t.lower() not in DENIERS
                        and not t.lower().endswith("n't")) if negated else frozenset()
+    if turned_off:  # "2fa_requirement_enabled=false" denies a requirement of 2FA
+        negated, denies = True, denies | {stem(w) for w in turned_off}
     acronyms = frozenset(t.lower() for t in raw_tokens if 2 <= len(t) <= 5 and t.isupper())
     return Statement(
         text=text, letters="".join(p[0] for t in tokens for p in t.split("-") if p), acronyms=acronyms,
         denies=denies, stems=frozenset(stem(t) for t in said),
-        quantities=tuple(clocks + asserted), denied=tuple(denied), dates=tuple(dates), days=_days(text),
+        quantities=tuple(clocks + settings + asserted), denied=tuple(denied), dates=tuple(dates), days=_days(text),
         qualifiers=qualifiers,
         versions=versions, at_least=bool(versions) and bool(_AT_LEAST.search(text)),
         names=frozenset(names - rejected), rejected=frozenset(rejected), mentioned=frozenset(mentioned),
-        negated=negated, change=bool(CHANGES.search(text)), target=bool(TARGETS.search(text)),
+        negated=negated, change=bool(CHANGES.search(text)), target=bool(TARGETS.search(text)) or any(q.bound for q in settings),
         goal=bool(GOALS.search(text)),
         part=bool(PART.search(text)), scopes=scopes, words=content,
         value_scopes=frozenset(filter(None, (_scope(t) for clause in _NUMBER_CLAUSE.findall(text)
