@@ -1099,6 +1099,24 @@ def test_a_change_of_time_or_day_updates_what_it_changes(older, newer):
     assert conflicts.between(older, newer, 0.9) == "update"
 
 
+@pytest.mark.parametrize("text, change", [
+    ("Uploads go to Google Cloud Storage since we host the media pipeline on GCP.", False),  # a reason
+    ("The bill is lower since it's one contract now", True),  # a reason, but "now" reports a change
+    ("Reports are slow since they scan the whole table", False),
+    ("Since we hired in Madrid, support also handles Spanish tickets.", True),  # dates a change
+    ("we use argon2id for password hashing since the auth rewrite", True),
+    ("Staging has been down since this morning.", True),
+])
+def test_since_that_gives_a_reason_reports_no_change(text, change):
+    assert statements.read(text).change is change
+
+
+def test_a_choice_said_with_a_reason_contradicts_the_other():
+    found = conflicts.find(["User uploads are stored in S3, bucket acme-uploads-prod.",
+                            "Uploads go to Google Cloud Storage since we host the media pipeline on GCP."], [1.0, 1.0])
+    assert [f.kind for f in found] == ["choice"]
+
+
 def test_a_change_updates_an_older_statement_of_its_thing_even_where_nothing_differs_by_the_words():
     """On write (conflicts.between): a newer memory reporting a change supersedes an older
     plain statement it is close to, though the reader finds no value or name that differs;

@@ -37,7 +37,9 @@ production) and may hold another (mobile holds iOS and Android), and a hyphenate
 head scopes it ("prod-1"). Whether it denies is read from "not", "n't", "never", "disabled"
 ... and "off" unless a verb's particle ("kicks off", "signed off") or after a move ("moved
 our images off Docker Hub": a change, away from what it names); what it denies is compared
-as word stems (Snowball), so "no sampling" denies "are sampled".
+as word stems (Snowball), so "no sampling" denies "are sampled". "since" reports a change
+when it dates one ("since the upgrade", "since we hired in Madrid"), not when it gives a
+reason ("since we host the media pipeline on GCP": a pronoun and a verb in the present).
 
 What it cannot read: a day of the week said once for an event against a schedule ("demo on
 Friday" against "demos are on Thursdays": the first is read as a schedule too), units it
@@ -103,9 +105,13 @@ _PARTICLE_OFF = re.compile(r"(?:kick|sign|start|took|tak|pa[iy]|cut|log|drop|sho
 _MOVED_OFF = re.compile(r"\b(?:mov(?:ed|ing)|migrat(?:ed|ing|e))\s+(?:[\w'-]+\s+){0,3}off\b", re.I)  # "moved our images off"
 _CLAUSE = re.compile(r"[^.;,!?]+")
 _NUMBER_CLAUSE = re.compile(r"(?:[^.;,!?]|(?<=\d)[.,](?=\d))+")  # a clause, "99.7%" whole in it
+# "since" that gives a reason, not a time: a pronoun and a verb in the present ("since we host the
+# media pipeline on GCP", "since it's cheaper"); "since we hired in Madrid" dates a change
+_BECAUSE = (r"\s+(?:(?:we|they|you|i|it|he|she|there)\s+(?!(?:was|were|had|got|went|came|began|became|took|made|"
+            r"left|built|ran|did|\w+ed)\b)[a-z]+|(?:it|that|there|we|they|you)'(?:s|re))\b")
 # words that report a change: the statement supersedes an older one, it does not contradict it
 CHANGES = re.compile(
-    r"\b((?<!for )(?<!right )(?<!just )(?<!until )(?<!by )now|nowadays|these days|anymore|no longer|as of|since|"
+    r"\b((?<!for )(?<!right )(?<!just )(?<!until )(?<!by )now|nowadays|these days|anymore|no longer|as of|since(?!" + _BECAUSE + r")|"
     r"switched (?:to|from|over)|moved (?:to|from|over|off)|migrated|upgraded|"
     r"downgraded|replaced|changed|went from|dropped to|got down to|got up to|bumped|raised to|lowered to|"
     r"reduced to|increased to|decommissioned|retired|from this week|from now on|from [\w.+#-]+ to|"
