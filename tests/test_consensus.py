@@ -952,8 +952,12 @@ def test_a_setting_is_read_by_its_key(text, quantities, denies):
     ("Image cache TTL at the edge is one week.", "cdn rule /img/*: ttl 604800", None),
     ("uploaded a 40 MB video just now and it went through", "nginx client_max_body_size 25m", "value"),  # beyond
     ("uploaded a 12 MB PDF just now and it went through", "nginx client_max_body_size 25m", None),  # within
+    # a time, a try and an attempt count one thing, as a char and a character do
+    ("Failed card payments are retried 3 times over 5 days.", "customer was charged after 4 retry attempts", "value"),
+    ("Passwords must be at least 12 characters.", "signup accepted an 8-char password just now", "value"),
+    ("Failed webhooks are retried 5 times.", "webhooks-worker config: max_attempts=5", None),
 ])
-def test_a_setting_is_compared_with_what_prose_says(older, newer, kind):
+def test_settings_and_counts_are_compared_with_what_prose_says(older, newer, kind):
     for texts in ([older, newer], [newer, older]):
         assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
 

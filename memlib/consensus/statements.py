@@ -13,7 +13,8 @@ hour), and none when it opens or closes a range ("08:00-20:00", "between 7 and 9
 days of the week a schedule names ("on Thursdays", "every Tuesday and Thursday", "Thu 10:00",
 "Mon-Fri"), not a day that dates an event ("last Friday", "since Monday", "the first Monday"):
 two schedules on days that never meet disagree. A number with no unit counts the noun
-after it ("3 nodes", "a 10-character password"); "4 business hours" is 4 hours. A setting as
+after it ("3 nodes", "a 10-character password"; a time, a try and an attempt are one noun, as
+are a char and a character); "4 business hours" is 4 hours. A setting as
 configuration and bot output write it is read by its key: "STRIPE_TIMEOUT_MS=10000" is 10 s, a
 TTL or timeout without a unit is in seconds ("ttl 86400"), a rate of at most 1 is a share
 ("traces_sample_rate=0.05": 5 %), "25m" of a size is 25 MB, "max_attempts=5" is at most 5
@@ -342,6 +343,17 @@ def singular(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
+# nouns that count one thing: a try is a time is an attempt ("retried 3 times", "4 retry
+# attempts", "four tries"), a char a character
+_COUNTED_AS = {"time": "attempt", "try": "attempt", "retry": "attempt", "char": "character"}
+
+
+def _counted(noun: str) -> str:
+    """The dimension of a count of `noun` ("count:attempt" of "times")."""
+    noun = singular(noun)
+    return f"count:{_COUNTED_AS.get(noun, noun)}"
+
+
 def _unit(raw: str | None) -> tuple[str, float] | None:
     if not raw:
         return None
@@ -467,7 +479,7 @@ def _setting_amount(m: re.Match, key: list[str], text: str) -> Quantity | None:
     if key[-1] in _FRACTION_KEYS and 0 <= amount <= 1:
         return Quantity("percent", round(amount * 100, 6), bound=bound)
     noun = next((w for w in reversed(key) if w not in _COUNT_WORDS and not w[0].isdigit()), "")
-    return Quantity(f"count:{singular(noun)}", amount, bound=bound) if noun else None
+    return Quantity(_counted(noun), amount, bound=bound) if noun else None
 
 
 def _days(text: str) -> frozenset[int]:
@@ -516,7 +528,7 @@ def _quantities(text: str) -> tuple[list[Quantity], list[Quantity]]:
                 noun = previous[1].lower() if previous and not m["unit"] else ""
             if not noun or noun in STOP_WORDS or noun in MONTHS or noun in APPROXIMATE or noun in DENIED:
                 continue  # a bare number (a version, an hour of the day) says no quantity
-            dimension, amount_base = f"count:{singular(noun)}", amount
+            dimension, amount_base = _counted(noun), amount
         else:
             dimension, amount_base = unit[0], amount * unit[1]
         quantity = Quantity(dimension, round(amount_base, 6),
