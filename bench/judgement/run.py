@@ -8,7 +8,7 @@ Consensus in an interleaved order (agents report on many topics at once), then
   and how many planted pairs of each kind clustering put apart (none can be found then), and
   of those how many the lexicon's cannot-link kept apart.
 
-    .venv/bin/python bench/judgement/run.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last|eighth|ninth|tenth|eleventh, or several joined by +: pooled in one store] [--model NAME|DIR]
+    .venv/bin/python bench/judgement/run.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last|eighth|ninth|tenth|eleventh|twelfth, or several joined by +: pooled in one store] [--once] [--model NAME|DIR]
         [--batch N] [--arrival interleaved|topic|agent] [--untimed | --one-time] [--random-ids]
 
 `--model NAME|DIR`: the store embeds with that named embedder (minilm, minilm-int8-rows-zh ...) or that
@@ -128,6 +128,9 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--split", type=split_name, default="dev", metavar="SPLIT[+SPLIT...]",
                         help=f"one of {', '.join(SPLITS)}; several joined by '+' are pooled in one store, as a "
                              "team's store holds every topic at once (the held-out sets' shape)")
+    parser.add_argument("--once", action="store_true",
+                        help="each subject once: a topic named as an earlier topic of the pool is left out (the "
+                             "held-out sets have 60 distinct topics; the sets here repeat some subjects)")
     parser.add_argument("--model", help="an embedder's name (memlib.embeddings.NAMED) or a local sentence-transformers "
                         "model folder (default: the store's default)")
     parser.add_argument("--batch", type=int, default=25,
@@ -156,7 +159,13 @@ def open_store(folder: str, **options) -> MemoryStore:
 def chosen() -> tuple[str, list]:
     """The split named by --split and its topics (topics_of)."""
     split = arguments().split
-    return split, topics_of(split)
+    topics = topics_of(split)
+    if arguments().once:
+        named = {}
+        for topic in topics:
+            named.setdefault(topic.name.casefold(), topic)
+        topics = list(named.values())
+    return split, topics
 
 
 def split_name(value: str) -> str:
@@ -175,8 +184,9 @@ def topics_of(split: str) -> list:
     ASIDE was read), spare (the 26 written after NOVEL was read), last (the 26 written
     after SPARE was run), eighth (the 18 written after the scoped false alarms were read),
     ninth (the 17 written after EIGHTH was run, 2026-11-28), tenth (the 21 written after the
-    bound rule was built, 2026-11-28) or eleventh (the 20 written before the fifteenth session's
-    rules, 2026-11-28). Splits joined by "+" are pooled: every topic of each, in that order."""
+    bound rule was built, 2026-11-28), eleventh (the 20 written before the fifteenth session's
+    rules, 2026-11-28) or twelfth (the 20 written before the sixteenth session's rules,
+    2026-11-29). Splits joined by "+" are pooled: every topic of each, in that order."""
     if "+" in split:
         return [topic for part in split.split("+") for topic in topics_of(part)]
     if split in WRITTEN_LATER:
