@@ -962,6 +962,31 @@ def test_settings_and_counts_are_compared_with_what_prose_says(older, newer, kin
         assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
 
 
+@pytest.mark.parametrize("older, newer", [
+    ("Pages go out through PagerDuty.", "Customer support escalations come through Zendesk, not the paging tool."),
+    ("CI runs on GitHub Actions for every repo.", "The Android app builds on Bitrise, not in our main CI."),
+    ("Feature flags are managed in LaunchDarkly.",
+     "Mobile apps read their flags from Firebase Remote Config, not the web flag service."),
+])
+def test_a_name_set_apart_from_the_thing_of_its_kind_is_no_rival_choice(older, newer):
+    for texts in ([older, newer], [newer, older]):
+        assert conflicts.find(texts, [1.0, 1.0]) == [], texts
+
+
+def test_a_name_set_apart_leaves_the_rival_choices_to_meet():
+    """The scoped statement was in three conflicts and drew both rivals to one side of the split."""
+    texts = ["Pages go out through PagerDuty.", "opsgenie: 3 alerts open, escalation policy platform-primary",
+             "We page through Opsgenie, PagerDuty was never rolled out to platform.",
+             "Customer support escalations come through Zendesk, not the paging tool."]
+    choices = [(f.a, f.b) for f in conflicts.find(texts, [1.0] * 4) if f.kind == "choice"]
+    assert choices == [([0], [1])]
+
+
+@pytest.mark.parametrize("text", ["We use Vue, not React.", "Our SSO is Okta, not AWS.", "The image resizer runs on ECS, not a Lambda."])
+def test_a_rejected_name_is_no_thing_set_apart(text):
+    assert not statements.read(text).outside
+
+
 def test_two_disputes_in_one_cluster_are_two_disagreements():
     """Two disagreements that never meet do not share one split: before, "retries: 3"
     against "retries 5 times" went unreported beside the TTL's."""

@@ -456,6 +456,8 @@ def _choices_differ(a: statements.Statement, b: statements.Statement, strict: bo
     if (a.rejected and _names_meet(a.rejected, (b.names | b.mentioned) - b.rejected)) or \
             (b.rejected and _names_meet(b.rejected, (a.names | a.mentioned) - a.rejected)):
         return True  # one says "not X" (or X was retired) where the other uses X
+    if a.outside or b.outside:
+        return False  # one sets what it names apart from the thing the other's name is for
     seen_a, seen_b = (a.names, b.names) if strict else (a.names | a.mentioned | a.words, b.names | b.mentioned | b.words)
     if a.names and b.names and not _names_meet(a.names, seen_b) and not _names_meet(b.names, seen_a):
         return True  # two names for one role: each uses one the other never mentions

@@ -40,7 +40,9 @@ head scopes it ("prod-1"). Whether it denies is read from "not", "n't", "never",
 our images off Docker Hub": a change, away from what it names); what it denies is compared
 as word stems (Snowball), so "no sampling" denies "are sampled". "since" reports a change
 when it dates one ("since the upgrade", "since we hired in Madrid"), not when it gives a
-reason ("since we host the media pipeline on GCP": a pronoun and a verb in the present).
+reason ("since we host the media pipeline on GCP": a pronoun and a verb in the present). A
+statement that ends by setting what it names apart from a thing of its kind ("..., not the
+paging tool", "outside the cluster") names no rival choice (`outside`).
 
 What it cannot read: a day of the week said once for an event against a schedule ("demo on
 Friday" against "demos are on Thursdays": the first is read as a schedule too), units it
@@ -173,6 +175,12 @@ CHOICE = re.compile(
 # the name a sentence opens with before "is the" ("Redis is the cache behind ...")
 CHOSEN = re.compile(r"\b(?:uses|using|picked|chose|chosen|adopted|went with|go with|settled on|relies on|"
                     r"switched to|migrated to|standardi[sz]ed on)\s+(?:the\s+)?([\w][\w.+#-]*[\w+#]|\w)", re.I)
+# a statement that sets what it names apart from a thing of its kind, named in lower case: "Customer
+# support escalations come through Zendesk, not the paging tool", "The Android app builds on
+# Bitrise, not in our main CI", "Batch jobs run on AWS Batch, outside the cluster"; said last. Not
+# "not a Lambda" or "not AWS": a name it rejects)
+OUTSIDE = re.compile(r"\b(?:not\s+(?:(?:by|in|on|through|via|from|with|part of)\s+)?(?:(?:the|a|an|our|any)\s+"
+                     r"(?:[a-z][\w-]*\s+){0,2}(?:[a-z][\w-]*|[A-Z]{2,5}))|outside (?:the|our) [a-z][\w-]*)\W*$")
 IS_THE = re.compile(r"^\W*([A-Z][\w.+#-]*|[a-z]+[A-Z][\w.+#-]*)\s+(?:is|are)\s+(?:the|our)\s")
 REJECT = re.compile(
     r"\b(?:not|instead of|rather than|replacing|decommissioned|retired|"
@@ -301,6 +309,7 @@ class Statement:
     target: bool = False
     goal: bool = False  # a plan or an aim ("goal", "should", "SLO"): a measurement may miss it
     part: bool = False
+    outside: bool = False  # it says what it names is not the thing of its kind ("..., not the paging tool")
     scopes: frozenset = frozenset()
     value_scopes: frozenset = frozenset()  # the scopes of the clauses that give its numbers, if they name any
     words: frozenset = field(default_factory=frozenset)  # content words, crudely singular
@@ -637,7 +646,7 @@ def read(text: str) -> Statement:
         names=frozenset(names - rejected), rejected=frozenset(rejected), mentioned=frozenset(mentioned),
         negated=negated, change=bool(CHANGES.search(text)), target=bool(TARGETS.search(text)) or any(q.bound for q in settings),
         goal=bool(GOALS.search(text)),
-        part=bool(PART.search(text)), scopes=scopes, words=content,
+        part=bool(PART.search(text)), outside=bool(OUTSIDE.search(text)), scopes=scopes, words=content,
         value_scopes=frozenset(filter(None, (_scope(t) for clause in _NUMBER_CLAUSE.findall(text)
                                              if _DIGIT.search(clause) for t in _TOKEN.findall(clause)))) or scopes)
 
