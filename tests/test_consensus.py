@@ -956,6 +956,8 @@ def test_a_setting_is_read_by_its_key(text, quantities, denies):
     ("Failed card payments are retried 3 times over 5 days.", "customer was charged after 4 retry attempts", "value"),
     ("Passwords must be at least 12 characters.", "signup accepted an 8-char password just now", "value"),
     ("Failed webhooks are retried 5 times.", "webhooks-worker config: max_attempts=5", None),
+    ("Every pull request needs two approvals before merge.", "merged my PR with a single approval today", "value"),
+    ("Admin login uses single sign-on through Okta.", "admin login: 2 failed single sign-on attempts today", None),
 ])
 def test_settings_and_counts_are_compared_with_what_prose_says(older, newer, kind):
     for texts in ([older, newer], [newer, older]):

@@ -13,7 +13,7 @@ hour), and none when it opens or closes a range ("08:00-20:00", "between 7 and 9
 days of the week a schedule names ("on Thursdays", "every Tuesday and Thursday", "Thu 10:00",
 "Mon-Fri"), not a day that dates an event ("last Friday", "since Monday", "the first Monday"):
 two schedules on days that never meet disagree. A number with no unit counts the noun
-after it ("3 nodes", "a 10-character password"; a time, a try and an attempt are one noun, as
+after it ("3 nodes", "a 10-character password", "a single approval"; a time, a try and an attempt are one noun, as
 are a char and a character); "4 business hours" is 4 hours. A setting as
 configuration and bot output write it is read by its key: "STRIPE_TIMEOUT_MS=10000" is 10 s, a
 TTL or timeout without a unit is in seconds ("ttl 86400"), a rate of at most 1 is a share
@@ -76,7 +76,7 @@ that has have had about from into over than then there their they them he she yo
 WORD_NUMBERS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                 "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
                 "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90, "hundred": 100,
-                "a": 1, "an": 1, "half": 0.5, "a couple of": 2, "a dozen": 12}
+                "a": 1, "an": 1, "half": 0.5, "a couple of": 2, "a dozen": 12, "a single": 1}
 # unit -> (dimension, factor to the dimension's base: ms, MB, percent, dollars)
 UNITS = {
     "ms": ("time", 1.0), "msec": ("time", 1.0), "millisecond": ("time", 1.0),
