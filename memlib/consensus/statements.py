@@ -13,17 +13,17 @@ hour), and none when it opens or closes a range ("08:00-20:00", "between 7 and 9
 days of the week a schedule names ("on Thursdays", "every Tuesday and Thursday", "Thu 10:00",
 "Mon-Fri"), not a day that dates an event ("last Friday", "since Monday", "the first Monday"):
 two schedules on days that never meet disagree. A number with no unit counts the noun
-after it ("3 nodes", "a 10-character password", "a single approval"; a time, a try and an attempt are one noun, as
-are a char and a character); "4 business hours" is 4 hours. A setting as
-configuration and bot output write it is read by its key: "STRIPE_TIMEOUT_MS=10000" is 10 s, a
-TTL or timeout without a unit is in seconds ("ttl 86400"), a rate of at most 1 is a share
-("traces_sample_rate=0.05": 5 %), "25m" of a size is 25 MB, "max_attempts=5" is at most 5
-attempts (a rule), "net45" is 45 days, and a setting set false or off denies what its key
-names ("2fa_requirement_enabled=false"). How often is
-a period of its own ("every 6 hours", "4x a day", "twice a week", "daily"): it is not
-compared with how long ("within a minute"). A number inside a name ("p95", "React 19", "iOS
-16", "2.3 release") is not a quantity but a qualifier: two statements that qualify their
-numbers differently ("p95" against "p99") measure different things; a name's number is its
+after it ("3 nodes", "a 10-character password", "a single approval"; a time, a try and an
+attempt are one noun, as are a char and a character); "4 business hours" is 4 hours. A
+setting as configuration and bot output write it is read by its key: "STRIPE_TIMEOUT_MS=10000"
+is 10 s, a TTL or timeout without a unit is in seconds ("ttl 86400"), a rate of at most 1 is a
+share ("traces_sample_rate=0.05": 5 %), "25m" of a size is 25 MB, "max_attempts=5" is at most
+5 attempts (a rule), "net45" is 45 days, and a setting set false or off denies what its key
+names ("2fa_requirement_enabled=false"). How often is a period of its own ("every 6 hours",
+"4x a day", "twice a week", "daily"): it is not compared with how long ("within a minute"). A
+number inside a name ("p95", "React 19", "iOS 16", "2.3 release") is not a quantity but a
+qualifier: two statements that qualify their numbers differently ("p95" against "p99")
+measure different things; a name's number is its
 version, and "and later", "requires", "minimum" make it the lowest that will do. A decimal
 followed by its unit ("1.5 s", "99.9%") is a quantity. A number after "under", "within", "at
 most", "up to" or "max" is an upper bound, after "at least" or "min" a lower one (not in a
@@ -114,7 +114,8 @@ _BECAUSE = (r"\s+(?:(?:we|they|you|i|it|he|she|there)\s+(?!(?:was|were|had|got|w
             r"left|built|ran|did|\w+ed)\b)[a-z]+|(?:it|that|there|we|they|you)'(?:s|re))\b")
 # words that report a change: the statement supersedes an older one, it does not contradict it
 CHANGES = re.compile(
-    r"\b((?<!for )(?<!right )(?<!just )(?<!until )(?<!by )now|nowadays|these days|anymore|no longer|as of|since(?!" + _BECAUSE + r")|"
+    r"\b((?<!for )(?<!right )(?<!just )(?<!until )(?<!by )now|nowadays|these days|anymore|no longer|as of|"
+    r"since(?!" + _BECAUSE + r")|"
     r"switched (?:to|from|over)|moved (?:to|from|over|off)|migrated|upgraded|"
     r"downgraded|replaced|changed|went from|dropped to|got down to|got up to|bumped|raised to|lowered to|"
     r"reduced to|increased to|decommissioned|retired|from this week|from now on|from [\w.+#-]+ to|"
@@ -178,7 +179,7 @@ CHOSEN = re.compile(r"\b(?:uses|using|picked|chose|chosen|adopted|went with|go w
 # a statement that sets what it names apart from a thing of its kind, named in lower case: "Customer
 # support escalations come through Zendesk, not the paging tool", "The Android app builds on
 # Bitrise, not in our main CI", "Batch jobs run on AWS Batch, outside the cluster"; said last. Not
-# "not a Lambda" or "not AWS": a name it rejects)
+# "not a Lambda" or "not AWS": names it rejects
 OUTSIDE = re.compile(r"\b(?:not\s+(?:(?:by|in|on|through|via|from|with|part of)\s+)?(?:(?:the|a|an|our|any)\s+"
                      r"(?:[a-z][\w-]*\s+){0,2}(?:[a-z][\w-]*|[A-Z]{2,5}))|outside (?:the|our) [a-z][\w-]*)\W*$")
 IS_THE = re.compile(r"^\W*([A-Z][\w.+#-]*|[a-z]+[A-Z][\w.+#-]*)\s+(?:is|are)\s+(?:the|our)\s")
@@ -640,11 +641,13 @@ def read(text: str) -> Statement:
     return Statement(
         text=text, letters="".join(p[0] for t in tokens for p in t.split("-") if p), acronyms=acronyms,
         denies=denies, stems=frozenset(stem(t) for t in said),
-        quantities=tuple(clocks + settings + asserted), denied=tuple(denied), dates=tuple(dates), days=_days(text),
+        quantities=tuple(clocks + settings + asserted), denied=tuple(denied), dates=tuple(dates),
+        days=_days(text),
         qualifiers=qualifiers,
         versions=versions, at_least=bool(versions) and bool(_AT_LEAST.search(text)),
         names=frozenset(names - rejected), rejected=frozenset(rejected), mentioned=frozenset(mentioned),
-        negated=negated, change=bool(CHANGES.search(text)), target=bool(TARGETS.search(text)) or any(q.bound for q in settings),
+        negated=negated, change=bool(CHANGES.search(text)),
+        target=bool(TARGETS.search(text)) or any(q.bound for q in settings),
         goal=bool(GOALS.search(text)),
         part=bool(PART.search(text)), outside=bool(OUTSIDE.search(text)), scopes=scopes, words=content,
         value_scopes=frozenset(filter(None, (_scope(t) for clause in _NUMBER_CLAUSE.findall(text)
