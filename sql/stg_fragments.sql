@@ -1,4 +1,6 @@
--- Every fragment agents reported (memlib/consensus, seed 001), without its embedding.
+-- Every fragment agents reported (memlib/consensus, seed 001), without its embedding. `arrival`
+-- is the order memlib received it in (fragments of one time are ordered by it; null for one
+-- stored before arrivals were recorded).
 -- reads: nothing
 create or replace view stg_fragments as
 with source as (
@@ -6,6 +8,6 @@ with source as (
 )
 select
     fragment_id, content, source_agent, "timestamp" as reported_at, topic_candidates,
-    confidence, tool_fingerprint, coalesce(citation_count, 0) as citation_count, trace_pointer,
+    arrival, confidence, tool_fingerprint, coalesce(citation_count, 0) as citation_count, trace_pointer,
     try_cast(metadata as json) as metadata
 from source

@@ -634,6 +634,9 @@ def test_the_consensus_views_match_the_units_and_fragments(ttl_cluster, store):
         got[(a, b, "agree")] += agree
         got[(a, b, "disagree")] += disagree
     assert +got == +expected
+    arrivals = dict(con.execute("select fragment_id, arrival from stg_fragments").fetchall())
+    assert arrivals == {f.fragment_id: f.arrival for f in consensus.fragments()}
+    assert sorted(arrivals.values()) == list(range(len(arrivals)))  # each its own, in the order received
     never = {r[0] for r in con.execute("select fragment_id from mart_fragments_never_cited").fetchall()}
     assert never == {"f3"} == {f.fragment_id for f in consensus.fragments()
                      if f.citation_count == 0 and f.fragment_id not in unit.evidence_pointers}
