@@ -8,6 +8,7 @@ lifecycle package. Everything that writes still goes through the store underneat
 from __future__ import annotations
 
 import collections
+import heapq
 import logging
 from typing import Any, Mapping, NamedTuple
 
@@ -97,9 +98,11 @@ class MemoryStore(Store):
         Lance) and with those before it in the batch: one of its own kind it repeats is a
         duplicates.Match (duplicates.judge), one it disagrees with a duplicates.Clash
         (conflicts.between). Projects with many new memories in the batch have their stored
-        rows read in one scan instead, and their memories compared with one another by their
-        normalised text only (near repeats and disagreements inside one large batch are not
-        looked for)."""
+        rows read in one scan instead, and each memory is compared with the CANDIDATES nearest
+        of those and of the memories before it in the batch (as many judged as for one memory
+        alone); past duplicates.WITHIN new memories of one project, with the memories before
+        it by their normalised text only (near repeats and disagreements inside so large a
+        batch are not looked for)."""
         groups: dict[str, list[int]] = {}
         for i in positions:
             memory = batch[i]
@@ -172,12 +175,15 @@ class MemoryStore(Store):
         found = []
         for project_id, members in groups.items():
             matched, mine = {}, np.array(of_project.get(project_id, []), dtype=np.int64)
+            mates = duplicates.nearest_earlier(vectors, members) if len(members) <= duplicates.WITHIN else {}
             for block, cosines, nearest in duplicates.nearest(vectors, members, stored[mine]):
                 for i, near, rows_near in zip(block, cosines.tolist(), mine[nearest].tolist()):
                     iteration, user = getattr(batch[i], "iteration_id", None), batch[i].user_id
                     options = [_Option(ids[t], cosine, texts[t], kinds[t], created[t], iteration, user)
                                for cosine, t in zip(near, rows_near)
                                if iterations[t] == iteration and users[t] == user]
+                    options += [_Option.of(batch[j], cosine) for j, cosine in mates.get(i, ())]
+                    options = heapq.nlargest(duplicates.CANDIDATES, options, key=lambda o: o.cosine)  # stable
                     found += self._judge(batch, i, options, matched)
             found += self._repeats_within(batch, members, found)
         return found

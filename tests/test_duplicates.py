@@ -247,7 +247,8 @@ def test_a_large_batch_over_several_projects_is_screened_per_project(tmp_path, m
         old = Insight(project_id=shop.id, content="Cache TTL is 300 s")
         kept = Insight(project_id=billing.id, content="Invoices are sent on the first of the month")
         store.add([shop, billing, old, kept])
-        filler = [f"Queue worker {n} drains the {w} backlog" for n, w in enumerate(["mail", "sms"] * 10)]
+        filler = [f"The {w} worker drains the {q} backlog" for w in ("blue", "green", "grey", "red", "teal")
+                  for q in ("mail", "sms", "push", "fax")]
         batch = [{"kind": "insight", "project_id": p.id, "content": t} for p in (shop, billing) for t in filler]
         batch += [{"kind": "insight", "project_id": shop.id, "content": "Cache TTL is 60 s"},
                   {"kind": "insight", "project_id": billing.id, "content": "Cache TTL is 300 s"},
@@ -260,6 +261,33 @@ def test_a_large_batch_over_several_projects_is_screened_per_project(tmp_path, m
     assert few[1:] == many[1:]
     assert few[1] and not few[2]  # billing's repeat merged into billing's memory; shop's not touched
     assert few[3] == [("value", ["Cache TTL is 300 s", "Cache TTL is 60 s"])]  # shop's pair only
+
+
+def test_a_large_batch_is_screened_within_itself_as_a_small_one_is(tmp_path, monkeypatch):
+    """Memories of one large batch (more than duplicates.SMALL of a project) are compared with
+    the nearest of those before them in it, as a small batch's are: a disagreement and a
+    near repeat inside the batch are found whatever the block; past duplicates.WITHIN, only an
+    exact repeat is."""
+    filler = [f"The {w} worker drains the {q} backlog" for w in ("blue", "green", "grey", "red", "teal")
+              for q in ("mail", "sms", "push", "fax")]
+    says = ["Cache TTL is 300 s", *filler[:9], "Cache TTL is 60 s", *filler[9:], "cache ttl is 300 s."]
+
+    def screened(name: str, texts: list[str], block: int = 1024, within: int = duplicates.WITHIN):
+        monkeypatch.setattr(duplicates, "BLOCK", block)
+        monkeypatch.setattr(duplicates, "WITHIN", within)
+        store = MemoryStore.open(str(tmp_path / name), embedder=HashEmbedder())
+        shop = Project(name="shop")
+        store.add([shop])
+        ids = store.add([{"kind": "insight", "project_id": shop.id, "content": t} for t in texts])
+        pairs = sorted((d["kind"], sorted(store.get(i).text for i in d["ids"])) for d in store.disagreements())
+        return pairs, len(set(ids)), ids[-1] == ids[0]
+
+    assert len(says) > duplicates.SMALL
+    large = screened("large", says)
+    assert large == (screened("blocks", says, block=4)) == screened("small", [says[0], says[10], says[-1]])[:1] + (
+        len(says) - 1, True)
+    assert large[0] == [("value", ["Cache TTL is 300 s", "Cache TTL is 60 s"])]
+    assert screened("beyond", says, within=0) == ([], len(says) - 1, True)  # the exact repeat only
 
 
 def test_text_the_case_blind_patterns_fold_is_read(hashed):

@@ -41,6 +41,10 @@ NEAR_COSINE = 0.9  # chosen on the dev pairs (bench/judgement/duplicates.py); se
 CANDIDATES = 10  # nearest memories of the project each new one is compared with
 SMALL = 16  # a batch with more new memories of one kind and project reads that group's rows once
 BLOCK = 1024  # new memories whose cosines to a project's stored ones are one matrix product
+# A project's new memories in one batch, up to this many, are also compared with the CANDIDATES
+# nearest of those before them in it (n * n cosines: about a second at this many); more, and
+# they are compared with one another by their normalised text only
+WITHIN = 8192
 _NOT_WORD = re.compile(r"[\W_]+")
 _CONTRACTIONS = re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|ca|wo|should|could|would)n[’']t\b", re.I)
 _NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
@@ -137,6 +141,26 @@ def best(text: str, options: list[tuple[str, float, str, Any]]) -> tuple[str, st
 def unit_rows(matrix: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return matrix / np.where(norms == 0, 1.0, norms)
+
+
+def nearest_earlier(vectors: np.ndarray, members: list[int]) -> dict[int, list[tuple[int, float]]]:
+    """For each of `members` (rows of `vectors`, in batch order), the CANDIDATES members
+    before it nearest it: {member: [(earlier member, cosine)], nearest first}, a BLOCK of
+    members at a time."""
+    import torch
+
+    unit = torch.from_numpy(np.ascontiguousarray(unit_rows(vectors[members]), dtype=np.float32))
+    out: dict[int, list[tuple[int, float]]] = {}
+    for start in range(1, len(members), BLOCK):
+        end = min(start + BLOCK, len(members))
+        cosines = unit[start:end] @ unit[:end].T
+        later = torch.arange(end)[None, :] >= torch.arange(start, end)[:, None]  # itself and after it
+        cosines[later] = -torch.inf
+        best, rows = torch.sort(cosines, dim=1, descending=True, stable=True)  # ties: the earliest, whatever the block
+        best, rows = best[:, :CANDIDATES], rows[:, :CANDIDATES]
+        for n, (near, cols) in enumerate(zip(best.tolist(), rows.tolist()), start):
+            out[members[n]] = [(members[c], cosine) for cosine, c in zip(near, cols) if c < n]
+    return out
 
 
 def nearest(vectors: np.ndarray, members: list[int], stored: np.ndarray
