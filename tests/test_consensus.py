@@ -992,6 +992,27 @@ def test_a_rejected_name_is_no_thing_set_apart(text):
     assert not statements.read(text).outside
 
 
+@pytest.mark.parametrize("text, names", [
+    ("The flaky test shows up only on the self-hosted GitHub runners.", {"github"}),
+    ("We evaluate feature flags with our in-house Unleash instance.", {"unleash"}),
+    ("CI runs on GitHub Actions.", {"github"}),
+    ("Uses the new Redis cluster for sessions.", {"redis"}),
+    ("The team is using managed Postgres now.", {"postgres"}),
+    ("The worker uses nginx as its proxy.", {"nginx"}),
+    ("Deploys go through the old-school way.", set()),
+])
+def test_a_name_after_a_modifier_is_the_name_chosen(text, names):
+    """A hyphenated modifier between "the" and a name ("the self-hosted GitHub runners"), or
+    a lower-case word between a choosing verb and a capitalised name ("uses the new Redis"),
+    does not hide the name or stand for it."""
+    assert statements.read(text).names == frozenset(names)
+
+
+def test_a_name_after_a_modifier_is_compared():
+    texts = ["CI is on GitLab CI.", "The flaky test shows up only on the self-hosted GitHub runners."]
+    assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ["choice"]
+
+
 def test_two_disputes_in_one_cluster_are_two_disagreements():
     """Two disagreements that never meet do not share one split: before, "retries: 3"
     against "retries 5 times" went unreported beside the TTL's."""

@@ -171,11 +171,12 @@ CHOICE = re.compile(
     r"gets?|got|receives?|received|has|have|had|"
     r"go through|is|are|picked|chose|chosen|adopted|relies on|powered by|built on|built with|from|out of|"
     r"hashed with|switched to|moved to|migrated to|upgraded to|run|runs|ran|pay|pays|paid|against)\s+"
-    r"(?:(?:the|a|an|our|their|its|your)\s+)?(" + _NAME_HEAD + r"[\w.+#-]*(?:\s[A-Z0-9][\w.+#-]*)?)")
+    r"(?:(?:the|a|an|our|their|its|your)\s+(?:[a-z][\w-]*-[\w-]+\s+)?)?(" + _NAME_HEAD + r"[\w.+#-]*(?:\s[A-Z0-9][\w.+#-]*)?)")
 # a name in any case after a verb that can only choose ("uses nginx", "went with gRPC"), and
 # the name a sentence opens with before "is the" ("Redis is the cache behind ...")
 CHOSEN = re.compile(r"\b(?:uses|using|picked|chose|chosen|adopted|went with|go with|settled on|relies on|"
-                    r"switched to|migrated to|standardi[sz]ed on)\s+(?:the\s+)?([\w][\w.+#-]*[\w+#]|\w)", re.I)
+                    r"switched to|migrated to|standardi[sz]ed on)\s+(?:the\s+)?(?:(?-i:[a-z][\w-]*)\s+(?=(?-i:[A-Z])))?"
+                    r"([\w][\w.+#-]*[\w+#]|\w)", re.I)
 # a statement that sets what it names apart from a thing of its kind, named in lower case: "Customer
 # support escalations come through Zendesk, not the paging tool", "The Android app builds on
 # Bitrise, not in our main CI", "Batch jobs run on AWS Batch, outside the cluster"; said last. Not
