@@ -1008,6 +1008,17 @@ def test_a_name_after_a_modifier_is_the_name_chosen(text, names):
     assert statements.read(text).names == frozenset(names)
 
 
+@pytest.mark.parametrize("older, newer", [
+    ("Deploys run on EKS.", "Deploys run on ECS, not on EKS."),
+    ("Invoices are rendered by Gotenberg.", "Invoices are rendered with WeasyPrint, not with Gotenberg."),
+])
+def test_a_name_rejected_after_a_preposition_is_a_rival_choice(older, newer):
+    """"not on EKS" rejects EKS: before, "on EKS" chose it, and the two read as one denial."""
+    assert statements.read(newer).rejected and not statements.read(newer).names & statements.read(newer).rejected
+    for texts in ([older, newer], [newer, older]):
+        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ["choice"], texts
+
+
 def test_a_name_after_a_modifier_is_compared():
     texts = ["CI is on GitLab CI.", "The flaky test shows up only on the self-hosted GitHub runners."]
     assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ["choice"]

@@ -185,7 +185,7 @@ OUTSIDE = re.compile(r"\b(?:not\s+(?:(?:by|in|on|through|via|from|with|part of)\
                      r"(?:[a-z][\w-]*\s+){0,2}(?:[a-z][\w-]*|[A-Z]{2,5}))|outside (?:the|our) [a-z][\w-]*)\W*$")
 IS_THE = re.compile(r"^\W*([A-Z][\w.+#-]*|[a-z]+[A-Z][\w.+#-]*)\s+(?:is|are)\s+(?:the|our)\s")
 REJECT = re.compile(
-    r"\b(?:not|instead of|rather than|replacing|decommissioned|retired|"
+    r"\b(?:not(?:\s+(?:by|on|in|through|via|with|from))?|instead of|rather than|replacing|decommissioned|retired|"
     r"(?:moved|switched|migrated|changed|went)\s+(?:\w+\s+){0,3}(?:from|off)|"
     r"(?:never|not|n't)\s+(?:\w+\s+)?(?:used?|using|picked|chose|run on|relied on))\s+(?:the\s+|a\s+|an\s+)?"
     r"([A-Z][\w.+#'-]*)|([A-Z][\w.+#'-]*)\s+(?:was|were|is no longer|got|has been)\s+"
