@@ -1019,6 +1019,29 @@ def test_a_name_rejected_after_a_preposition_is_a_rival_choice(older, newer):
         assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ["choice"], texts
 
 
+@pytest.mark.parametrize("text, dates, denied", [
+    ("Board meeting is 16 October, not the 9th.", [(None, 10, 16)], [(None, None, 9)]),
+    ("The release is on 3 May, not on 10 May.", [(None, 5, 3)], [(None, 5, 10)]),
+    ("The release is not until 3 May.", [(None, 5, 3)], []),
+    ("No deploys on 24 December.", [(None, 12, 24)], []),
+    ("no, the 14th", [(None, None, 14)], []),
+])
+def test_a_date_said_not_to_be_the_one_is_denied(text, dates, denied):
+    read = statements.read(text)
+    assert (list(read.dates), list(read.denied_dates)) == (dates, denied)
+
+
+@pytest.mark.parametrize("older, newer, kind", [
+    ("The board meeting is on 9 October.", "Board meeting is 16 October, not the 9th.", "value"),
+    ("The board meeting is on 16 October.", "Board meeting is 16 October, not the 9th.", None),
+    ("The release is on 3 May.", "Release date: 3 May, not the 10th.", None),
+])
+def test_a_denied_date_is_compared_as_denied(older, newer, kind):
+    """Before, "not the 9th" was a date given like any other, and agreed with 9 October."""
+    for texts in ([older, newer], [newer, older]):
+        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
+
+
 def test_a_name_after_a_modifier_is_compared():
     texts = ["CI is on GitLab CI.", "The flaky test shows up only on the self-hosted GitHub runners."]
     assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ["choice"]

@@ -419,6 +419,9 @@ def _values_differ(a: statements.Statement, b: statements.Statement) -> bool:
         if not any(statements.Quantity(q.dimension, x, any(p.approximate for p in a.quantities)).agrees(q)
                    for x in mine for q in theirs):
             return True
+    if any(_same_day(x, y) for x in a.dates for y in b.denied_dates) or \
+            any(_same_day(x, y) for x in b.dates for y in a.denied_dates):
+        return True  # one gives the date the other says it is not
     if a.dates and b.dates and not any(_same_day(x, y) for x in a.dates for y in b.dates):
         return True
     return bool(a.days and b.days and not a.days & b.days)  # "on Tuesdays" against "Thu 10:00"

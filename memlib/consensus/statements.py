@@ -297,6 +297,7 @@ class Statement:
     quantities: tuple[Quantity, ...] = ()
     denied: tuple[Quantity, ...] = ()  # "the timeout is not 30 minutes"
     dates: tuple[tuple, ...] = ()  # (year or None, month or None, day)
+    denied_dates: tuple[tuple, ...] = ()  # dates it says are not the ones ("not the 14th")
     days: frozenset = frozenset()  # days of the week a schedule names (0 is Monday): "on Thursdays"
     qualifiers: frozenset = frozenset()  # "p95", "react 19": numbers that name, not measure
     versions: frozenset = frozenset()  # (name, numbers): "ios 16" ("ios", (16,)); "v1.29.4" ("", (1, 29, 4))
@@ -574,10 +575,12 @@ def _word_before(text: str, end: int) -> re.Match | None:
     return found
 
 
-def _dates(text: str) -> tuple[list[tuple], str]:
-    found = []
+def _dates(text: str) -> tuple[list[tuple], list[tuple], str]:
+    """The dates `text` gives, those it denies ("21 March, not the 14th"), and the text
+    without them."""
+    found, denied = [], []
     if not _DIGIT.search(text):
-        return found, text  # every date has a digit
+        return found, denied, text  # every date has a digit
     lowered = text.lower() if text.isascii() else None  # (re.I folds some letters outside ASCII)
     for pattern, parts, needs in _DATES:
         if lowered is not None and not any(word in lowered for word in needs):
@@ -589,10 +592,13 @@ def _dates(text: str) -> tuple[list[tuple], str]:
                 date(year or 2000, month or 1, day)
             except ValueError:
                 continue
-            found.append((year, month, day))
+            said = text[max(0, match.start() - 12):match.start()].lower().split()[-2:]
+            if said and said[-1] in ("on", "the"):  # "not on 10 May" ("not until 3 May" denies nothing,
+                said = said[:-1]  # nor does "no, the 14th")
+            (denied if said and said[-1] in DENIED else found).append((year, month, day))
         if matches:
             text = pattern.sub(" ", text)
-    return found, text
+    return found, denied, text
 
 
 def _name_like(token: str) -> bool:
@@ -603,7 +609,7 @@ def _name_like(token: str) -> bool:
 @functools.lru_cache(maxsize=1 << 16)
 def read(text: str) -> Statement:
     """What `text` states (see the module docstring)."""
-    dates, rest = _dates(text)
+    dates, denied_dates, rest = _dates(text)
     clocks, rest = _clock(rest)
     settings, turned_off, rest = _settings(rest)  # (a setting's max or min is a rule: `target`)
     found_qualifiers = _IDENTIFIER.findall(rest)
@@ -643,6 +649,7 @@ def read(text: str) -> Statement:
         text=text, letters="".join(p[0] for t in tokens for p in t.split("-") if p), acronyms=acronyms,
         denies=denies, stems=frozenset(stem(t) for t in said),
         quantities=tuple(clocks + settings + asserted), denied=tuple(denied), dates=tuple(dates),
+        denied_dates=tuple(denied_dates),
         days=_days(text),
         qualifiers=qualifiers,
         versions=versions, at_least=bool(versions) and bool(_AT_LEAST.search(text)),
