@@ -1042,6 +1042,23 @@ def test_a_denied_date_is_compared_as_denied(older, newer, kind):
         assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
 
 
+@pytest.mark.parametrize("text, percent", [
+    ("Availability target for the API = three nines", 99.9), ("we promise four 9s", 99.99),
+    ("two nines is all the vendor offers", 99.0), ("5 nines uptime", 99.999),
+])
+def test_availability_said_in_nines_is_a_percentage(text, percent):
+    assert [(q.dimension, q.amount) for q in statements.read(text).quantities] == [("percent", percent)]
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("The API's availability SLO is 99.95%.", "availability target for the API = three nines"),
+    ("The API's availability SLO is 99.9%.", "The API's SLO is 99.95%, not three nines."),
+])
+def test_nines_are_compared_with_a_percentage(older, newer):
+    for texts in ([older, newer], [newer, older]):
+        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ["value"], texts
+
+
 def test_a_name_after_a_modifier_is_compared():
     texts = ["CI is on GitLab CI.", "The flaky test shows up only on the self-hosted GitHub runners."]
     assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ["choice"]

@@ -512,7 +512,17 @@ def _days(text: str) -> frozenset[int]:
     return frozenset(days)
 
 
+# availability said in nines: "three nines" is 99.9 %, "four 9s" 99.99 %
+_NINES = re.compile(r"\b(two|three|four|five|[2-5])\s+(?:nines|9s)\b", re.I)
+
+
+def _percent_of_nines(m: re.Match) -> str:
+    n = int(m[1]) if m[1].isdigit() else ("two", "three", "four", "five").index(m[1].lower()) + 2
+    return f"{100 - 10 ** (2 - n):.{max(0, n - 2)}f}%"
+
+
 def _quantities(text: str) -> tuple[list[Quantity], list[Quantity]]:
+    text = _NINES.sub(_percent_of_nines, text)
     asserted, text = _periods(text)
     denied = []
     for m in _QUANTITY.finditer(text):
