@@ -1059,6 +1059,26 @@ def test_nines_are_compared_with_a_percentage(older, newer):
         assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ["value"], texts
 
 
+@pytest.mark.parametrize("text, dimension, amount", [
+    ("Saw 5 retry attempts in the logs before it gave up.", "count:attempt", 5.0),
+    ("Merged 2 PRs today", "count:prs", 2.0),
+    ("A 3 node cluster", "count:node", 3.0),
+    ("The pool opens at most 50 database connections per pod.", "count:connection", 50.0),
+    ("branch protection: 2 required reviews on main", "count:review", 2.0),
+    ("1 database connection", "count:database", 1.0),
+])
+def test_what_a_count_counts(text, dimension, amount):
+    """A sentence's first word before a count is no name with its version unless it may be one
+    ("Saw 5", "A 3"; "Node 20" stays a version), and a count of a compound counts its plural
+    head ("50 database connections")."""
+    assert [(q.dimension, q.amount) for q in statements.read(text).quantities] == [(dimension, amount)]
+
+
+def test_a_name_opening_a_sentence_keeps_its_version():
+    read = statements.read("Node 20 is used by every service.")
+    assert read.versions == frozenset({("node", (20,))}) and not read.quantities
+
+
 def test_a_name_after_a_modifier_is_compared():
     texts = ["CI is on GitLab CI.", "The flaky test shows up only on the self-hosted GitHub runners."]
     assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ["choice"]

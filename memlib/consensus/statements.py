@@ -12,9 +12,11 @@ compared), about when a schedule said if read off a clock ("started 02:31": with
 hour), and none when it opens or closes a range ("08:00-20:00", "between 7 and 9 pm"); the
 days of the week a schedule names ("on Thursdays", "every Tuesday and Thursday", "Thu 10:00",
 "Mon-Fri"), not a day that dates an event ("last Friday", "since Monday", "the first Monday"):
-two schedules on days that never meet disagree. A number with no unit counts the noun
-after it ("3 nodes", "a 10-character password", "a single approval"; a time, a try and an
-attempt are one noun, as are a char and a character); "4 business hours" is 4 hours. A
+two schedules on days that never meet disagree; a date right after "not" is denied ("21
+March, not the 14th"). A number with no unit counts the noun after it ("3 nodes", "a
+10-character password", "a single approval"; a time, a try and an attempt are one noun, as
+are a char and a character), or the plural after that ("50 database connections"); "4
+business hours" is 4 hours; "three nines" is 99.9 %. A
 setting as configuration and bot output write it is read by its key: "STRIPE_TIMEOUT_MS=10000"
 is 10 s, a TTL or timeout without a unit is in seconds ("ttl 86400"), a rate of at most 1 is a
 share ("traces_sample_rate=0.05": 5 %), "25m" of a size is 25 MB, "max_attempts=5" is at most
@@ -23,7 +25,8 @@ names ("2fa_requirement_enabled=false"). How often is a period of its own ("ever
 "4x a day", "twice a week", "daily"): it is not compared with how long ("within a minute"). A
 number inside a name ("p95", "React 19", "iOS 16", "2.3 release") is not a quantity but a
 qualifier: two statements that qualify their numbers differently ("p95" against "p99")
-measure different things; a name's number is its
+measure different things; a sentence opening with a verb in the past or a function word
+before a number counts ("Saw 5 retry attempts"); a name's number is its
 version, and "and later", "requires", "minimum" make it the lowest that will do. A decimal
 followed by its unit ("1.5 s", "99.9%") is a quantity. A number after "under", "within", "at
 most", "up to" or "max" is an upper bound, after "at least" or "min" a lower one (not in a
@@ -35,7 +38,10 @@ rule is for or over what span ("uploads over 5 GB fail", "retried 3 times over 5
 quantity holds where its own clause
 says ("iOS ... 99.7%, Android lags behind": iOS); a scope has one name ("prod" is
 production) and may hold another (mobile holds iOS and Android), and a hyphenated name's
-head scopes it ("prod-1"). Whether it denies is read from "not", "n't", "never", "disabled"
+head scopes it ("prod-1"). A name is in use after a word that chooses ("runs on", "via",
+"uses"), past a hyphenated modifier ("the self-hosted GitHub runners") or, after "uses" and
+its kind, a lower-case word ("uses the new Redis"); after "not" ("not on EKS"), "instead of"
+or a move away from it, it is rejected. Whether it denies is read from "not", "n't", "never", "disabled"
 ... and "off" unless a verb's particle ("kicks off", "signed off") or after a move ("moved
 our images off Docker Hub": a change, away from what it names); what it denies is compared
 as word stems (Snowball), so "no sampling" denies "are sampled". "since" reports a change
@@ -46,7 +52,7 @@ paging tool", "outside the cluster") names no rival choice (`outside`).
 
 What it cannot read: a day of the week said once for an event against a schedule ("demo on
 Friday" against "demos are on Thursdays": the first is read as a schedule too), units it
-does not know, numbers written in words beyond the common ones ("three nines"), a quantity
+does not know, numbers written in words beyond the common ones, a quantity
 and its qualifier far apart in a long sentence, a limit against a value within it that was
 meant to be the limit ("at most 50 connections" against "the pool is 20"), a bound after the
 noun ("16 characters minimum"), a rule for the things over an amount against one of them
@@ -244,6 +250,20 @@ _IDENTIFIER = re.compile(
     r"\b[A-Za-z]+\d+[\w.]*\b|\b\d+(?:\.\d+)+\b(?!\s*(?:%|(?:" + "|".join(sorted(map(re.escape, UNITS), key=len, reverse=True))
     + r")s?\b))|\b(?:[A-Z][\w-]*|[a-z]+[A-Z][\w-]*)\s\d+(?:\.\d+)*\b")
 _AT_LEAST = re.compile(r"\b(?:(?:and|or) (?:later|newer|above|up)|requires?|required|minimum|min|at least)\b|\d\+", re.I)
+# a sentence opening with a verb in the past or a function word, then a whole number ("Saw 5
+# retry attempts", "Merged 2 PRs today", "A 3 node cluster"): a count, not a name and its version
+# ("Node 20 is used")
+_PAST = frozenset("saw got ran hit took made found sent had did kept lost left put set built wrote read paid "
+                  "spent gave brought caught cut held".split())
+_COUNT_OPENS = re.compile(r"(^|[.!?;:]\s+)([A-Z][a-z]*)(?=\s\d+\b(?!\.\d))")
+
+
+def _opens_count(m: re.Match) -> str:
+    word = m[2].lower()
+    said = word in STOP_WORDS or word in _PAST or (len(word) > 4 and word.endswith("ed"))
+    return m[1] + (word if said else m[2])
+
+
 _VERSION = re.compile(r"^(?:([a-z][\w-]*)\s|v)?(\d+(?:\.\d+)*)$")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9.+#'-]*[A-Za-z0-9+#]|[A-Za-z]")  # "onboarding_v2": two words
 _DIGIT = re.compile(r"\d")
@@ -521,6 +541,9 @@ def _percent_of_nines(m: re.Match) -> str:
     return f"{100 - 10 ** (2 - n):.{max(0, n - 2)}f}%"
 
 
+_HEAD_AFTER = re.compile(r"\s+([A-Za-z]\w*[A-Za-rt-z]s)\b")  # a plural right after a count's first word
+
+
 def _quantities(text: str) -> tuple[list[Quantity], list[Quantity]]:
     text = _NINES.sub(_percent_of_nines, text)
     asserted, text = _periods(text)
@@ -545,6 +568,9 @@ def _quantities(text: str) -> tuple[list[Quantity], list[Quantity]]:
             continue
         if unit is None:
             noun = (m["unit"] or "").lower()
+            head = _HEAD_AFTER.match(text, m.end())
+            if noun and amount != 1 and head and not noun.endswith("s") and not _unit(head[1]):
+                noun = head[1].lower()  # "50 database connections", "2 required reviews": the connections
             if not noun or noun in STOP_WORDS or noun in MONTHS:
                 previous = _word_before(text, m.start())  # "max retries 3"
                 noun = previous[1].lower() if previous and not m["unit"] else ""
@@ -622,6 +648,7 @@ def read(text: str) -> Statement:
     dates, denied_dates, rest = _dates(text)
     clocks, rest = _clock(rest)
     settings, turned_off, rest = _settings(rest)  # (a setting's max or min is a rule: `target`)
+    rest = _COUNT_OPENS.sub(_opens_count, rest)  # "Saw 5 retry attempts": no version of "Saw"
     found_qualifiers = _IDENTIFIER.findall(rest)
     qualifiers = frozenset(q.lower() for q in found_qualifiers)
     versions = frozenset((m[1] or "", tuple(int(p) for p in m[2].split(".")))
