@@ -39,9 +39,9 @@ quantity holds where its own clause
 says ("iOS ... 99.7%, Android lags behind": iOS); a scope has one name ("prod" is
 production) and may hold another (mobile holds iOS and Android), and a hyphenated name's
 head scopes it ("prod-1"). A name is in use after a word that chooses ("runs on", "via",
-"uses"), past a hyphenated modifier ("the self-hosted GitHub runners") or, after "uses" and
-its kind, a lower-case word ("uses the new Redis"); after "not" ("not on EKS"), "instead of"
-or a move away from it, it is rejected. Whether it denies is read from "not", "n't", "never", "disabled"
+"uses"), past a hyphenated modifier ("the self-hosted GitHub runners"), and past a
+lower-case word before it after a verb that chooses ("uses the new Redis": Redis); after "not"
+("not on EKS"), "instead of" or a move away from it, it is rejected. Whether it denies is read from "not", "n't", "never", "disabled"
 ... and "off" unless a verb's particle ("kicks off", "signed off") or after a move ("moved
 our images off Docker Hub": a change, away from what it names); what it denies is compared
 as word stems (Snowball), so "no sampling" denies "are sampled". "since" reports a change
