@@ -156,8 +156,8 @@ def nearest_earlier(vectors: np.ndarray, members: list[int]) -> dict[int, list[t
         cosines = unit[start:end] @ unit[:end].T
         later = torch.arange(end)[None, :] >= torch.arange(start, end)[:, None]  # itself and after it
         cosines[later] = -torch.inf
-        best, rows = torch.sort(cosines, dim=1, descending=True, stable=True)  # ties: the earliest, whatever the block
-        best, rows = best[:, :CANDIDATES], rows[:, :CANDIDATES]
+        best, rows = torch.sort(cosines, dim=1, descending=True, stable=True)  # a tie: the earliest,
+        best, rows = best[:, :CANDIDATES], rows[:, :CANDIDATES]  # whatever the block
         for n, (near, cols) in enumerate(zip(best.tolist(), rows.tolist()), start):
             out[members[n]] = [(members[c], cosine) for cosine, c in zip(near, cols) if c < n]
     return out

@@ -40,10 +40,11 @@ says ("iOS ... 99.7%, Android lags behind": iOS); a scope has one name ("prod" i
 production) and may hold another (mobile holds iOS and Android), and a hyphenated name's
 head scopes it ("prod-1"). A name is in use after a word that chooses ("runs on", "via",
 "uses"), past a hyphenated modifier ("the self-hosted GitHub runners"), and past a
-lower-case word before it after a verb that chooses ("uses the new Redis": Redis); after "not"
-("not on EKS"), "instead of" or a move away from it, it is rejected. Whether it denies is read from "not", "n't", "never", "disabled"
-... and "off" unless a verb's particle ("kicks off", "signed off") or after a move ("moved
-our images off Docker Hub": a change, away from what it names); what it denies is compared
+lower-case word before it after a verb that chooses ("uses the new Redis": Redis); after
+"not" ("not on EKS"), "instead of" or a move away from it, it is rejected. Whether it denies
+is read from "not", "n't", "never", "disabled" ... and "off" unless a verb's particle ("kicks
+off", "signed off") or after a move ("moved our images off Docker Hub": a change, away from
+what it names); what it denies is compared
 as word stems (Snowball), so "no sampling" denies "are sampled". "since" reports a change
 when it dates one ("since the upgrade", "since we hired in Madrid"), not when it gives a
 reason ("since we host the media pipeline on GCP": a pronoun and a verb in the present). A
@@ -177,7 +178,8 @@ CHOICE = re.compile(
     r"gets?|got|receives?|received|has|have|had|"
     r"go through|is|are|picked|chose|chosen|adopted|relies on|powered by|built on|built with|from|out of|"
     r"hashed with|switched to|moved to|migrated to|upgraded to|run|runs|ran|pay|pays|paid|against)\s+"
-    r"(?:(?:the|a|an|our|their|its|your)\s+(?:[a-z][\w-]*-[\w-]+\s+)?)?(" + _NAME_HEAD + r"[\w.+#-]*(?:\s[A-Z0-9][\w.+#-]*)?)")
+    r"(?:(?:the|a|an|our|their|its|your)\s+(?:[a-z][\w-]*-[\w-]+\s+)?)?"  # "the self-hosted GitHub runners"
+    r"(" + _NAME_HEAD + r"[\w.+#-]*(?:\s[A-Z0-9][\w.+#-]*)?)")
 # a name in any case after a verb that can only choose ("uses nginx", "went with gRPC"), and
 # the name a sentence opens with before "is the" ("Redis is the cache behind ...")
 CHOSEN = re.compile(r"\b(?:uses|using|picked|chose|chosen|adopted|went with|go with|settled on|relies on|"
