@@ -1079,6 +1079,17 @@ def test_a_name_opening_a_sentence_keeps_its_version():
     assert read.versions == frozenset({("node", (20,))}) and not read.quantities
 
 
+@pytest.mark.parametrize("older, newer, kind", [
+    ("The release is on 3 May.", "The release is not until 3 May.", None),
+    ("Deploys start at 9:00.", "Deploys are not before 9:00.", None),
+    ("The release is on 3 May.", "The release is not on 3 May.", "value"),
+    ("Refunds are paid before the item is back.", "Refunds are not paid before the item is back.", "negation"),
+])
+def test_not_until_says_when_and_denies_nothing(older, newer, kind):
+    for texts in ([older, newer], [newer, older]):
+        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
+
+
 def test_a_name_after_a_modifier_is_compared():
     texts = ["CI is on GitLab CI.", "The flaky test shows up only on the self-hosted GitHub runners."]
     assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ["choice"]

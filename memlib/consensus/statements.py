@@ -42,10 +42,10 @@ head scopes it ("prod-1"). A name is in use after a word that chooses ("runs on"
 "uses"), past a hyphenated modifier ("the self-hosted GitHub runners"), and past a
 lower-case word before it after a verb that chooses ("uses the new Redis": Redis); after
 "not" ("not on EKS"), "instead of" or a move away from it, it is rejected. Whether it denies
-is read from "not", "n't", "never", "disabled" ... and "off" unless a verb's particle ("kicks
-off", "signed off") or after a move ("moved our images off Docker Hub": a change, away from
-what it names); what it denies is compared
-as word stems (Snowball), so "no sampling" denies "are sampled". "since" reports a change
+is read from "not", "n't", "never", "disabled" ... (not "not until" or "not before", which
+say when) and "off" unless a verb's particle ("kicks off", "signed off") or after a move
+("moved our images off Docker Hub": a change, away from what it names); what it denies is
+compared as word stems (Snowball), so "no sampling" denies "are sampled". "since" reports a change
 when it dates one ("since the upgrade", "since we hired in Madrid"), not when it gives a
 reason ("since we host the media pipeline on GCP": a pronoun and a verb in the present). A
 statement that ends by setting what it names apart from a thing of its kind ("..., not the
@@ -543,6 +543,7 @@ def _percent_of_nines(m: re.Match) -> str:
     return f"{100 - 10 ** (2 - n):.{max(0, n - 2)}f}%"
 
 
+_NOT_UNTIL = re.compile(r"\b(?:not|n't)\s+(?:until|till|before|earlier than)\b", re.I)
 _HEAD_AFTER = re.compile(r"\s+([A-Za-z]\w*[A-Za-rt-z]s)\b")  # a plural right after a count's first word
 
 
@@ -671,13 +672,14 @@ def read(text: str) -> Statement:
         rejected |= {_name(a or b) for a, b in REJECT.findall(sentence)}
     raw_tokens = _TOKEN.findall(text)
     tokens = [t.lower() for t in raw_tokens]
-    negated = any(t in NEGATIONS or t.endswith("n't") for t in tokens) or _says_off(text)
+    told = _NOT_UNTIL.sub(" ", text)  # "not until 3 May" says when, and denies nothing
+    negated = any(t in NEGATIONS or t.endswith("n't") for t in map(str.lower, _TOKEN.findall(told))) or _says_off(text)
 
     scopes = frozenset(filter(None, map(_scope, raw_tokens)))
     said = _said(tokens)
     content = frozenset(singular(t) for t in said)
 
-    denies = frozenset(stem(t.lower()) for clause in _CLAUSE.findall(text)
+    denies = frozenset(stem(t.lower()) for clause in _CLAUSE.findall(told)
                        if _NEGATED.search(clause) or _says_off(clause)
                        for t in _TOKEN.findall(clause) if t.lower() not in STOP_WORDS and t.lower() not in DENIERS
                        and not t.lower().endswith("n't")) if negated else frozenset()
