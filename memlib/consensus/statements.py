@@ -105,6 +105,7 @@ NEGATIONS = frozenset({"not", "no", "never", "without", "none", "nobody", "nothi
 DENIERS = NEGATIONS | {"off"}  # words that deny, never what a statement is about
 _NEGATED = re.compile(r"\b(?:not|no|never|without|none|nobody|nothing|cannot|\w+n't|disabled|inactive|missing)\b",
                       re.I)
+_NOT_UNTIL = re.compile(r"\b(?:not|n't)\s+(?:until|till|before|earlier than)\b", re.I)  # says when: no denial
 # "off" denies ("turned off", "flag: off", "off for everyone") except as the particle of a verb
 # that means something else with it ("kicks off", "signed off", "paid off", "drop-off")
 _OFF = re.compile(r"(?:(\w+)[\s-]+)?\boff\b", re.I)
@@ -539,11 +540,10 @@ _NINES = re.compile(r"\b(two|three|four|five|[2-5])\s+(?:nines|9s)\b", re.I)
 
 
 def _percent_of_nines(m: re.Match) -> str:
-    n = int(m[1]) if m[1].isdigit() else ("two", "three", "four", "five").index(m[1].lower()) + 2
+    n = int(m[1]) if m[1].isdigit() else WORD_NUMBERS[m[1].lower()]
     return f"{100 - 10 ** (2 - n):.{max(0, n - 2)}f}%"
 
 
-_NOT_UNTIL = re.compile(r"\b(?:not|n't)\s+(?:until|till|before|earlier than)\b", re.I)
 _HEAD_AFTER = re.compile(r"\s+([A-Za-z]\w*[A-Za-rt-z]s)\b")  # a plural right after a count's first word
 
 
@@ -673,7 +673,8 @@ def read(text: str) -> Statement:
     raw_tokens = _TOKEN.findall(text)
     tokens = [t.lower() for t in raw_tokens]
     told = _NOT_UNTIL.sub(" ", text)  # "not until 3 May" says when, and denies nothing
-    negated = any(t in NEGATIONS or t.endswith("n't") for t in map(str.lower, _TOKEN.findall(told))) or _says_off(text)
+    deniers = tokens if told == text else [t.lower() for t in _TOKEN.findall(told)]
+    negated = any(t in NEGATIONS or t.endswith("n't") for t in deniers) or _says_off(text)
 
     scopes = frozenset(filter(None, map(_scope, raw_tokens)))
     said = _said(tokens)
