@@ -1438,3 +1438,36 @@ def test_renew_drops_a_threshold_of_another_method_and_embeds_again_for_another_
     assert done["fragments_embedded"] == 0 and Consensus(store).made_by()["method"] == "a method after today's"
     _record(store, nothing=True)  # a store from before whose memories a `memlib reembed` run moved
     assert renew(store, reembedded=lambda: True)["fragments_embedded"] == len(fragments)
+
+
+@pytest.mark.parametrize("text, change", [
+    ("The reports service was never moved to Kubernetes.", False),
+    ("Billing hasn't been migrated yet.", False),
+    ("We haven't switched to the new CDN.", False),
+    ("Billing was migrated to the new cluster.", True),
+    ("Parking is not free anymore.", True),  # "not" denies "free"; "anymore" reports the change
+    ("The API moved to Fly.io last week and never moved back.", True),
+])
+def test_a_change_said_not_to_have_happened_reports_none(text, change):
+    assert statements.read(text).change is change
+
+
+def test_a_name_never_moved_to_is_rejected_and_a_rival_choice():
+    read = statements.read("The batch jobs run on Nomad, they were never moved to Kubernetes.")
+    assert read.names == {"nomad"} and read.rejected == {"kubernetes"}
+    for texts in (["Every job runs on Kubernetes.", read.text], [read.text, "Every job runs on Kubernetes."]):
+        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ["choice"], texts
+
+
+@pytest.mark.parametrize("older, newer, kind", [
+    ("Crash reports go to Bugsnag.", "we report crashes to Sentry, the bugsnag key in .env is dead", "choice"),
+    ("The site is deployed with Capistrano.", "site deploys run through Ansible, capistrano.rb was deleted", "choice"),
+    ("The Go services build with Bazel.", "the Go services build with Make, there are no bazel files", "choice"),
+    ("Raw events are loaded by Stitch.", "raw events are loaded with Meltano, the Stitch trial ended", "choice"),
+    # the name it denies is the one it uses, or it uses none: no rival
+    ("Errors are reported to Sentry.", "backend errors go to Sentry, the sentry digest emails were removed", None),
+    ("Crash reports go to Bugsnag.", "the bugsnag key in .env is dead", None),
+])
+def test_a_name_the_other_uses_denied_or_retired_in_any_case_is_a_rival_choice(older, newer, kind):
+    for texts in ([older, newer], [newer, older]):
+        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts

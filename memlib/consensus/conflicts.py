@@ -459,12 +459,21 @@ def _choices_differ(a: statements.Statement, b: statements.Statement, strict: bo
     if (a.rejected and _names_meet(a.rejected, (b.names | b.mentioned) - b.rejected)) or \
             (b.rejected and _names_meet(b.rejected, (a.names | a.mentioned) - a.rejected)):
         return True  # one says "not X" (or X was retired) where the other uses X
+    if _drops(a, b) or _drops(b, a):
+        return True
     if a.outside or b.outside:
         return False  # one sets what it names apart from the thing the other's name is for
     seen_a, seen_b = (a.names, b.names) if strict else (a.names | a.mentioned | a.words, b.names | b.mentioned | b.words)
     if a.names and b.names and not _names_meet(a.names, seen_b) and not _names_meet(b.names, seen_a):
         return True  # two names for one role: each uses one the other never mentions
     return _versions_differ(a, b)
+
+
+def _drops(a: statements.Statement, b: statements.Statement) -> bool:
+    """`b` uses another name than `a` and denies or retires, in any case, the one `a` uses:
+    "we send backend errors to Rollbar, the sentry DSN in .env is dead" against "reported to
+    Sentry"; "builds with Maven, no gradle files" against "build with Gradle"."""
+    return bool(a.names and b.names) and not _names_meet(a.names, b.names) and _names_meet(a.names, b.dropped)
 
 
 def _versions_differ(a: statements.Statement, b: statements.Statement) -> bool:

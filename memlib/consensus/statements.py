@@ -41,7 +41,10 @@ production) and may hold another (mobile holds iOS and Android), and a hyphenate
 head scopes it ("prod-1"). A name is in use after a word that chooses ("runs on", "via",
 "uses"), past a hyphenated modifier ("the self-hosted GitHub runners"), and past a
 lower-case word before it after a verb that chooses ("uses the new Redis": Redis); after
-"not" ("not on EKS"), "instead of" or a move away from it, it is rejected. Whether it denies
+"not" ("not on EKS"), "instead of", a move away from it or one said never made ("never moved
+to EKS", which reports no change), it is rejected. The words of a clause that denies or
+retires, in any case, are kept ("no gradle files", "the sentry DSN in .env is dead": `dropped`),
+so a name another statement uses, said there, is given up. Whether it denies
 is read from "not", "n't", "never", "disabled" ... (not "not until" or "not before", which
 say when) and "off" unless a verb's particle ("kicks off", "signed off") or after a move
 ("moved our images off Docker Hub": a change, away from what it names); what it denies is
@@ -115,6 +118,7 @@ _PARTICLE_OFF = re.compile(r"(?:kick|sign|start|took|tak|pa[iy]|cut|log|drop|sho
                            r"fought|wear|wore|lift|blast|set)", re.I)
 _MOVED_OFF = re.compile(r"\b(?:mov(?:ed|ing)|migrat(?:ed|ing|e))\s+(?:[\w'-]+\s+){0,3}off\b", re.I)  # "moved our images off"
 _CLAUSE = re.compile(r"[^.;,!?]+")
+_WORD_CLAUSE = re.compile(r"(?:[^.;,!?]|\.(?=\w))+")  # a clause, "jest.config.js" and ".env" whole in it
 _NUMBER_CLAUSE = re.compile(r"(?:[^.;,!?]|(?<=\d)[.,](?=\d))+")  # a clause, "99.7%" whole in it
 # "since" that gives a reason, not a time: a pronoun and a verb in the present ("since we host the
 # media pipeline on GCP", "since it's cheaper"); "since we hired in Madrid" dates a change
@@ -131,6 +135,12 @@ CHANGES = re.compile(
     r"(?:moved|pushed|shifted|changed|raised|lowered|bumped|increased|decreased|reduced|extended|shortened)"
     r"(?:\s+[\w.'-]+){1,4}?\s+(?:to|from|off)\s|(?:was|were|got|has been|have been)\s+(?:raised|lowered|increased|"
     r"decreased|reduced|extended|shortened|moved|changed|bumped|updated|pushed|postponed|removed|dropped))\b", re.I)
+# a change said not to have happened: "they were never moved to EKS", "hasn't been migrated yet"
+_NOT_DONE = re.compile(r"\b(?:not|never|\w+n't)\s+(?:(?:been|yet|ever|actually|really)\s+)?$", re.I)
+# what a clause retires: "the sentry DSN in .env is dead", "jest.config.js was deleted", "the
+# Fivetran trial ended"
+_RETIRES = re.compile(r"\b(?:dead|deleted|removed|gone|deprecated|unused|abandoned|ended|shut down|turned off|"
+                      r"switched off|decommissioned|retired|dropped)\b", re.I)
 # a plan or an aim: what it bounds may be missed without anyone being wrong ("Goal: p95 under 200 ms")
 _AIMS = r"goal|target|aim|objective|should|commit to|alert when|SLA|SLO"
 GOALS = re.compile(rf"\b(?:{_AIMS})\b", re.I)
@@ -196,7 +206,8 @@ IS_THE = re.compile(r"^\W*([A-Z][\w.+#-]*|[a-z]+[A-Z][\w.+#-]*)\s+(?:is|are)\s+(
 REJECT = re.compile(
     r"\b(?:not(?:\s+(?:by|on|in|through|via|with|from))?|instead of|rather than|replacing|decommissioned|retired|"
     r"(?:moved|switched|migrated|changed|went)\s+(?:\w+\s+){0,3}(?:from|off)|"
-    r"(?:never|not|n't)\s+(?:\w+\s+)?(?:used?|using|picked|chose|run on|relied on))\s+(?:the\s+|a\s+|an\s+)?"
+    r"(?:never|not|n't)\s+(?:\w+\s+)?(?:used?|using|picked|chose|run on|relied on|moved to|migrated to|switched to))"
+    r"\s+(?:the\s+|a\s+|an\s+)?"
     r"([A-Z][\w.+#'-]*)|([A-Z][\w.+#'-]*)\s+(?:was|were|is no longer|got|has been)\s+"
     r"(?:decommissioned|retired|dropped|removed|replaced)")
 
@@ -327,6 +338,7 @@ class Statement:
     at_least: bool = False  # its versions are the lowest that will do ("iOS 16 and later", "requires 3.10")
     names: frozenset = frozenset()  # lower-cased names said to be in use
     rejected: frozenset = frozenset()  # names said not to be (any more)
+    dropped: frozenset = frozenset()  # the words, any case, of its clauses that deny or retire ("no gradle files")
     mentioned: frozenset = frozenset()  # every capitalised name it mentions, lower-cased
     negated: bool = False
     denies: frozenset = frozenset()  # the stems of the clauses that deny ("doesn't have SSO": have, sso)
@@ -687,6 +699,9 @@ def read(text: str) -> Statement:
     if turned_off:  # "2fa_requirement_enabled=false" denies a requirement of 2FA
         negated, denies = True, denies | {stem(w) for w in turned_off}
     acronyms = frozenset(t.lower() for t in raw_tokens if 2 <= len(t) <= 5 and t.isupper())
+    dropped = frozenset(part for clause in _WORD_CLAUSE.findall(told) if _NEGATED.search(clause) or _RETIRES.search(clause)
+                        for t in _TOKEN.findall(clause) for part in re.split(r"[.-]", t.lower())
+                        if part and part not in STOP_WORDS and part not in DENIERS)
     return Statement(
         text=text, letters="".join(p[0] for t in tokens for p in t.split("-") if p), acronyms=acronyms,
         denies=denies, stems=frozenset(stem(t) for t in said),
@@ -695,8 +710,8 @@ def read(text: str) -> Statement:
         days=_days(text),
         qualifiers=qualifiers,
         versions=versions, at_least=bool(versions) and bool(_AT_LEAST.search(text)),
-        names=frozenset(names - rejected), rejected=frozenset(rejected), mentioned=frozenset(mentioned),
-        negated=negated, change=bool(CHANGES.search(text)),
+        names=frozenset(names - rejected), rejected=frozenset(rejected), dropped=dropped, mentioned=frozenset(mentioned),
+        negated=negated, change=any(not _NOT_DONE.search(text, 0, m.start()) for m in CHANGES.finditer(text)),
         target=bool(TARGETS.search(text)) or any(q.bound for q in settings),
         goal=bool(GOALS.search(text)),
         part=bool(PART.search(text)), outside=bool(OUTSIDE.search(text)), scopes=scopes, words=content,
