@@ -979,12 +979,13 @@ def test_a_name_set_apart_from_the_thing_of_its_kind_is_no_rival_choice(older, n
 
 
 def test_a_name_set_apart_leaves_the_rival_choices_to_meet():
-    """The scoped statement was in three conflicts and drew both rivals to one side of the split."""
+    """The scoped statement was in three conflicts and drew both rivals to one side of the split.
+    The reviewer's "PagerDuty was never rolled out" gives up what the planner uses: Opsgenie's side."""
     texts = ["Pages go out through PagerDuty.", "opsgenie: 3 alerts open, escalation policy platform-primary",
              "We page through Opsgenie, PagerDuty was never rolled out to platform.",
              "Customer support escalations come through Zendesk, not the paging tool."]
     choices = [(f.a, f.b) for f in conflicts.find(texts, [1.0] * 4) if f.kind == "choice"]
-    assert choices == [([0], [1])]
+    assert choices == [([1, 2], [0])]
 
 
 @pytest.mark.parametrize("text", ["We use Vue, not React.", "Our SSO is Okta, not AWS.", "The image resizer runs on ECS, not a Lambda."])
@@ -1471,3 +1472,24 @@ def test_a_name_never_moved_to_is_rejected_and_a_rival_choice():
 def test_a_name_the_other_uses_denied_or_retired_in_any_case_is_a_rival_choice(older, newer, kind):
     for texts in ([older, newer], [newer, older]):
         assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
+
+
+@pytest.mark.parametrize("older, newer, kind", [
+    # a name outside the clause that denies (who found it) does not make the denial of another thing
+    ("All database backups are encrypted with KMS.", "The old reports backup has no encryption, Wiz flagged it.",
+     "negation"),
+    # a name inside it does: each says something of another tool
+    ("The Heroku deploys are automated.", "The Fly deploys are not automated.", None),
+])
+def test_a_denial_is_of_another_thing_only_by_the_names_it_denies(older, newer, kind):
+    for texts in ([older, newer], [newer, older]):
+        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
+
+
+def test_an_acronym_may_open_with_a_digit_and_a_number_word_spells_it():
+    read = statements.read("logged in to an admin account with a password only, no 2FA prompt, 8GB RAM")
+    assert read.acronyms == {"2fa", "gb", "ram"} and "2fa" in read.denies
+    assert statements.read("Two-factor authentication is required.").spells(read.acronyms) == {"2fa"}
+    texts = ["Two-factor authentication is required for every admin account.", read.text]
+    for pair in (texts, texts[::-1]):
+        assert [f.kind for f in conflicts.find(pair, [1.0, 1.0])] == ["negation"], pair

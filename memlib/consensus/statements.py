@@ -279,7 +279,9 @@ def _opens_count(m: re.Match) -> str:
 
 
 _VERSION = re.compile(r"^(?:([a-z][\w-]*)\s|v)?(\d+(?:\.\d+)*)$")
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9.+#'-]*[A-Za-z0-9+#]|[A-Za-z]")  # "onboarding_v2": two words
+# a word: "onboarding_v2" is two; an acronym may open with a digit ("2FA", "3DS"), a size or a
+# time of day may not ("8GB", "3PM")
+_TOKEN = re.compile(r"(?<![\w.])\d(?!(?:[KMGTP]i?B|AM|PM)\b)[A-Z]{2,4}\b|[A-Za-z][A-Za-z0-9.+#'-]*[A-Za-z0-9+#]|[A-Za-z]")
 _DIGIT = re.compile(r"\d")
 _APPROXIMATELY = re.compile(r"(?:^|\W)(?:" + "|".join(re.escape(a) for a in APPROXIMATE) + r")\W*$")
 # what the text before a number ends with (searched in its last characters: `$` also
@@ -375,6 +377,13 @@ def stem(word: str) -> str:
     """A lower-cased word's Snowball (Porter 2) stem: "sampled", "sampling" and "samples" are
     one word to whether one statement denies what another says."""
     return _STEMMER.stemWord(word)
+
+
+def _initial(word: str) -> str:
+    """How a word stands in an acronym: its first letter, a number word as its digit
+    ("two-factor authentication": "2fa")."""
+    number = WORD_NUMBERS.get(word)
+    return str(number) if number is not None and number < 10 else word[0]
 
 
 def _name(text: str) -> str:
@@ -703,7 +712,7 @@ def read(text: str) -> Statement:
                         for t in _TOKEN.findall(clause) for part in re.split(r"[.-]", t.lower())
                         if part and part not in STOP_WORDS and part not in DENIERS)
     return Statement(
-        text=text, letters="".join(p[0] for t in tokens for p in t.split("-") if p), acronyms=acronyms,
+        text=text, letters="".join(_initial(p) for t in tokens for p in t.split("-") if p), acronyms=acronyms,
         denies=denies, stems=frozenset(stem(t) for t in said),
         quantities=tuple(clocks + settings + asserted), denied=tuple(denied), dates=tuple(dates),
         denied_dates=tuple(denied_dates),
