@@ -1493,3 +1493,13 @@ def test_an_acronym_may_open_with_a_digit_and_a_number_word_spells_it():
     texts = ["Two-factor authentication is required for every admin account.", read.text]
     for pair in (texts, texts[::-1]):
         assert [f.kind for f in conflicts.find(pair, [1.0, 1.0])] == ["negation"], pair
+
+
+@pytest.mark.parametrize("older, newer, kind", [
+    ("Transactional mail is sent with Mailgun.", "Transactional mail goes through Postmark.", "choice"),  # not "mail"
+    ("The orders service stores its rows in PostgreSQL.", "The orders service runs PgBouncer in front of postgres.",
+     None),  # "postgres" is most of "PostgreSQL"
+])
+def test_a_name_is_said_by_a_word_only_of_most_of_its_letters(older, newer, kind):
+    for texts in ([older, newer], [newer, older]):
+        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts

@@ -466,10 +466,18 @@ def _choices_differ(a: statements.Statement, b: statements.Statement, strict: bo
         return True
     if a.outside or b.outside:
         return False  # one sets what it names apart from the thing the other's name is for
-    seen_a, seen_b = (a.names, b.names) if strict else (a.names | a.mentioned | a.words, b.names | b.mentioned | b.words)
-    if a.names and b.names and not _names_meet(a.names, seen_b) and not _names_meet(b.names, seen_a):
+    if a.names and b.names and not _seen(a.names, b, strict) and not _seen(b.names, a, strict):
         return True  # two names for one role: each uses one the other never mentions
     return _versions_differ(a, b)
+
+
+def _seen(names: frozenset, other: statements.Statement, strict: bool) -> bool:
+    """`other` says one of `names`: as a name ("Postgres", "PostgreSQL"), or, unless `strict`,
+    as a word of most of its letters ("postgres" for "PostgreSQL", not "mail" for "Mailchimp")."""
+    if _names_meet(names, other.names if strict else other.names | other.mentioned):
+        return True
+    return not strict and any(min(len(x), len(w)) / max(len(x), len(w)) >= 0.6 and _names_meet({x}, {w})
+                              for x in names for w in other.words)
 
 
 def _drops(a: statements.Statement, b: statements.Statement) -> bool:
