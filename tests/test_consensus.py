@@ -1503,3 +1503,17 @@ def test_an_acronym_may_open_with_a_digit_and_a_number_word_spells_it():
 def test_a_name_is_said_by_a_word_only_of_most_of_its_letters(older, newer, kind):
     for texts in ([older, newer], [newer, older]):
         assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
+
+
+@pytest.mark.parametrize("seen, rule, kind", [
+    # a rule of one exact amount, not a goal: what was seen otherwise breaks it, or one is wrong
+    ("Application logs are kept for 30 days.", "logs older than two weeks are gone, retention must be 14 days", "value"),
+    ("The session timeout is 30 minutes.", "The session timeout must be 15 minutes per the security policy.", "value"),
+    ("The session timeout is 15 minutes.", "The session timeout must be 15 minutes per the security policy.", None),
+    # a bound is broken only beyond it, and a goal may be missed
+    ("The session timeout is 30 minutes.", "The session timeout must be under 60 minutes.", None),
+    ("p95 latency is 320 ms.", "Goal: p95 latency of 200 ms.", None),
+])
+def test_a_rule_of_one_exact_amount_is_compared_with_what_was_seen(seen, rule, kind):
+    for texts in ([seen, rule], [rule, seen]):
+        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts

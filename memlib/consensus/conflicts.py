@@ -409,7 +409,11 @@ def _values_differ(a: statements.Statement, b: statements.Statement) -> bool:
     if a.qualifiers and b.qualifiers and not a.qualifiers & b.qualifiers:
         return False  # p95 against p99: two quantities
     if a.target != b.target:  # a rule against what was seen: only what breaks the rule's bound
-        return _breaks(a, b) or _breaks(b, a)
+        rule = a if a.target else b
+        if _breaks(a, b) or _breaks(b, a):
+            return True
+        if rule.goal or any(q.bound for q in rule.quantities) or not _EXACT_RULE.search(rule.text):
+            return False  # else one amount it must be ("retention must be 14 days"): compared as a value
     if any(q.agrees(d) for q in a.quantities for d in b.denied) or \
             any(q.agrees(d) for q in b.quantities for d in a.denied):
         return True
@@ -428,6 +432,9 @@ def _values_differ(a: statements.Statement, b: statements.Statement) -> bool:
     if a.dates and b.dates and not any(_same_day(x, y) for x in a.dates for y in b.dates):
         return True
     return bool(a.days and b.days and not a.days & b.days)  # "on Tuesdays" against "Thu 10:00"
+
+
+_EXACT_RULE = re.compile(r"\b(?:must|needs? to|has to|have to)\s+be\s+(?:\$|€|~)?\d", re.I)
 
 
 def _breaks(rule: statements.Statement, seen: statements.Statement) -> bool:
