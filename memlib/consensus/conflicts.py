@@ -9,17 +9,23 @@ in time order):
   denies that the other states ("not five minutes");
 - named choices ("choice"): each says it uses a name the other never mentions (after "uses",
   "on", "with", "via", "picked" ..., or before "is the"), or one says "not X" / "X was
-  retired" / "moved from X" where the other uses X; or one name in two versions (React 18,
+  retired" / "moved from X" / "never moved to X" where the other uses X, or one uses another
+  name and gives up, in any case, the one the other uses ("the sentry DSN is dead", "no
+  gradle files"); a plain word says a name only when it is most of its letters ("postgres"
+  says PostgreSQL, "mail" does not say Mailchimp); or one name in two versions (React 18,
   React 19; a version in use agrees with a lowest one that will do when it is that or later);
 - denial ("negation"): one denies ("not", "n't", "never", "disabled", "off" ...) what the
   other says: the denying clause's words are the other's, and the two share enough words,
   or, against a rule said of every one of a kind ("All S3 buckets ...", "Staging never ..."),
-  the other is said of one of that kind (a counterexample, however long it runs).
+  the other is said of one of that kind (a counterexample, however long it runs); a denial
+  is of another thing when the names in its own clause meet none the other mentions (who
+  found it, "Security Hub flagged it", does not count).
 A name a bot line or a chat message says in lower case ("postmark: 4,112 delivered") is in
 use there when another fragment of the cluster uses it. Not compared: two fragments scoped
 apart (staging and production, Android and iOS; "prod" is production, and "all mobile" is
 not apart from iOS: statements.apart); in a value, a part against the whole ("alone",
-"mostly"), a goal or a limit against a measurement ("goal", "must", "under 200 ms"), two
+"mostly"), a goal or a limit against a measurement ("goal", "under 200 ms"; a rule of one
+amount, "retention must be 14 days", is compared as a value), two
 quantities qualified apart ("p95" and "p99"); two statements said of two things of one
 kind, whose subjects share their head and each has a word the other never uses ("Python
 code ... Black" and "frontend code ... Prettier": consensus/subjects.py). An update is no conflict: a newer fragment
@@ -333,6 +339,7 @@ def _of_all(rule: statements.Statement, other: statements.Statement) -> bool:
     return bool({statements.stem(w.lower()) for w in found["what"].split()} & other.stems)
 
 
+MOST_LETTERS = 0.6  # share of a name's letters a plain word must be to say it ("postgres", not "mail")
 NEGATION_OVERLAP = 0.2  # share of their content words two statements must have to deny one another
 CLOSE = 0.5  # cosine two memories need before what they state is compared (chosen on the dev topics)
 NAMED_CLOSE = 0.25  # cosine a change needs to update an older memory that names what it names (dev topics)
@@ -408,7 +415,7 @@ def _values_differ(a: statements.Statement, b: statements.Statement) -> bool:
         return False  # "on Android ... 99.2%" against "iOS ... 99.7%, Android lags behind"
     if a.qualifiers and b.qualifiers and not a.qualifiers & b.qualifiers:
         return False  # p95 against p99: two quantities
-    if a.target != b.target:  # a rule against what was seen: only what breaks the rule's bound
+    if a.target != b.target:  # a rule against what was seen: beyond its bound, or not the one amount it must be
         rule = a if a.target else b
         if _breaks(a, b) or _breaks(b, a):
             return True
@@ -434,6 +441,7 @@ def _values_differ(a: statements.Statement, b: statements.Statement) -> bool:
     return bool(a.days and b.days and not a.days & b.days)  # "on Tuesdays" against "Thu 10:00"
 
 
+# a rule of one amount: "retention must be 14 days" (a bound, a goal or a condition is none)
 _EXACT_RULE = re.compile(r"\b(?:must|needs? to|has to|have to)\s+be\s+(?:\$|€|~)?\d", re.I)
 
 
@@ -483,7 +491,7 @@ def _seen(names: frozenset, other: statements.Statement, strict: bool) -> bool:
     as a word of most of its letters ("postgres" for "PostgreSQL", not "mail" for "Mailchimp")."""
     if _names_meet(names, other.names if strict else other.names | other.mentioned):
         return True
-    return not strict and any(min(len(x), len(w)) / max(len(x), len(w)) >= 0.6 and _names_meet({x}, {w})
+    return not strict and any(min(len(x), len(w)) / max(len(x), len(w)) >= MOST_LETTERS and _names_meet({x}, {w})
                               for x in names for w in other.words)
 
 

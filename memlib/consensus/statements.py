@@ -281,7 +281,8 @@ def _opens_count(m: re.Match) -> str:
 _VERSION = re.compile(r"^(?:([a-z][\w-]*)\s|v)?(\d+(?:\.\d+)*)$")
 # a word: "onboarding_v2" is two; an acronym may open with a digit ("2FA", "3DS"), a size or a
 # time of day may not ("8GB", "3PM")
-_TOKEN = re.compile(r"(?<![\w.])\d(?!(?:[KMGTP]i?B|AM|PM)\b)[A-Z]{2,4}\b|[A-Za-z][A-Za-z0-9.+#'-]*[A-Za-z0-9+#]|[A-Za-z]")
+_TOKEN = re.compile(r"(?<![\w.])\d(?!(?:[KMGTP]i?B|AM|PM)\b)[A-Z]{2,4}\b"
+                    r"|[A-Za-z][A-Za-z0-9.+#'-]*[A-Za-z0-9+#]|[A-Za-z]")
 _DIGIT = re.compile(r"\d")
 _APPROXIMATELY = re.compile(r"(?:^|\W)(?:" + "|".join(re.escape(a) for a in APPROXIMATE) + r")\W*$")
 # what the text before a number ends with (searched in its last characters: `$` also
@@ -708,7 +709,8 @@ def read(text: str) -> Statement:
     if turned_off:  # "2fa_requirement_enabled=false" denies a requirement of 2FA
         negated, denies = True, denies | {stem(w) for w in turned_off}
     acronyms = frozenset(t.lower() for t in raw_tokens if 2 <= len(t) <= 5 and t.isupper())
-    dropped = frozenset(part for clause in _WORD_CLAUSE.findall(told) if _NEGATED.search(clause) or _RETIRES.search(clause)
+    dropped = frozenset(part for clause in _WORD_CLAUSE.findall(told)
+                        if _NEGATED.search(clause) or _RETIRES.search(clause)
                         for t in _TOKEN.findall(clause) for part in re.split(r"[.-]", t.lower())
                         if part and part not in STOP_WORDS and part not in DENIERS)
     return Statement(
@@ -719,7 +721,8 @@ def read(text: str) -> Statement:
         days=_days(text),
         qualifiers=qualifiers,
         versions=versions, at_least=bool(versions) and bool(_AT_LEAST.search(text)),
-        names=frozenset(names - rejected), rejected=frozenset(rejected), dropped=dropped, mentioned=frozenset(mentioned),
+        names=frozenset(names - rejected), rejected=frozenset(rejected), dropped=dropped,
+        mentioned=frozenset(mentioned),
         negated=negated, change=any(not _NOT_DONE.search(text, 0, m.start()) for m in CHANGES.finditer(text)),
         target=bool(TARGETS.search(text)) or any(q.bound for q in settings),
         goal=bool(GOALS.search(text)),
