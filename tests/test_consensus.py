@@ -1317,7 +1317,8 @@ def test_us_in_lower_case_is_the_pronoun_not_the_region():
     from memlib.consensus.statements import read
 
     assert read("was in the Lisbon office on the holiday, a few of us worked").scopes == frozenset()
-    assert read("US customers are billed in dollars.").scopes == read("the db lives in us-east-1").scopes == {"us"}
+    assert read("US customers are billed in dollars.").scopes == {"us", "customer"}  # a region, and a role
+    assert read("the db lives in us-east-1").scopes == {"us"}
 
 
 @pytest.mark.timeout(120)
@@ -1516,4 +1517,27 @@ def test_a_name_is_said_by_a_word_only_of_most_of_its_letters(older, newer, kind
 ])
 def test_a_rule_of_one_exact_amount_is_compared_with_what_was_seen(seen, rule, kind):
     for texts in ([seen, rule], [rule, seen]):
+        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
+
+
+@pytest.mark.parametrize("text, scopes", [
+    ("At night the heating drops to 16 degrees.", {"night"}),
+    ("Lowered the daytime thermostat to 19 degrees.", {"daytime"}),
+    ("Partner keys get 1,000 requests a minute.", {"partner"}),
+    ("Customer accounts have optional 2FA.", {"customer"}),
+    ("Interns never get write access to production.", {"intern", "production"}),
+])
+def test_a_part_of_the_day_and_a_role_are_scopes(text, scopes):
+    assert statements.read(text).scopes == scopes
+
+
+@pytest.mark.parametrize("older, newer, kind", [
+    ("Lowered the daytime thermostat to 19 degrees.", "At night the heating drops to 16 degrees.", None),
+    ("The thermostat is set to 19 degrees at night.", "At night the heating drops to 16 degrees.", "value"),
+    ("Customer accounts have optional 2FA.", "staff accounts log in with just a password, no 2FA prompt", None),
+    ("The public API allows 100 requests per minute per key.", "Partner keys get 1,000 requests a minute.", None),
+    ("Contractors never get VPN access.", "gave the new contractor VPN access today", "negation"),
+])
+def test_statements_of_two_parts_of_the_day_or_two_roles_are_apart(older, newer, kind):
+    for texts in ([older, newer], [newer, older]):
         assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts

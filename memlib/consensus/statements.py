@@ -37,7 +37,7 @@ anyone being wrong. A number after "over" or "above" is no amount: it says which
 rule is for or over what span ("uploads over 5 GB fail", "retried 3 times over 5 days"). A
 quantity holds where its own clause
 says ("iOS ... 99.7%, Android lags behind": iOS); a scope has one name ("prod" is
-production) and may hold another (mobile holds iOS and Android), and a hyphenated name's
+production, "overnight" is night, "customers" a customer's) and may hold another (mobile holds iOS and Android), and a hyphenated name's
 head scopes it ("prod-1"). A name is in use after a word that chooses ("runs on", "via",
 "uses"), past a hyphenated modifier ("the self-hosted GitHub runners"), and past a
 lower-case word before it after a verb that chooses ("uses the new Redis": Redis); after
@@ -170,17 +170,22 @@ _DATING = re.compile(r"\b(?:last|this|next|since|until|till|by|before|after|past
 _DAY_RANGE = re.compile(r"^\s*(?:-|–|to|through|thru)\s*$", re.I)
 PART = re.compile(r"\b(alone|of which|mostly|most of|part of|only for|excluding|including)\b", re.I)
 # the scopes a statement may be said of, by what they divide: where it runs, on what, for whom,
-# seen by whom, when, in which region. Two statements whose scopes differ within one division
+# seen by whom, when (the week's days, the day's parts), in which region, for which role ("Partner
+# keys get 1,000 requests a minute" against "100 per key"). Two statements whose scopes differ within one division
 # are apart whatever else they share ("production deploys on weekends" and "staging deploys on
 # weekends": the weekend they share is another division; `apart`)
 DIVISIONS = {"environment": ("staging", "production", "development", "qa", "sandbox"),
              "platform": ("android", "ios", "web", "desktop", "mobile"), "tier": ("enterprise", "free"),
              "exposure": ("internal", "external", "public", "private"), "time": ("weekend", "weekday"),
-             "region": ("eu", "us")}
+             "region": ("eu", "us"), "daypart": ("daytime", "night"),
+             "role": ("admin", "staff", "customer", "guest", "contractor", "employee", "intern", "partner")}
 DIVISION = {scope: division for division, scopes in DIVISIONS.items() for scope in scopes}
 # a word that scopes a statement -> the scope it names ("prod" is production)
 SCOPES = {scope: scope for scope in DIVISION} | {"prod": "production", "dev": "development", "weekends": "weekend",
-                                                 "weekdays": "weekday"}
+                                                 "weekdays": "weekday", "nights": "night", "nighttime": "night",
+                                                 "overnight": "night", "admins": "admin", "customers": "customer",
+                                                 "guests": "guest", "contractors": "contractor",
+                                                 "employees": "employee", "interns": "intern", "partners": "partner"}
 WITHIN = {"ios": "mobile", "android": "mobile"}  # a scope -> the scope that holds it ("all mobile" holds on iOS)
 _NAME_HEAD = r"(?:[A-Z]|\d+[A-Z](?=[a-z]))"  # how a name begins: "Redis", "1Password"
 _NAME_START = re.compile(_NAME_HEAD)
