@@ -1541,3 +1541,17 @@ def test_a_part_of_the_day_and_a_role_are_scopes(text, scopes):
 def test_statements_of_two_parts_of_the_day_or_two_roles_are_apart(older, newer, kind):
     for texts in ([older, newer], [newer, older]):
         assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
+
+
+@pytest.mark.parametrize("rule, seen, kind", [
+    # a kind said by its bare plural, and a requirement, are rules of all: one case denies them
+    ("Contractors don't get VPN access, they use the bastion host.",
+     "gave the new contractor an account on the contractor VPN gateway", "negation"),
+    ("vpn auth policy: mfa=required, exceptions: service accounts",
+     "connected to the VPN with only my password, no MFA prompt", "negation"),
+    # another kind's case denies nothing of the rule
+    ("Contractors don't get VPN access.", "gave the new intern access to the VPN gateway", None),
+])
+def test_a_bare_plural_or_a_requirement_is_a_rule_of_all(rule, seen, kind):
+    for texts in ([rule, seen], [seen, rule]):
+        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts

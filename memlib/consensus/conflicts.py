@@ -322,15 +322,25 @@ def _stated(a: statements.Statement, b: statements.Statement, ignore_change: boo
 
 
 _UNIVERSAL = re.compile(r"\b(?:(?P<noun>all|every|each|any)\s+(?P<what>(?:[\w'-]+\s+){0,2}[\w'-]+)|"
-                        r"everyone|everybody|(?<!has )(?<!have )(?<!had )(?<!'ve )(?:always|never)|nobody|no one)\b",
+                        r"everyone|everybody|(?<!has )(?<!have )(?<!had )(?<!'ve )(?:always|never)|nobody|no one|"
+                        r"required|enforced|mandatory)\b",  # "mfa=required": of every login
                         re.I)  # "has never touched Vault" tells what was, no rule
+
+
+# a rule said of a kind by its bare plural: "Contractors don't get VPN", "Interns can't deploy"
+_GENERIC = re.compile(r"^\W*([A-Z][a-z]+s)\s+(?:do not|don't|can't|cannot|can not|are not|aren't|won't|may not|"
+                      r"must not|mustn't|never|do never)\b")
 
 
 def _of_all(rule: statements.Statement, other: statements.Statement) -> bool:
     """`rule` says something of every one of a kind ("All S3 buckets are encrypted", "Staging
-    never gets customer data") and `other` is said of one of that kind: it shares a word of
-    what "all" or "every" is said of ("the legacy exports bucket"). A counterexample denies
-    such a rule however little else the two share."""
+    never gets customer data", "MFA is required", "Contractors don't get VPN": a bare plural
+    is the kind) and `other` is said of one of that kind: it shares a word of what "all" or
+    "every" is said of ("the legacy exports bucket"), or the plural's word ("the new
+    contractor"). A counterexample denies such a rule however little else the two share."""
+    generic = _GENERIC.match(rule.text)
+    if generic is not None:  # "Contractors don't get VPN": said of every contractor
+        return statements.stem(statements.singular(generic[1].lower())) in other.stems
     found = _UNIVERSAL.search(rule.text)
     if found is None:
         return False
