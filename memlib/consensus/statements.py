@@ -137,10 +137,12 @@ CHANGES = re.compile(
     r"decreased|reduced|extended|shortened|moved|changed|bumped|updated|pushed|postponed|removed|dropped))\b", re.I)
 # a change said not to have happened: "they were never moved to EKS", "hasn't been migrated yet"
 _NOT_DONE = re.compile(r"\b(?:not|never|\w+n't)\s+(?:(?:been|yet|ever|actually|really)\s+)?$", re.I)
+# what a name was when it is used no more ("RabbitMQ was decommissioned"; REJECT)
+_RETIRED = r"decommissioned|retired|dropped|removed"
 # what a clause retires: "the sentry DSN in .env is dead", "jest.config.js was deleted", "the
 # Fivetran trial ended"
-_RETIRES = re.compile(r"\b(?:dead|deleted|removed|gone|deprecated|unused|abandoned|ended|shut down|turned off|"
-                      r"switched off|decommissioned|retired|dropped)\b", re.I)
+_RETIRES = re.compile(rf"\b(?:{_RETIRED}|dead|deleted|gone|deprecated|unused|abandoned|ended|shut down|turned off|"
+                      r"switched off)\b", re.I)
 # a plan or an aim: what it bounds may be missed without anyone being wrong ("Goal: p95 under 200 ms")
 _AIMS = r"goal|target|aim|objective|should|commit to|alert when|SLA|SLO"
 GOALS = re.compile(rf"\b(?:{_AIMS})\b", re.I)
@@ -214,7 +216,7 @@ REJECT = re.compile(
     r"(?:never|not|n't)\s+(?:\w+\s+)?(?:used?|using|picked|chose|run on|relied on|moved to|migrated to|switched to))"
     r"\s+(?:the\s+|a\s+|an\s+)?"
     r"([A-Z][\w.+#'-]*)|([A-Z][\w.+#'-]*)\s+(?:was|were|is no longer|got|has been)\s+"
-    r"(?:decommissioned|retired|dropped|removed|replaced)")
+    rf"(?:{_RETIRED}|replaced)")
 
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 
