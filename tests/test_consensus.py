@@ -1555,3 +1555,19 @@ def test_statements_of_two_parts_of_the_day_or_two_roles_are_apart(older, newer,
 def test_a_bare_plural_or_a_requirement_is_a_rule_of_all(rule, seen, kind):
     for texts in ([rule, seen], [seen, rule]):
         assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
+
+
+@pytest.mark.parametrize("text, change", [
+    ("pipeline failed on the Jenkins agent again, build #8812", False),  # the failure recurs
+    ("Staging crashed again.", False),
+    ("Plus-addressed emails can log in again after the validator fix.", True),  # back as it was
+    ("The deploy failed, staging is up again now", True),  # the failure's clause is another
+])
+def test_a_failure_said_to_happen_again_reports_no_change(text, change):
+    assert statements.read(text).change is change
+
+
+def test_a_failure_again_leaves_the_rival_choice_to_meet():
+    texts = ["CI runs on GitHub Actions.", "pipeline failed on the Jenkins agent again, build #8812"]
+    for pair in (texts, texts[::-1]):
+        assert [f.kind for f in conflicts.find(pair, [1.0, 1.0])] == ["choice"], pair

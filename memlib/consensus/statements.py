@@ -44,7 +44,8 @@ lower-case word before it after a verb that chooses ("uses the new Redis": Redis
 "not" ("not on EKS"), "instead of", a move away from it or one said never made ("never moved
 to EKS", which reports no change), it is rejected. The words of a clause that denies or
 retires, in any case, are kept ("no gradle files", "the sentry DSN in .env is dead": `dropped`),
-so a name another statement uses, said there, is given up. Whether it denies
+so a name another statement uses, said there, is given up. A failure said to happen "again"
+recurs and reports no change ("pipeline failed on the Jenkins agent again"). Whether it denies
 is read from "not", "n't", "never", "disabled" ... (not "not until" or "not before", which
 say when) and "off" unless a verb's particle ("kicks off", "signed off") or after a move
 ("moved our images off Docker Hub": a change, away from what it names); what it denies is
@@ -137,6 +138,18 @@ CHANGES = re.compile(
     r"decreased|reduced|extended|shortened|moved|changed|bumped|updated|pushed|postponed|removed|dropped))\b", re.I)
 # a change said not to have happened: "they were never moved to EKS", "hasn't been migrated yet"
 _NOT_DONE = re.compile(r"\b(?:not|never|\w+n't)\s+(?:(?:been|yet|ever|actually|really)\s+)?$", re.I)
+# a failure said to happen again recurs; it changes nothing ("pipeline failed on the Jenkins
+# agent again"; "can log in again" does)
+_RECURS = re.compile(r"\b(?:fail(?:ed|s)?|broke|crash(?:ed|es)?|errored|timed out|flaked)\b(?=.*\bagain\b)", re.I)
+
+
+def _clause_of(text: str, m: re.Match) -> str:
+    """The clause of `text` that holds the match `m`."""
+    start = max(text.rfind(c, 0, m.start()) for c in ".;,!?") + 1
+    ends = [i for i in (text.find(c, m.end()) for c in ".;,!?") if i != -1]
+    return text[start:min(ends, default=len(text))]
+
+
 # what a name was when it is used no more ("RabbitMQ was decommissioned"; REJECT)
 _RETIRED = r"decommissioned|retired|dropped|removed"
 # what a clause retires: "the sentry DSN in .env is dead", "jest.config.js was deleted", "the
@@ -730,7 +743,8 @@ def read(text: str) -> Statement:
         versions=versions, at_least=bool(versions) and bool(_AT_LEAST.search(text)),
         names=frozenset(names - rejected), rejected=frozenset(rejected), dropped=dropped,
         mentioned=frozenset(mentioned),
-        negated=negated, change=any(not _NOT_DONE.search(text, 0, m.start()) for m in CHANGES.finditer(text)),
+        negated=negated, change=any(not _NOT_DONE.search(text, 0, m.start()) and not _RECURS.search(_clause_of(text, m))
+                                    for m in CHANGES.finditer(text)),
         target=bool(TARGETS.search(text)) or any(q.bound for q in settings),
         goal=bool(GOALS.search(text)),
         part=bool(PART.search(text)), outside=bool(OUTSIDE.search(text)), scopes=scopes, words=content,
