@@ -2249,9 +2249,9 @@ FOURTEENTH: list[Topic] = [
                    (3, 4, "other"))),
 ]
 
-# FIFTEENTH: written on 2026-11-29 (eighteenth session) after every rule of that session was
-# built (at 7eb4b05) and committed before its first run: the session's own check on text
-# written after its rules. Topics of five fragments each, subjects no earlier set has.
+# FIFTEENTH: written on 2026-11-29 (eighteenth session) after the rules that session had built
+# by then (at 7eb4b05; two came later) and committed before its first run: the session's own
+# check on text written after its rules. Topics of five fragments each, subjects no earlier set has.
 FIFTEENTH: list[Topic] = [
     Topic("feature store", (
         ("planner", "ML features for the ranking models are served from Feast."),
