@@ -57,6 +57,12 @@ def test_a_unit_must_cover_every_required_slot_of_its_contract():
         unit.check_contract(contract)
 
 
+def _found_either_way(older: str, newer: str, kind: str | None) -> None:
+    """`conflicts.find` reports `kind` (None: nothing) of the two texts, in either order."""
+    for texts in ([older, newer], [newer, older]):
+        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
+
+
 def _fragments(pointer: str, n_topics: int = 6, per_topic: int = 5):
     """Fragments from a few agents about a few topics (shared words give near vectors with
     the hash embedder)."""
@@ -920,8 +926,7 @@ def test_contradictions_in_real_writing_are_found_with_their_kind(older, newer, 
     ("Card refunds settle within 5 days.", "bank transfer refunds can take up to 10 days", None),  # two subjects
 ])
 def test_an_amount_beyond_a_stated_bound_contradicts_it_and_one_within_or_against_a_goal_does_not(rule, seen, kind):
-    for texts in ([rule, seen], [seen, rule]):
-        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
+    _found_either_way(rule, seen, kind)
 
 
 @pytest.mark.parametrize("text, quantities, denies", [
@@ -963,8 +968,7 @@ def test_a_setting_is_read_by_its_key(text, quantities, denies):
     ("Admin login uses single sign-on through Okta.", "admin login: 2 failed single sign-on attempts today", None),
 ])
 def test_settings_and_counts_are_compared_with_what_prose_says(older, newer, kind):
-    for texts in ([older, newer], [newer, older]):
-        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
+    _found_either_way(older, newer, kind)
 
 
 @pytest.mark.parametrize("older, newer", [
@@ -974,8 +978,7 @@ def test_settings_and_counts_are_compared_with_what_prose_says(older, newer, kin
      "Mobile apps read their flags from Firebase Remote Config, not the web flag service."),
 ])
 def test_a_name_set_apart_from_the_thing_of_its_kind_is_no_rival_choice(older, newer):
-    for texts in ([older, newer], [newer, older]):
-        assert conflicts.find(texts, [1.0, 1.0]) == [], texts
+    _found_either_way(older, newer, None)
 
 
 def test_a_name_set_apart_leaves_the_rival_choices_to_meet():
@@ -1016,8 +1019,7 @@ def test_a_name_after_a_modifier_is_the_name_chosen(text, names):
 def test_a_name_rejected_after_a_preposition_is_a_rival_choice(older, newer):
     """"not on EKS" rejects EKS: before, "on EKS" chose it, and the two read as one denial."""
     assert statements.read(newer).rejected and not statements.read(newer).names & statements.read(newer).rejected
-    for texts in ([older, newer], [newer, older]):
-        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ["choice"], texts
+    _found_either_way(older, newer, "choice")
 
 
 @pytest.mark.parametrize("text, dates, denied", [
@@ -1039,8 +1041,7 @@ def test_a_date_said_not_to_be_the_one_is_denied(text, dates, denied):
 ])
 def test_a_denied_date_is_compared_as_denied(older, newer, kind):
     """Before, "not the 9th" was a date given like any other, and agreed with 9 October."""
-    for texts in ([older, newer], [newer, older]):
-        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
+    _found_either_way(older, newer, kind)
 
 
 @pytest.mark.parametrize("text, percent", [
@@ -1056,8 +1057,7 @@ def test_availability_said_in_nines_is_a_percentage(text, percent):
     ("The API's availability SLO is 99.9%.", "The API's SLO is 99.95%, not three nines."),
 ])
 def test_nines_are_compared_with_a_percentage(older, newer):
-    for texts in ([older, newer], [newer, older]):
-        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ["value"], texts
+    _found_either_way(older, newer, "value")
 
 
 @pytest.mark.parametrize("text, dimension, amount", [
@@ -1087,8 +1087,7 @@ def test_a_name_opening_a_sentence_keeps_its_version():
     ("Refunds are paid before the item is back.", "Refunds are not paid before the item is back.", "negation"),
 ])
 def test_not_until_says_when_and_denies_nothing(older, newer, kind):
-    for texts in ([older, newer], [newer, older]):
-        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
+    _found_either_way(older, newer, kind)
 
 
 def test_a_name_after_a_modifier_is_compared():
@@ -1209,8 +1208,7 @@ def test_a_shortened_word_is_the_word_and_a_change_is_read_whatever_its_subject(
      "vault: 1,412 secrets, 38 policies, sealed=false", None),
 ])
 def test_a_counterexample_denies_a_rule_said_of_all(rule, seen, kind):
-    for texts in ([rule, seen], [seen, rule]):
-        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
+    _found_either_way(rule, seen, kind)
 
 
 @pytest.mark.parametrize("said, new, confirmed", [
@@ -1457,8 +1455,7 @@ def test_a_change_said_not_to_have_happened_reports_none(text, change):
 def test_a_name_never_moved_to_is_rejected_and_a_rival_choice():
     read = statements.read("The batch jobs run on Nomad, they were never moved to Kubernetes.")
     assert read.names == {"nomad"} and read.rejected == {"kubernetes"}
-    for texts in (["Every job runs on Kubernetes.", read.text], [read.text, "Every job runs on Kubernetes."]):
-        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ["choice"], texts
+    _found_either_way("Every job runs on Kubernetes.", read.text, "choice")
 
 
 @pytest.mark.parametrize("older, newer, kind", [
@@ -1471,8 +1468,7 @@ def test_a_name_never_moved_to_is_rejected_and_a_rival_choice():
     ("Crash reports go to Bugsnag.", "the bugsnag key in .env is dead", None),
 ])
 def test_a_name_the_other_uses_denied_or_retired_in_any_case_is_a_rival_choice(older, newer, kind):
-    for texts in ([older, newer], [newer, older]):
-        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
+    _found_either_way(older, newer, kind)
 
 
 @pytest.mark.parametrize("older, newer, kind", [
@@ -1483,17 +1479,14 @@ def test_a_name_the_other_uses_denied_or_retired_in_any_case_is_a_rival_choice(o
     ("The Heroku deploys are automated.", "The Fly deploys are not automated.", None),
 ])
 def test_a_denial_is_of_another_thing_only_by_the_names_it_denies(older, newer, kind):
-    for texts in ([older, newer], [newer, older]):
-        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
+    _found_either_way(older, newer, kind)
 
 
 def test_an_acronym_may_open_with_a_digit_and_a_number_word_spells_it():
     read = statements.read("logged in to an admin account with a password only, no 2FA prompt, 8GB RAM")
     assert read.acronyms == {"2fa", "gb", "ram"} and "2fa" in read.denies
     assert statements.read("Two-factor authentication is required.").spells(read.acronyms) == {"2fa"}
-    texts = ["Two-factor authentication is required for every admin account.", read.text]
-    for pair in (texts, texts[::-1]):
-        assert [f.kind for f in conflicts.find(pair, [1.0, 1.0])] == ["negation"], pair
+    _found_either_way("Two-factor authentication is required for every admin account.", read.text, "negation")
 
 
 @pytest.mark.parametrize("older, newer, kind", [
@@ -1502,8 +1495,7 @@ def test_an_acronym_may_open_with_a_digit_and_a_number_word_spells_it():
      None),  # "postgres" is most of "PostgreSQL"
 ])
 def test_a_name_is_said_by_a_word_only_of_most_of_its_letters(older, newer, kind):
-    for texts in ([older, newer], [newer, older]):
-        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
+    _found_either_way(older, newer, kind)
 
 
 @pytest.mark.parametrize("seen, rule, kind", [
@@ -1516,8 +1508,7 @@ def test_a_name_is_said_by_a_word_only_of_most_of_its_letters(older, newer, kind
     ("p95 latency is 320 ms.", "Goal: p95 latency of 200 ms.", None),
 ])
 def test_a_rule_of_one_exact_amount_is_compared_with_what_was_seen(seen, rule, kind):
-    for texts in ([seen, rule], [rule, seen]):
-        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
+    _found_either_way(seen, rule, kind)
 
 
 @pytest.mark.parametrize("text, scopes", [
@@ -1539,8 +1530,7 @@ def test_a_part_of_the_day_and_a_role_are_scopes(text, scopes):
     ("Contractors never get VPN access.", "gave the new contractor VPN access today", "negation"),
 ])
 def test_statements_of_two_parts_of_the_day_or_two_roles_are_apart(older, newer, kind):
-    for texts in ([older, newer], [newer, older]):
-        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
+    _found_either_way(older, newer, kind)
 
 
 @pytest.mark.parametrize("rule, seen, kind", [
@@ -1553,8 +1543,7 @@ def test_statements_of_two_parts_of_the_day_or_two_roles_are_apart(older, newer,
     ("Contractors don't get VPN access.", "gave the new intern access to the VPN gateway", None),
 ])
 def test_a_bare_plural_or_a_requirement_is_a_rule_of_all(rule, seen, kind):
-    for texts in ([rule, seen], [seen, rule]):
-        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
+    _found_either_way(rule, seen, kind)
 
 
 @pytest.mark.parametrize("text, change", [
@@ -1568,6 +1557,4 @@ def test_a_failure_said_to_happen_again_reports_no_change(text, change):
 
 
 def test_a_failure_again_leaves_the_rival_choice_to_meet():
-    texts = ["CI runs on GitHub Actions.", "pipeline failed on the Jenkins agent again, build #8812"]
-    for pair in (texts, texts[::-1]):
-        assert [f.kind for f in conflicts.find(pair, [1.0, 1.0])] == ["choice"], pair
+    _found_either_way("CI runs on GitHub Actions.", "pipeline failed on the Jenkins agent again, build #8812", "choice")

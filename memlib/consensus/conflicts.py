@@ -308,9 +308,8 @@ def _stated(a: statements.Statement, b: statements.Statement, ignore_change: boo
         return None  # both give quantities of one kind, and they agree: what either denies is something else
     if a.negated != b.negated:
         denier, other = (a, b) if a.negated else (b, a)
-        denied_names = {n for n in denier.mentioned if set(re.split(r"[.-]", n)) & denier.dropped}
-        if denied_names and other.mentioned and not _names_meet(
-                denied_names | denier.spells(other.mentioned), other.mentioned | other.spells(denier.mentioned)):
+        if denier.denied_names and other.mentioned and not _names_meet(
+                denier.denied_names | denier.spells(other.mentioned), other.mentioned | other.spells(denier.mentioned)):
             return None
         spelled = b.spells(a.acronyms) | a.spells(b.acronyms)  # "SSO" and "single sign-on"
         shared = (a.stems & b.stems) | spelled

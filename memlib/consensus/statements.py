@@ -118,9 +118,10 @@ _PARTICLE_OFF = re.compile(r"(?:kick|sign|start|took|tak|pa[iy]|cut|log|drop|sho
                            r"nod|doz|fend|ward|seal|cord|wip|laugh|brush|shrug|tee|teed|bump|knock|jump|fight|"
                            r"fought|wear|wore|lift|blast|set)", re.I)
 _MOVED_OFF = re.compile(r"\b(?:mov(?:ed|ing)|migrat(?:ed|ing|e))\s+(?:[\w'-]+\s+){0,3}off\b", re.I)  # "moved our images off"
-_CLAUSE = re.compile(r"[^.;,!?]+")
-_WORD_CLAUSE = re.compile(r"(?:[^.;,!?]|\.(?=\w))+")  # a clause, "jest.config.js" and ".env" whole in it
-_NUMBER_CLAUSE = re.compile(r"(?:[^.;,!?]|(?<=\d)[.,](?=\d))+")  # a clause, "99.7%" whole in it
+_STOPS = ".;,!?"  # what ends a clause
+_CLAUSE = re.compile(rf"[^{_STOPS}]+")
+_WORD_CLAUSE = re.compile(rf"(?:[^{_STOPS}]|\.(?=\w))+")  # a clause, "jest.config.js" and ".env" whole in it
+_NUMBER_CLAUSE = re.compile(rf"(?:[^{_STOPS}]|(?<=\d)[.,](?=\d))+")  # a clause, "99.7%" whole in it
 # "since" that gives a reason, not a time: a pronoun and a verb in the present ("since we host the
 # media pipeline on GCP", "since it's cheaper"); "since we hired in Madrid" dates a change
 _BECAUSE = (r"\s+(?:(?:we|they|you|i|it|he|she|there)\s+(?!(?:was|were|had|got|went|came|began|became|took|made|"
@@ -145,8 +146,8 @@ _RECURS = re.compile(r"\b(?:fail(?:ed|s)?|broke|crash(?:ed|es)?|errored|timed ou
 
 def _clause_of(text: str, m: re.Match) -> str:
     """The clause of `text` that holds the match `m`."""
-    start = max(text.rfind(c, 0, m.start()) for c in ".;,!?") + 1
-    ends = [i for i in (text.find(c, m.end()) for c in ".;,!?") if i != -1]
+    start = max(text.rfind(c, 0, m.start()) for c in _STOPS) + 1
+    ends = [i for i in (text.find(c, m.end()) for c in _STOPS) if i != -1]
     return text[start:min(ends, default=len(text))]
 
 
@@ -378,6 +379,12 @@ class Statement:
     letters: str = ""  # the first letter of each of its words ("single sign-on": "sso")
     text: str = ""  # what was read (consensus/subjects.py parses it when it must)
 
+    @functools.cached_property
+    def denied_names(self) -> frozenset:
+        """The names it mentions in a clause that denies or retires ("no Sentry DSN"), not
+        elsewhere ("..., Security Hub flagged it")."""
+        return frozenset(n for n in self.mentioned if set(parts(n)) & self.dropped)
+
     def spells(self, acronyms: frozenset) -> frozenset:
         """Those of `acronyms` its words spell, one word a letter ("SSO": "single sign-on")."""
         return frozenset(a for a in acronyms if len(a) >= 3 and a in self.letters)
@@ -398,6 +405,11 @@ def stem(word: str) -> str:
     """A lower-cased word's Snowball (Porter 2) stem: "sampled", "sampling" and "samples" are
     one word to whether one statement denies what another says."""
     return _STEMMER.stemWord(word)
+
+
+def parts(word: str) -> list[str]:
+    """A word's parts between its dots and hyphens ("jest.config.js": jest, config, js)."""
+    return re.split(r"[.-]", word)
 
 
 def _initial(word: str) -> str:
@@ -731,7 +743,7 @@ def read(text: str) -> Statement:
     acronyms = frozenset(t.lower() for t in raw_tokens if 2 <= len(t) <= 5 and t.isupper())
     dropped = frozenset(part for clause in _WORD_CLAUSE.findall(told)
                         if _NEGATED.search(clause) or _RETIRES.search(clause)
-                        for t in _TOKEN.findall(clause) for part in re.split(r"[.-]", t.lower())
+                        for t in _TOKEN.findall(clause) for part in parts(t.lower())
                         if part and part not in STOP_WORDS and part not in DENIERS)
     return Statement(
         text=text, letters="".join(_initial(p) for t in tokens for p in t.split("-") if p), acronyms=acronyms,
