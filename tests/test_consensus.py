@@ -1551,8 +1551,32 @@ def test_a_bare_plural_or_a_requirement_is_a_rule_of_all(rule, seen, kind):
     ("Staging crashed again.", False),
     ("Plus-addressed emails can log in again after the validator fix.", True),  # back as it was
     ("The deploy failed, staging is up again now", True),  # the failure's clause is another
+    ("the nightly job failed again after we moved it to 02:00", True),  # the move is a change all the same
 ])
 def test_a_failure_said_to_happen_again_reports_no_change(text, change):
+    assert statements.read(text).change is change
+
+
+@pytest.mark.parametrize("text, change", [
+    # a verb of change where the grammar says it happened
+    ("product raised the weekly marketing push cap to 5 for the holidays", True),  # before what it was done to
+    ("Artifact retention was cut to 30 days to save storage.", True),  # after "was"
+    ("checkout replicas doubled for Black Friday", True),
+    ("turned on a rate limit for internal search: 50 req/s per client", True),
+    ("added two data nodes to the search cluster last night", True),
+    ("we removed the nightly export", True),  # after a person
+    ("From next week the office closes at 6pm.", True),
+    ("Effective 1 December the nightly backup runs at 03:00 UTC.", True),
+    # the same words that say no change
+    ("we saw increased latency after lunch", False),  # a participle before a noun
+    ("SSO is enabled for the admin console", False),  # a state
+    ("added the TXT record for the domain verification in Cloudflare DNS", False),  # a thing acted on
+    ("Support is open from Monday to Friday", False),  # a span of days
+    ("Support is open from 9 to 5 on weekdays", False),
+    ("Keep the ledger retry policy: backoff doubling from 100 ms.", False),
+    ("checkout still runs 4 replicas, nobody changed it for Black Friday", False),  # a change nobody made
+])
+def test_a_verb_of_change_reports_a_change_where_it_happened(text, change):
     assert statements.read(text).change is change
 
 

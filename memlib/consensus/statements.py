@@ -126,19 +126,44 @@ _NUMBER_CLAUSE = re.compile(rf"(?:[^{_STOPS}]|(?<=\d)[.,](?=\d))+")  # a clause,
 # media pipeline on GCP", "since it's cheaper"); "since we hired in Madrid" dates a change
 _BECAUSE = (r"\s+(?:(?:we|they|you|i|it|he|she|there)\s+(?!(?:was|were|had|got|went|came|began|became|took|made|"
             r"left|built|ran|did|\w+ed)\b)[a-z]+|(?:it|that|there|we|they|you)'(?:s|re))\b")
+# verbs that say a thing was made otherwise, in the past: an amount ("raised", "cut"), a choice
+# ("swapped", "moved"), a presence ("added", "removed", "enabled"). Such a verb reports a change
+# where the grammar says it happened: after "was", "got", "has" or "have" ("was cut to 30 days",
+# "has moved"), after a person ("we removed", "they switched"), before what it was done to
+# ("raised the weekly cap", "added two data nodes", "turned on a rate limit"), or before "to",
+# "from" or "off" a few words on ("pushed the kickoff back to Friday"). "increased latency" and
+# "the reduced plan" say no change. A day said after "from" starts a change only where its clause
+# starts ("From Monday, standups are at 10", not "restored from Monday night's snapshot")
+_CHANGED = (r"raised|lowered|increased|decreased|reduced|extended|shortened|expanded|trimmed|tightened|relaxed|"
+            r"bumped|dropped|moved|shifted|changed|switched|swapped|converted|resized|downsized|upsized|renamed|"
+            r"removed|enabled|disabled|introduced|retired|turned (?:on|off)|switched (?:on|off)|"
+            r"added(?=\s+(?:a|an|another|more|new|\d[\d.,]*|one|two|three|four|five|six|seven|eight|nine|ten)\b)")
+_WHAT = (r"the|a|an|our|their|its|his|her|my|your|this|that|these|those|it|them|all|every|both|\d[\d.,]*|one|two|"
+         r"three|four|five|six|seven|eight|nine|ten|twelve|twenty|fifty|hundred")
+_NEXT = r"(?:next|this|coming) (?:week|month|quarter|year|sprint|release|term|season|cycle)"
+_DAYS_AHEAD = (_NEXT + r"|today|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|"
+               r"march|april|may|june|july|august|september|october|november|december")
 # words that report a change: the statement supersedes an older one, it does not contradict it
 CHANGES = re.compile(
     r"\b((?<!for )(?<!right )(?<!just )(?<!until )(?<!by )now|nowadays|these days|anymore|no longer|as of|"
     r"since(?!" + _BECAUSE + r")|"
     r"switched (?:to|from|over)|moved (?:to|from|over|off)|migrated|upgraded|"
     r"downgraded|replaced|changed|went from|dropped to|got down to|got up to|bumped|raised to|lowered to|"
-    r"reduced to|increased to|decommissioned|retired|from this week|from now on|from [\w.+#-]+ to|"
+    r"reduced to|increased to|decommissioned|retired|from this week|from now on|"
+    r"from (?!\d|" + _DAYS_AHEAD + r")[\w.+#-]+ to|"
     r"switch(?:ed)? (?:from|to)|fixed|again|slipped|postponed|rescheduled|pushed back|delayed (?:to|until|by)|"
-    r"(?:moved|pushed|shifted|changed|raised|lowered|bumped|increased|decreased|reduced|extended|shortened)"
-    r"(?:\s+[\w.'-]+){1,4}?\s+(?:to|from|off)\s|(?:was|were|got|has been|have been)\s+(?:raised|lowered|increased|"
-    r"decreased|reduced|extended|shortened|moved|changed|bumped|updated|pushed|postponed|removed|dropped))\b", re.I)
+    r"doubled|halved|tripled|(?:went|gone|come|came) (?:up|down)|swapped|going forward|"
+    r"(?:starting|effective) (?:\d|" + _DAYS_AHEAD + r"|immediately|on|from)|"
+    r"from " + _NEXT + r"|(?:^|(?<=[,.;:!?] ))from (?:" + _DAYS_AHEAD + r")\w*"
+    r"(?![^,.;]*\b(?:to|until|till|through|thru)\b)|"
+    r"(?:pushed|cut|added|" + _CHANGED + r")(?:\s+[\w.'-]+){1,6}?\s+(?:to|from|off)\s|"
+    r"(?:was|were|got|gets|get|has|have|had|'ve)\s+(?:(?:been|just|finally|also|already|since|recently)\s+)*"
+    r"(?:cut|updated|pushed|postponed|added|" + _CHANGED + r")|"
+    r"(?:we|they|i|he|she|you|someone|somebody)\s+(?:(?:just|finally|also|already|recently)\s+)*(?:" + _CHANGED
+    + r")|(?:" + _CHANGED + r")\s+(?=(?:" + _WHAT + r")\b))\b", re.I)
 # a change said not to have happened: "they were never moved to EKS", "hasn't been migrated yet"
-_NOT_DONE = re.compile(r"\b(?:not|never|\w+n't)\s+(?:(?:been|yet|ever|actually|really)\s+)?$", re.I)
+_NOT_DONE = re.compile(r"\b(?:not|never|\w+n't|nobody|no one|nothing)\s+(?:(?:been|yet|ever|actually|really)\s+)?$",
+                       re.I)
 # a failure said to happen again recurs; it changes nothing ("pipeline failed on the Jenkins
 # agent again"; "can log in again" does)
 _RECURS = re.compile(r"\b(?:fail(?:ed|s)?|broke|crash(?:ed|es)?|errored|timed out|flaked)\b(?=.*\bagain\b)", re.I)
@@ -755,8 +780,8 @@ def read(text: str) -> Statement:
         versions=versions, at_least=bool(versions) and bool(_AT_LEAST.search(text)),
         names=frozenset(names - rejected), rejected=frozenset(rejected), dropped=dropped,
         mentioned=frozenset(mentioned),
-        negated=negated, change=any(not _NOT_DONE.search(text, 0, m.start()) and not _RECURS.search(_clause_of(text, m))
-                                    for m in CHANGES.finditer(text)),
+        negated=negated, change=any(not _NOT_DONE.search(text, 0, m.start()) and not (
+            m[0].lower() == "again" and _RECURS.search(_clause_of(text, m))) for m in CHANGES.finditer(text)),
         target=bool(TARGETS.search(text)) or any(q.bound for q in settings),
         goal=bool(GOALS.search(text)),
         part=bool(PART.search(text)), outside=bool(OUTSIDE.search(text)), scopes=scopes, words=content,
