@@ -1580,5 +1580,20 @@ def test_a_verb_of_change_reports_a_change_where_it_happened(text, change):
     assert statements.read(text).change is change
 
 
+@pytest.mark.parametrize("older, newer, kind", [
+    # a cron schedule is a time of day, in UTC unless its line names another zone
+    ("The nightly ETL starts at 01:00 UTC.", "airflow dag nightly_etl schedule: 0 3 * * *", "value"),
+    ("The nightly ETL starts at 03:00 UTC.", "airflow dag nightly_etl schedule: 0 3 * * *", None),
+    ("The report job runs at 02:00 UTC.", "cronjob report: schedule '0 2 * * *', timeZone: Europe/Berlin", None),
+])
+def test_a_cron_schedule_is_a_time_of_day(older, newer, kind):
+    _found_either_way(older, newer, kind)
+
+
+def test_a_cron_schedule_reads_no_count():
+    (clock, period) = statements.read("airflow dag nightly_etl schedule: 0 3 * * *").quantities
+    assert (clock.dimension, clock.amount, period.dimension) == ("clock:utc", 180.0, "period")
+
+
 def test_a_failure_again_leaves_the_rival_choice_to_meet():
     _found_either_way("CI runs on GitHub Actions.", "pipeline failed on the Jenkins agent again, build #8812", "choice")

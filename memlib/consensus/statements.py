@@ -299,6 +299,12 @@ _ZONE = r"(?:\s*(?P<zone>utc|gmt|local time|(?-i:CES?T|BST|[ECMP][SD]?T|IST|JST|
 _CLOCK = re.compile(r"(?<![\w:./-])(?:(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?::[0-5]\d)?"
                     r"(?:\s*(?P<half>[ap]\.?m\b\.?))?|(?P<h12>1[0-2]|0?[1-9])\s*(?P<half12>[ap]\.?m\b\.?)"
                     r"|(?P<word>noon|midnight)\b)" + _ZONE, re.I)
+# a cron schedule ("0 3 * * *", "30 1 * * 1-5"): a minute and an hour that are plain numbers, then
+# the day of the month, the month and the day of the week. It runs in the zone its line names, else
+# in UTC, the zone schedulers (cron on servers, Airflow, Kubernetes CronJobs) keep by default
+_CRON = re.compile(r"(?<![\w*/.:-])(?P<m>[0-5]?\d)\s+(?P<h>[01]?\d|2[0-3])\s+(?P<dom>\*|[\d,/-]+)\s+"
+                   r"(?P<month>\*|[\d,/-]+)\s+(?P<dow>\*|[\d,/-]+|[a-z]{3}(?:-[a-z]{3})?)(?![\w*/.:-])", re.I)
+_CRON_ZONE = re.compile(r"\b(?:utc|gmt|etc/utc)\b|\btime_?zone\W+(?P<zone>[\w/+-]+)", re.I)
 # a time that opens or closes a range ("08:00-20:00", "between 7 and 9 pm", "9 to 5") or that
 # measures a duration ("1:30 h") is no time something happens at
 _CLOCK_RANGE_AFTER = re.compile(r"\s*(?:-|–|to|and|until|till)\s*\d|\s*(?:h|hrs?|hours?|min|mins|minutes?)\b",
@@ -499,11 +505,18 @@ def _periods(text: str) -> tuple[list[Quantity], str]:
 
 def _clock(text: str) -> tuple[list[Quantity], str]:
     """The times of day `text` says something happens at, in minutes after midnight (dimension
-    "clock", or "clock:<zone>" when it names a zone: times of two zones are not compared), and
-    the text without any time of day. A time that opens or closes a range ("08:00-20:00",
+    "clock", or "clock:<zone>" when it names a zone: times of two zones are not compared; a cron
+    schedule's, `_CRON`), and the text without any time of day. A time that opens or closes a range ("08:00-20:00",
     "between 7 and 9 pm", "from 9:30 to 10:15") or measures a duration ("1:30 h") is read as
     none."""
     found = []
+    for m in _CRON.finditer(text):
+        zone = _CRON_ZONE.search(text)
+        zone = "utc" if zone is None or zone["zone"] is None or "utc" in zone["zone"].lower() else zone["zone"].lower()
+        found.append(Quantity(f"clock:{zone}", float(int(m["h"]) * 60 + int(m["m"]))))
+        if m["dom"] == m["month"] == m["dow"] == "*":
+            found.append(Quantity("period", float(UNITS["day"][1])))
+    text = _CRON.sub(" ", text)
     for m in _CLOCK.finditer(text):
         if _CLOCK_RANGE_AFTER.match(text, m.start("zone") if m["zone"] else m.end()) or \
                 _CLOCK_RANGE_BEFORE.search(text, max(0, m.start() - 10), m.start()):
