@@ -1595,5 +1595,39 @@ def test_a_cron_schedule_reads_no_count():
     assert (clock.dimension, clock.amount, period.dimension) == ("clock:utc", 180.0, "period")
 
 
+def _lexicon_of(*texts: str) -> Lexicon:
+    lexicon = Lexicon()
+    for text in texts:
+        lexicon.observe(*clustering.features(text))
+    return lexicon
+
+
+@pytest.mark.parametrize("choice, line, kind", [
+    # a bot line that opens with a name the store writes as one uses it
+    ("Feature flags are managed in LaunchDarkly.", "unleash-proxy: 2 replicas healthy, 14k evals/min", "choice"),
+    ("Order events are published to Kafka.", "rabbitmq vhost orders: 14 queues, 0 unacked", "choice"),
+    # what only heads a line is no name, nor is a name the line does not open with
+    ("All S3 buckets are encrypted at rest with KMS.", "config rule s3-encryption: 41 compliant, 1 noncompliant", None),
+    ("Order events are published to Kafka.", "orders vhost on rabbitmq: 14 queues, 0 unacked", None),
+])
+def test_a_line_that_opens_with_a_name_the_store_knows_uses_it(choice, line, kind):
+    store_said = ("The platform cluster runs Unleash for the mobile team.", "RabbitMQ is the broker of the billing system.",
+                  "Config Rule names come from the compliance team.")  # "Config" opens its sentence
+    lexicon = _lexicon_of(*store_said, choice, line)
+    for texts in ([choice, line], [line, choice]):
+        assert [f.kind for f in conflicts.find(texts, [1.0, 1.0], lexicon)] == ([kind] if kind else []), texts
+    assert conflicts.find([choice, line], [1.0, 1.0], _lexicon_of(choice, line)) == []  # a store that never named it
+
+
+def test_names_are_no_values_to_the_lexicon():
+    texts = ["The ledger writer timeout is 30 seconds, set in Vault.", "We measured the ledger writer at 30 seconds."]
+    lexicon, without = _lexicon_of(*texts), Lexicon()
+    for text in texts:
+        words, keys = clustering.features(text)
+        without.observe(words, [k for k in keys if not k.startswith("named=")])
+    assert lexicon.names == {"vault": "vault"} and without.names == {}
+    assert (lexicon.shared, lexicon.seen) == (without.shared, without.seen)
+
+
 def test_a_failure_again_leaves_the_rival_choice_to_meet():
     _found_either_way("CI runs on GitHub Actions.", "pipeline failed on the Jenkins agent again, build #8812", "choice")

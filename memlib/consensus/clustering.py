@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memlib.consensus import conflicts
-from memlib.consensus.lexicon import Lexicon, value_keys
+from memlib.consensus import conflicts, statements
+from memlib.consensus.lexicon import NAMED, Lexicon, value_keys
 
 # The mean cosine between two groups' members at which they are one topic, each fragment's
 # vector first drawn toward its NEIGHBOURS nearest (`augmented`). Chosen on the four
@@ -67,9 +67,10 @@ _NAMESPACE = uuid.UUID("6f1c1f4e-5a0b-4f57-9d53-6c6f6e73656e")
 
 
 def features(text: str) -> tuple[frozenset[str], list[str]]:
-    """What clustering reads of a fragment: its content words and the keys of what it states."""
-    parsed = conflicts.claims(text)
-    return parsed.words, value_keys(parsed)
+    """What clustering reads of a fragment: its content words and the keys of what it states
+    and of the names it writes as names (the lexicon learns both)."""
+    parsed, read = conflicts.claims(text), statements.read(text)
+    return parsed.words, value_keys(parsed) + sorted(NAMED + name for name in read.mentioned | read.names)
 
 
 def unit_rows(vectors, dtype=np.float32) -> np.ndarray:

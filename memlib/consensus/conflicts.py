@@ -220,7 +220,7 @@ def _said(texts: list[str], weights: list[float]):
 def _pairs(texts: list[str], lexicon) -> tuple[list[statements.Statement], dict[tuple[int, int], str]]:
     """The statements of `texts` and the pairs that state something differently (before
     their subjects are read)."""
-    read = _named_in_the_cluster([statements.read(t) for t in texts])
+    read = _named_in_the_cluster([statements.read(t) for t in texts], lexicon)
     n = len(texts)
     stated: dict[tuple[int, int], str] = {}
     superseded = {i for j in range(n) if read[j].change for i in range(j)
@@ -253,18 +253,28 @@ def _split(read: list[statements.Statement], stated: dict[tuple[int, int], str],
     return out
 
 
-def _named_in_the_cluster(read: list[statements.Statement]) -> list[statements.Statement]:
+def _named_in_the_cluster(read: list[statements.Statement], lexicon=None) -> list[statements.Statement]:
     """A fragment that names nothing in use and denies nothing, but says in lower case a name
     another fragment of the cluster uses, uses it: bot lines and chat do not capitalise
     ("postmark: 4,112 delivered" beside "Transactional email goes out via Postmark"). Where
-    it capitalises the name, the reader saw it and found it in no choice position."""
+    it capitalises the name, the reader saw it and found it in no choice position. Else, one
+    that opens in lower case with a name some fragment of the store writes as a name (the
+    lexicon's), or with such a name and a hyphen, uses that name: a tool's bot line opens
+    with the tool ("rabbitmq vhost orders: 14 queues", "unleash-proxy: 2 replicas healthy"),
+    and what only heads a line ("config rule", "daemonset") nobody writes as a name."""
     named = {statements.singular(n): n for r in read for n in r.names}
+    known = lexicon.names if lexicon is not None else {}
     out = []
     for r in read:
         said = set() if r.names or r.negated else {
             named[w] for w in r.words if w in named and named[w] not in r.mentioned}
+        if not said and not r.names and not r.negated and (opening := _OPENS_LOWER.match(r.text)):
+            said = {known[w] for w in (opening[1], opening[1].split("-")[0]) if w in known}
         out.append(replace(r, names=frozenset(said)) if said else r)
     return out
+
+
+_OPENS_LOWER = re.compile(r"^\s*([a-z][\w-]*)")  # the word a line opens with, in lower case
 
 
 def _about_the_same(a: statements.Statement, b: statements.Statement, lexicon) -> bool:

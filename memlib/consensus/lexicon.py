@@ -24,6 +24,10 @@ fragments that each use a well-known naming word the other lacks ("compliance" a
 rest is. Values and chosen names are left out of the words (consensus/conflicts.py), so a
 fragment that contradicts the others is still about the same thing.
 
+A third: the names the store's fragments write as names ("RabbitMQ", "Unleash"), so that a
+bot line that opens with one in lower case ("rabbitmq vhost orders: 14 queues") is read as
+using it (consensus/conflicts.py). Features carry them as NAMED keys, which are no values.
+
 The lexicon is learned in the fragments' clustering order, each fragment after it is placed,
 so a rebuild from scratch and the incremental run learn the same weights at every step.
 """
@@ -33,12 +37,14 @@ from __future__ import annotations
 from collections import Counter
 
 from memlib.consensus.conflicts import Claims
+from memlib.consensus.statements import singular
 
 RARE = 3  # a value counts as evidence while at most this many fragments stated it
 MIN_SEEN = 3  # pairs a word must occur in before its weight is learned
 UNKNOWN = 0.5  # the weight of a word not learned yet
 OVERLAP = 0.3  # a pair is evidence if it also shares this share of its words (Jaccard), at least
 DISTINCT = 0.4  # a naming word: learned weight at least this (tuned on seeds 1-3; phrasing is near 0.1)
+NAMED = "named="  # the key of a name a fragment writes as one (clustering.features), not of a value
 
 
 def value_keys(c: Claims) -> list[str]:
@@ -53,10 +59,15 @@ class Lexicon:
         self.shared: Counter[str] = Counter()  # pairs in which both fragments use the word
         self.seen: Counter[str] = Counter()  # pairs in which either does
         self.stated: dict[str, list[frozenset[str]]] = {}  # value key -> the first RARE fragments' words
+        self.names: dict[str, str] = {}  # a name some fragment writes as one, by its singular: "unleash" -> "unleash"
 
     def observe(self, words: frozenset[str], keys: list[str]) -> None:
-        """Learn from one fragment (its content words and value keys)."""
+        """Learn from one fragment (its content words, value keys and NAMED keys)."""
         for key in keys:
+            if key.startswith(NAMED):
+                name = key.removeprefix(NAMED)
+                self.names.setdefault(singular(name), name)
+                continue
             earlier = self.stated.setdefault(key, [])
             if len(earlier) < RARE:  # stated more often, a value is no longer evidence
                 for other in earlier:
