@@ -2508,9 +2508,137 @@ SIXTEENTH: list[Topic] = [
                    (1, 4, "different quantities"), (0, 3, "other"), (1, 3, "other"))),
 ]
 
+# SEVENTEENTH: written on 2026-11-29 (nineteenth session) after that session's rules (a verb
+# of change, a cron schedule, a bot line that opens with a name the store knows; at 7d112b7)
+# and committed before its first run: the session's check on text written after its rules.
+# Topics of five fragments each, subjects no earlier set has.
+SEVENTEENTH: list[Topic] = [
+    Topic("warehouse label printers", (
+        ("planner", "Shipping labels at the Leeds warehouse print on Zebra ZD421 printers."),
+        ("ops-bot", "printnode: 6 printers online at leeds-wh, all Brother QL-1110NWB"),
+        ("tester", "Printed 40 labels on the Zebra at packing station 2, no jams."),
+        ("coder", "the label service renders ZPL, so it only works with Zebra printers"),
+        ("reviewer", "Returns labels at the Leeds warehouse are printed on plain A4 by the office printer."),
+    ), contradictions=((0, 1, "choice"), (2, 1, "choice"), (3, 1, "choice")),
+        negatives=((0, 2, "agree"), (0, 3, "agree"), (2, 3, "agree"), (0, 4, "scoped: returns labels"),
+                   (1, 4, "scoped"))),
+    Topic("events topic retention", (
+        ("planner", "The user-events Kafka topic keeps messages for 7 days."),
+        ("ops-bot", "kafka topic user-events: retention.ms=259200000, partitions=24"),
+        ("coder", "we cut user-events retention to 3 days last month, the brokers were running out of disk"),
+        ("reviewer", "The audit-events topic keeps messages for 90 days for compliance."),
+        ("tester", "Replayed user-events from 5 days ago into the staging consumer without a problem."),
+    ), contradictions=((1, 4, "number"), (2, 4, "number")), updates=((0, 2),),
+        negatives=((0, 1, "superseded by 2"), (1, 2, "agree: 259200000 ms = 3 days"), (0, 3, "scoped: audit-events"),
+                   (2, 3, "scoped"), (1, 3, "scoped"), (0, 4, "agree"))),
+    Topic("API pagination", (
+        ("planner", "List endpoints in the public API use cursor-based pagination."),
+        ("coder", "GET /v2/orders takes ?page= and ?per_page=, offset pagination like the rest of the API"),
+        ("reviewer", "The admin API still uses offset pagination; only the public API moved to cursors."),
+        ("tester", "Paged through /v2/customers with the next_cursor field, 12 pages, no duplicates."),
+        ("ops-bot", "api lint: 41 list endpoints, 41 with cursor pagination"),
+    ), contradictions=((0, 1, "choice"), (3, 1, "choice"), (4, 1, "choice")),
+        negatives=((0, 3, "agree"), (0, 4, "agree"), (3, 4, "agree"), (0, 2, "scoped: admin API"),
+                   (1, 2, "scoped"))),
+    Topic("bedtime", (
+        ("assistant", "Ava goes to bed at 7:30 on school nights."),
+        ("assistant", "Ava's bedtime is 9pm on Fridays and Saturdays."),
+        ("assistant", "Since the clocks went back, Ava's school-night bedtime is 7pm."),
+        ("assistant", "Ava reads for twenty minutes before lights out."),
+        ("assistant", "Ava has been going to bed at 8 on school nights all term."),
+    ), contradictions=((2, 4, "number"),), updates=((0, 2),),
+        negatives=((0, 1, "scoped: weekends"), (2, 1, "scoped"), (4, 1, "scoped"), (0, 3, "different quantities"),
+                   (0, 4, "superseded by 2"))),
+    Topic("design system primitives", (
+        ("planner", "Our design system's components are built on Radix UI primitives."),
+        ("coder", "the dialog and popover in the design system wrap Headless UI, not Radix"),
+        ("ops-bot", "ui-kit package.json: @radix-ui/react-dialog 1.1.2, @radix-ui/react-popover 1.1.2"),
+        ("reviewer", "Charts in the design system are drawn with Recharts."),
+        ("tester", "Keyboard focus in the design system's dialog behaves like Radix documents it."),
+    ), contradictions=((0, 1, "choice"), (2, 1, "choice"), (4, 1, "choice")),
+        negatives=((0, 2, "agree"), (0, 4, "agree"), (2, 4, "agree"), (0, 3, "other: charts"), (1, 3, "other"))),
+    Topic("phone support", (
+        ("planner", "We don't offer phone support; customers reach us by chat or email."),
+        ("tester", "Called the support number on the pricing page and got a person within two minutes."),
+        ("reviewer", "Enterprise customers have a named account manager they can phone."),
+        ("ops-bot", "aircall: 312 inbound calls this week, avg wait 1m48s"),
+        ("coder", "Chat support is staffed from 8am to 8pm CET on weekdays."),
+    ), contradictions=((0, 1, "negation"), (0, 3, "negation")),
+        negatives=((1, 3, "agree"), (0, 2, "scoped: enterprise"), (0, 4, "other"), (1, 4, "other"))),
+    Topic("anniversary dinner", (
+        ("assistant", "Your anniversary dinner is booked at Dishoom for Saturday at 7pm."),
+        ("assistant", "Dishoom moved your booking to 8pm, they had no table at 7."),
+        ("assistant", "The anniversary is on 14 June, your ninth."),
+        ("assistant", "You paid a 20 pound deposit for the Dishoom table."),
+        ("assistant", "Your anniversary dinner is at Hawksmoor on Saturday, booked for two."),
+    ), contradictions=((1, 4, "choice"), (3, 4, "choice")), updates=((0, 1),),
+        negatives=((0, 2, "different quantities: the date"), (1, 3, "agree"), (0, 3, "agree"),
+                   (0, 4, "superseded by 1"))),
+    Topic("load balancer health checks", (
+        ("planner", "The load balancer checks each API instance's /healthz every 10 seconds."),
+        ("ops-bot", "alb target group api-prod: health check /ready, interval 30s, threshold 3"),
+        ("coder", "api pods expose /healthz for liveness and /ready for the load balancer"),
+        ("reviewer", "An instance is taken out after three failed health checks in a row."),
+        ("tester", "Killed an api pod and the load balancer stopped sending it traffic after about 90 seconds."),
+    ), contradictions=((0, 1, "number"), (0, 2, "choice"), (0, 4, "number")),
+        negatives=((1, 2, "agree"), (1, 3, "agree"), (1, 4, "agree: 3 x 30s"), (0, 3, "different quantities"))),
+    Topic("container image builds", (
+        ("planner", "CI builds container images with Kaniko."),
+        ("coder", "we switched image builds from Kaniko to BuildKit in October, layer caching is much better"),
+        ("ops-bot", "buildkitd: 3 builders, cache hit 81% (24h)"),
+        ("reviewer", "Base images are rebuilt every Monday night with the security patches."),
+        ("tester", "The Kaniko build of the api image took 11 minutes today, no cache hits at all."),
+    ), contradictions=((1, 4, "choice"), (2, 4, "choice")), updates=((0, 1),),
+        negatives=((1, 2, "agree"), (0, 2, "superseded by 1"), (0, 3, "other"), (1, 3, "other"))),
+    Topic("file descriptor limit", (
+        ("planner", "API servers run with a file descriptor limit of 65,536."),
+        ("ops-bot", "node api-7: ulimit -n 1024"),
+        ("coder", "raised nofile to 1048576 in the systemd unit for the API servers after the outage"),
+        ("reviewer", "The database hosts have their own limit of 200,000 open files."),
+        ("tester", "Got 'too many open files' on api-3 at about 1,000 connections this morning."),
+    ), contradictions=((0, 1, "number"), (2, 1, "number"), (2, 4, "number")), updates=((0, 2),),
+        negatives=((1, 4, "agree"), (0, 3, "scoped: database hosts"), (2, 3, "scoped"), (1, 3, "scoped"),
+                   (0, 4, "superseded by 2"))),
+    Topic("device management", (
+        ("planner", "Company Macs are enrolled in Jamf."),
+        ("ops-bot", "kandji: 214 devices, 209 compliant, 5 need OS update"),
+        ("coder", "My new MacBook asked me to enroll in Kandji on first boot."),
+        ("reviewer", "Windows laptops are managed with Intune."),
+        ("tester", "Checked the Jamf console this morning, my Mac shows as compliant."),
+    ), contradictions=((0, 1, "choice"), (0, 2, "choice"), (4, 1, "choice"), (4, 2, "choice")),
+        negatives=((1, 2, "agree"), (0, 4, "agree"), (0, 3, "scoped: Windows"), (1, 3, "scoped"))),
+    Topic("holiday party", (
+        ("planner", "The team holiday party is on Friday 12 December."),
+        ("reviewer", "The holiday party was pushed to Thursday 18 December because the venue double-booked."),
+        ("coder", "holiday party on the 12th right? I booked my train home for the 13th"),
+        ("ops-bot", "calendar: 'Holiday party' Thu 18 Dec 18:00-23:00, 64 accepted"),
+        ("tester", "The holiday party budget is 60 euros a head."),
+    ), contradictions=((2, 3, "number"), (1, 2, "number")), updates=((0, 1),),
+        negatives=((1, 3, "agree"), (0, 3, "superseded by 1"), (0, 2, "agree"), (0, 4, "other"),
+                   (1, 4, "other"))),
+    Topic("churn model", (
+        ("planner", "The churn model is retrained every month on the last 12 months of data."),
+        ("ops-bot", "mlflow churn_model: v14 registered 3 days ago, auc 0.81"),
+        ("reviewer", "The churn model has an AUC of about 0.74 on the holdout."),
+        ("coder", "the churn model hasn't been retrained since March, the training pipeline is broken"),
+        ("tester", "Churn scores in the CRM refresh every night."),
+    ), contradictions=((1, 2, "number"), (0, 3, "negation"), (1, 3, "negation")),
+        negatives=((0, 1, "agree"), (0, 2, "different quantities"), (0, 4, "different quantities: scoring"),
+                   (3, 4, "other"))),
+    Topic("CI cache storage", (
+        ("planner", "CI build caches are stored in an S3 bucket in eu-west-1."),
+        ("coder", "the CI cache lives in GCS, bucket ci-cache-eu, shared with the Cloud Build jobs"),
+        ("ops-bot", "s3 bucket ci-cache (eu-west-1): 412 GB, 1.9M objects"),
+        ("reviewer", "CI caches older than 14 days are deleted by a lifecycle rule."),
+        ("tester", "Restored the node_modules cache from S3 in 40 seconds on the last run."),
+    ), contradictions=((0, 1, "choice"), (2, 1, "choice"), (4, 1, "choice")),
+        negatives=((0, 2, "agree"), (0, 4, "agree"), (2, 4, "agree"), (0, 3, "other"), (1, 3, "other"))),
+]
+
 # The sets written after the first topics, each a split of its own (run.py, offline.py,
 # contradict.py: --split NAME), in the order they were written
 WRITTEN_LATER = {"unseen": UNSEEN, "later": LATER, "aside": ASIDE, "novel": NOVEL, "spare": SPARE, "last": LAST,
                  "eighth": EIGHTH, "ninth": NINTH, "tenth": TENTH,
                  "eleventh": ELEVENTH, "twelfth": TWELFTH, "thirteenth": THIRTEENTH,
-                 "fourteenth": FOURTEENTH, "fifteenth": FIFTEENTH, "sixteenth": SIXTEENTH}
+                 "fourteenth": FOURTEENTH, "fifteenth": FIFTEENTH, "sixteenth": SIXTEENTH,
+                 "seventeenth": SEVENTEENTH}
