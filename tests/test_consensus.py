@@ -1629,5 +1629,14 @@ def test_names_are_no_values_to_the_lexicon():
     assert (lexicon.shared, lexicon.seen) == (without.shared, without.seen)
 
 
+@pytest.mark.parametrize("older, newer, kind", [
+    # a host's name is made of words: billing.acme.io is the billing site
+    ("The billing dashboard requires SSO.", "logged into billing.acme.io with a password, no SSO prompt", "negation"),
+    ("The status page is hosted on Instatus.", "status.acme.io has no uptime checks configured", None),
+])
+def test_a_host_name_says_its_words(older, newer, kind):
+    _found_either_way(older, newer, kind)
+
+
 def test_a_failure_again_leaves_the_rival_choice_to_meet():
     _found_either_way("CI runs on GitHub Actions.", "pipeline failed on the Jenkins agent again, build #8812", "choice")

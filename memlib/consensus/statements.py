@@ -443,6 +443,14 @@ def parts(word: str) -> list[str]:
     return re.split(r"[.-]", word)
 
 
+def _labels(said: list[str]) -> frozenset[str]:
+    """The stems of the words a host or file name is made of ("admin.acme.io": admin, acme;
+    "jest.config.js": jest, config): a statement about admin.acme.io is about the admin site.
+    Parts of two letters or fewer ("io", "js") and function words are none."""
+    return frozenset(stem(part) for word in said if "." in word for part in word.split(".")
+                     if len(part) > 2 and part not in STOP_WORDS)
+
+
 def _initial(word: str) -> str:
     """How a word stands in an acronym: its first letter, a number word as its digit
     ("two-factor authentication": "2fa")."""
@@ -785,7 +793,7 @@ def read(text: str) -> Statement:
                         if part and part not in STOP_WORDS and part not in DENIERS)
     return Statement(
         text=text, letters="".join(_initial(p) for t in tokens for p in t.split("-") if p), acronyms=acronyms,
-        denies=denies, stems=frozenset(stem(t) for t in said),
+        denies=denies, stems=frozenset(stem(t) for t in said) | _labels(said),
         quantities=tuple(clocks + settings + asserted), denied=tuple(denied), dates=tuple(dates),
         denied_dates=tuple(denied_dates),
         days=_days(text),
