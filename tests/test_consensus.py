@@ -1638,5 +1638,18 @@ def test_a_host_name_says_its_words(older, newer, kind):
     _found_either_way(older, newer, kind)
 
 
+@pytest.mark.parametrize("rule, count, kind", [
+    # a share short of the whole denies a rule said of every one
+    ("Every repo has secret scanning turned on.", "github advanced security: secret scanning enabled on 212/230 repos",
+     "negation"),
+    ("All company laptops have FileVault enabled.", "jamf: 38 of 40 laptops have FileVault on", "negation"),
+    # the whole, or a share of something else, denies nothing
+    ("All company laptops have FileVault enabled.", "jamf: 40 of 40 laptops have FileVault on", None),
+    ("Every service exports metrics to Prometheus.", "deploys today: 3/12 services failed health checks", None),
+])
+def test_a_share_short_of_the_whole_denies_a_rule_of_all(rule, count, kind):
+    _found_either_way(rule, count, kind)
+
+
 def test_a_failure_again_leaves_the_rival_choice_to_meet():
     _found_either_way("CI runs on GitHub Actions.", "pipeline failed on the Jenkins agent again, build #8812", "choice")

@@ -316,6 +316,8 @@ def _stated(a: statements.Statement, b: statements.Statement, ignore_change: boo
         return "choice"
     if _comparable(a, b):
         return None  # both give quantities of one kind, and they agree: what either denies is something else
+    if not a.negated and not b.negated and (_short_of_all(a, b) or _short_of_all(b, a)):
+        return "negation"  # "Every repo has secret scanning" against "secret scanning on 212/230 repos"
     if a.negated != b.negated:
         denier, other = (a, b) if a.negated else (b, a)
         if denier.denied_names and other.mentioned and not _names_meet(
@@ -356,6 +358,23 @@ def _of_all(rule: statements.Statement, other: statements.Statement) -> bool:
     if not found["noun"]:
         return True
     return bool({statements.stem(w.lower()) for w in found["what"].split()} & other.stems)
+
+
+# a share short of the whole: "212/230 repos", "38 of 40 laptops", "9 out of 12 services"
+_SHARE = re.compile(r"(?<![\d/.,])(\d[\d,]*)\s*(?:/|of|out of)\s*(\d[\d,]*)\s+(?P<noun>[a-z][\w-]*)", re.I)
+
+
+def _short_of_all(rule: statements.Statement, other: statements.Statement) -> bool:
+    """`rule` says something of every one of a kind and `other` counts fewer of that kind
+    than there are ("Every repo has secret scanning turned on" against "secret scanning
+    enabled on 212/230 repos"): a share short of the whole, of the noun the rule is said of,
+    with another word of what it says."""
+    for m in _SHARE.finditer(other.text):
+        part, whole = (float(x.replace(",", "")) for x in (m[1], m[2]))
+        noun = statements.stem(statements.singular(m["noun"].lower()))
+        if part < whole and _of_all(rule, other) and noun in rule.stems and len(rule.stems & other.stems) >= 2:
+            return True
+    return False
 
 
 MOST_LETTERS = 0.6  # share of a name's letters a plain word must be to say it ("postgres", not "mail")
