@@ -17,11 +17,14 @@ in time order):
 - denial ("negation"): one denies ("not", "n't", "never", "disabled", "off" ...) what the
   other says: the denying clause's words are the other's, and the two share enough words,
   or, against a rule said of every one of a kind ("All S3 buckets ...", "Staging never ..."),
-  the other is said of one of that kind (a counterexample, however long it runs); a denial
+  the other is said of one of that kind (a counterexample, however long it runs) or counts
+  a share of that kind short of the whole ("212/230 repos" against "every repo"); a denial
   is of another thing when the names in its own clause meet none the other mentions (who
   found it, "Security Hub flagged it", does not count).
 A name a bot line or a chat message says in lower case ("postmark: 4,112 delivered") is in
-use there when another fragment of the cluster uses it. Not compared: two fragments scoped
+use there when another fragment of the cluster uses it, or, when the line opens with it
+("rabbitmq vhost orders: 14 queues", "unleash-proxy: ..."), when any fragment of the store
+writes it as a name (the lexicon's names). Not compared: two fragments scoped
 apart (staging and production, Android and iOS; "prod" is production, and "all mobile" is
 not apart from iOS: statements.apart); in a value, a part against the whole ("alone",
 "mostly"), a goal or a limit against a measurement ("goal", "under 200 ms"; a rule of one
@@ -44,7 +47,8 @@ catch is a denial or a choice said in other words than the claim it denies ("rol
 against "not enabled"; "FileVault enabled" against "not encrypted"; "MacBook" against
 "ThinkPads, the MacBooks are for staff"), a choice whose name is in no choice position
 and in none elsewhere in the cluster ("queries hit Algolia", "typesense-autocomplete: 3
-nodes"), antonyms ("faster" against "slower"), an exception against the rule it
+nodes", unless some fragment of the store writes it as a name), antonyms ("faster"
+against "slower"), an exception against the rule it
 excepts when only one side names its scope ("1 hour for P1 tickets" against "within 4 hours"),
 sarcasm, and what clustering put apart. It still flags statements scoped by subjects of two
 heads ("the backend reports to Sentry" against "the iOS app reports its crashes to

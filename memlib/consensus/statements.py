@@ -1,22 +1,24 @@
 """What a fragment states, read the way people write it (no language model): the quantities
 it gives and what each measures, the names it says are in use, whether it denies what it
 says, where it holds (a scope), and whether it reports a change ("moved to", "as of March",
-"now"). consensus/conflicts.py compares two statements with this.
+"now", or a verb of change where the grammar says it happened: "was cut to 30 days", "we
+removed", "raised the weekly cap", "From next week"; not "nobody changed it", "increased
+latency" or "open from 9 to 5"). consensus/conflicts.py compares two statements with this.
 
-Quantities: a number (digits, or a word such as "five" or "half a") with its unit, units of
-one dimension made one ("5 min" is 300 s, "two weeks" 14 days, "12k" 12,000, "$48,200"),
-marked approximate after "about", "around", "~" or "roughly", and denied after "not"; dates
-in English and ISO forms, with or without a year; a time of day ("01:00 UTC", "9:30", "2pm",
-"noon") in minutes after midnight, of its zone when it names one (times of two zones are not
-compared), about when a schedule said if read off a clock ("started 02:31": within a quarter
-hour), and none when it opens or closes a range ("08:00-20:00", "between 7 and 9 pm"); the
-days of the week a schedule names ("on Thursdays", "every Tuesday and Thursday", "Thu 10:00",
-"Mon-Fri"), not a day that dates an event ("last Friday", "since Monday", "the first Monday"):
-two schedules on days that never meet disagree; a date right after "not" is denied ("21
-March, not the 14th"). A number with no unit counts the noun after it ("3 nodes", "a
-10-character password", "a single approval"; a time, a try and an attempt are one noun, as
-are a char and a character), or the plural after that ("50 database connections"); "4
-business hours" is 4 hours; "three nines" is 99.9 %. A
+Quantities: a number (digits, or a word such as "five" or "half a") with its unit, units of one
+dimension made one ("5 min" is 300 s, "two weeks" 14 days, "12k" 12,000, "$48,200"), marked
+approximate after "about", "around", "~" or "roughly", and denied after "not"; dates in English
+and ISO forms, with or without a year; a time of day ("01:00 UTC", "9:30", "2pm", "noon", a
+cron schedule's "0 3 * * *", in UTC unless its line names a zone) in minutes after midnight, of
+its zone when it names one (times of two zones are not compared), about when a schedule said if
+read off a clock ("started 02:31": within a quarter hour), and none when it opens or closes a
+range ("08:00-20:00", "between 7 and 9 pm"); the days of the week a schedule names ("on
+Thursdays", "every Tuesday and Thursday", "Thu 10:00", "Mon-Fri"), not a day that dates an
+event ("last Friday", "since Monday", "the first Monday"): two schedules on days that never
+meet disagree; a date right after "not" is denied ("21 March, not the 14th"). A number with no
+unit counts the noun after it ("3 nodes", "a 10-character password", "a single approval"; a
+time, a try and an attempt are one noun, as are a char and a character), or the plural after
+that ("50 database connections"); "4 business hours" is 4 hours; "three nines" is 99.9 %. A
 setting as configuration and bot output write it is read by its key: "STRIPE_TIMEOUT_MS=10000"
 is 10 s, a TTL or timeout without a unit is in seconds ("ttl 86400"), a rate of at most 1 is a
 share ("traces_sample_rate=0.05": 5 %), "25m" of a size is 25 MB, "max_attempts=5" is at most
@@ -49,7 +51,8 @@ recurs and reports no change ("pipeline failed on the Jenkins agent again"). Whe
 is read from "not", "n't", "never", "disabled" ... (not "not until" or "not before", which
 say when) and "off" unless a verb's particle ("kicks off", "signed off") or after a move
 ("moved our images off Docker Hub": a change, away from what it names); what it denies is
-compared as word stems (Snowball), so "no sampling" denies "are sampled". "since" reports a change
+compared as word stems (Snowball), so "no sampling" denies "are sampled"; a host's or a file's
+name says its words as well ("billing.acme.io": billing). "since" reports a change
 when it dates one ("since the upgrade", "since we hired in Madrid"), not when it gives a
 reason ("since we host the media pipeline on GCP": a pronoun and a verb in the present). A
 statement that ends by setting what it names apart from a thing of its kind ("..., not the
