@@ -1651,5 +1651,14 @@ def test_a_share_short_of_the_whole_denies_a_rule_of_all(rule, count, kind):
     _found_either_way(rule, count, kind)
 
 
+def test_a_share_short_of_the_whole_leaves_room_for_the_one_that_lacks_it():
+    rule, share = "Every repo has secret scanning turned on.", "secret scanning enabled on 212/230 repos"
+    lacking = "the infra-legacy repo has no secret scanning, I checked settings"
+    _found_either_way(share, lacking, None)
+    _found_either_way("secret scanning enabled on 230/230 repos", lacking, "negation")  # the whole has no room
+    (found,) = conflicts.find([rule, share, lacking], [1.0, 1.0, 1.0])
+    assert (found.kind, sorted([found.a, found.b])) == ("negation", [[0], [1, 2]])
+
+
 def test_a_failure_again_leaves_the_rival_choice_to_meet():
     _found_either_way("CI runs on GitHub Actions.", "pipeline failed on the Jenkins agent again, build #8812", "choice")

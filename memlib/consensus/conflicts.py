@@ -324,6 +324,8 @@ def _stated(a: statements.Statement, b: statements.Statement, ignore_change: boo
         return "negation"  # "Every repo has secret scanning" against "secret scanning on 212/230 repos"
     if a.negated != b.negated:
         denier, other = (a, b) if a.negated else (b, a)
+        if _leaves_room(other, denier):
+            return None  # "enabled on 212/230 repos" and "the infra-legacy repo has none" agree
         if denier.denied_names and other.mentioned and not _names_meet(
                 denier.denied_names | denier.spells(other.mentioned), other.mentioned | other.spells(denier.mentioned)):
             return None
@@ -368,17 +370,27 @@ def _of_all(rule: statements.Statement, other: statements.Statement) -> bool:
 _SHARE = re.compile(r"(?<![\d/.,])(\d[\d,]*)\s*(?:/|of|out of)\s*(\d[\d,]*)\s+(?P<noun>[a-z][\w-]*)", re.I)
 
 
+def _short_shares(said: statements.Statement) -> set[str]:
+    """The stems of the nouns `said` counts a share short of the whole of ("212/230 repos":
+    repo; "40 of 40 laptops": none)."""
+    return {statements.stem(statements.singular(m["noun"].lower())) for m in _SHARE.finditer(said.text)
+            if float(m[1].replace(",", "")) < float(m[2].replace(",", ""))}
+
+
 def _short_of_all(rule: statements.Statement, other: statements.Statement) -> bool:
     """`rule` says something of every one of a kind and `other` counts fewer of that kind
     than there are ("Every repo has secret scanning turned on" against "secret scanning
     enabled on 212/230 repos"): a share short of the whole, of the noun the rule is said of,
     with another word of what it says."""
-    for m in _SHARE.finditer(other.text):
-        part, whole = (float(x.replace(",", "")) for x in (m[1], m[2]))
-        noun = statements.stem(statements.singular(m["noun"].lower()))
-        if part < whole and _of_all(rule, other) and noun in rule.stems and len(rule.stems & other.stems) >= 2:
-            return True
-    return False
+    return bool(_short_shares(other) & rule.stems) and _of_all(rule, other) and len(rule.stems & other.stems) >= 2
+
+
+def _leaves_room(count: statements.Statement, denial: statements.Statement) -> bool:
+    """`count` counts a share short of the whole of what `denial` denies of one, not of all
+    ("secret scanning enabled on 212/230 repos" and "the infra-legacy repo has no secret
+    scanning"): the share leaves room for the one that lacks it."""
+    return bool(_short_shares(count) & denial.stems) and _UNIVERSAL.search(denial.text) is None \
+        and not _of_all(denial, count)
 
 
 MOST_LETTERS = 0.6  # share of a name's letters a plain word must be to say it ("postgres", not "mail")
