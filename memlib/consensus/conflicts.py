@@ -370,11 +370,16 @@ def _of_all(rule: statements.Statement, other: statements.Statement) -> bool:
 _SHARE = re.compile(r"(?<![\d/.,])(\d[\d,]*)\s*(?:/|of|out of)\s*(\d[\d,]*)\s+(?P<noun>[a-z][\w-]*)", re.I)
 
 
-def _short_shares(said: statements.Statement) -> set[str]:
+def _short_shares(said: statements.Statement) -> frozenset[str]:
     """The stems of the nouns `said` counts a share short of the whole of ("212/230 repos":
     repo; "40 of 40 laptops": none)."""
-    return {statements.stem(statements.singular(m["noun"].lower())) for m in _SHARE.finditer(said.text)
-            if float(m[1].replace(",", "")) < float(m[2].replace(",", ""))}
+    return _short_shares_in(said.text)
+
+
+@functools.lru_cache(maxsize=1 << 16)  # read for every pair a text is compared in
+def _short_shares_in(text: str) -> frozenset[str]:
+    return frozenset(statements.stem(statements.singular(m["noun"].lower())) for m in _SHARE.finditer(text)
+                     if float(m[1].replace(",", "")) < float(m[2].replace(",", "")))
 
 
 def _short_of_all(rule: statements.Statement, other: statements.Statement) -> bool:

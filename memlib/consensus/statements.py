@@ -521,9 +521,12 @@ def _clock(text: str) -> tuple[list[Quantity], str]:
     "between 7 and 9 pm", "from 9:30 to 10:15") or measures a duration ("1:30 h") is read as
     none."""
     found = []
-    for m in _CRON.finditer(text):
-        zone = _CRON_ZONE.search(text)
-        zone = "utc" if zone is None or zone["zone"] is None or "utc" in zone["zone"].lower() else zone["zone"].lower()
+    crons = list(_CRON.finditer(text))
+    if crons:
+        named = _CRON_ZONE.search(text)
+        zone = (named["zone"] or "utc").lower() if named is not None else "utc"
+        zone = "utc" if "utc" in zone else zone
+    for m in crons:
         found.append(Quantity(f"clock:{zone}", float(int(m["h"]) * 60 + int(m["m"]))))
         if m["dom"] == m["month"] == m["dow"] == "*":
             found.append(Quantity("period", float(UNITS["day"][1])))
