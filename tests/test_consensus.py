@@ -63,6 +63,14 @@ def _found_either_way(older: str, newer: str, kind: str | None) -> None:
         assert [f.kind for f in conflicts.find(texts, [1.0, 1.0])] == ([kind] if kind else []), texts
 
 
+def _lexicon_of(*texts: str) -> Lexicon:
+    """A lexicon learned from `texts` in order, as clustering learns it."""
+    lexicon = Lexicon()
+    for text in texts:
+        lexicon.observe(*clustering.features(text))
+    return lexicon
+
+
 def _fragments(pointer: str, n_topics: int = 6, per_topic: int = 5):
     """Fragments from a few agents about a few topics (shared words give near vectors with
     the hash embedder)."""
@@ -664,9 +672,7 @@ def test_the_consensus_report_equals_an_independent_computation(store):
         consensus.consolidate(cluster_id, "strict")
     # conflict risk is current after the adds: the detector run on each cluster now, with a
     # lexicon learned again from the fragments' texts in order, agrees
-    lexicon = Lexicon()
-    for f in consensus.fragments():
-        lexicon.observe(*clustering.features(f.content))
+    lexicon = _lexicon_of(*(f.content for f in consensus.fragments()))
     fragments = {f.fragment_id: f for f in consensus.fragments()}
     for cluster in consensus.clusters():
         mine = [fragments[f] for f in cluster.fragment_ids]
@@ -711,9 +717,7 @@ def test_the_consensus_report_equals_an_independent_computation(store):
 def test_the_lexicon_learns_which_words_name_the_thing_and_which_only_phrase_it():
     from memlib.sample.consensus import generate
 
-    lexicon = Lexicon()
-    for r in generate(200, seed=11)[1]:
-        lexicon.observe(*clustering.features(r.content))
+    lexicon = _lexicon_of(*(r.content for r in generate(200, seed=11)[1]))
     for phrasing in ("measured", "scheduled", "cutover", "planned"):
         assert lexicon.weight(phrasing) < 0.25 and not lexicon.naming(phrasing), phrasing
     for naming in ("timeout", "latency", "ledger", "pricing"):
@@ -1593,13 +1597,6 @@ def test_a_cron_schedule_is_a_time_of_day(older, newer, kind):
 def test_a_cron_schedule_reads_no_count():
     (clock, period) = statements.read("airflow dag nightly_etl schedule: 0 3 * * *").quantities
     assert (clock.dimension, clock.amount, period.dimension) == ("clock:utc", 180.0, "period")
-
-
-def _lexicon_of(*texts: str) -> Lexicon:
-    lexicon = Lexicon()
-    for text in texts:
-        lexicon.observe(*clustering.features(text))
-    return lexicon
 
 
 @pytest.mark.parametrize("choice, line, kind", [

@@ -270,10 +270,11 @@ def _named_in_the_cluster(read: list[statements.Statement], lexicon=None) -> lis
     known = lexicon.names if lexicon is not None else {}
     out = []
     for r in read:
-        said = set() if r.names or r.negated else {
-            named[w] for w in r.words if w in named and named[w] not in r.mentioned}
-        if not said and not r.names and not r.negated and (opening := _OPENS_LOWER.match(r.text)):
-            said = {known[w] for w in (opening[1], opening[1].split("-")[0]) if w in known}
+        said = set()
+        if not r.names and not r.negated:
+            said = {named[w] for w in r.words if w in named and named[w] not in r.mentioned}
+            if not said and (opening := _OPENS_LOWER.match(r.text)):
+                said = {known[w] for w in (opening[1], opening[1].split("-")[0]) if w in known}
         out.append(replace(r, names=frozenset(said)) if said else r)
     return out
 
@@ -370,14 +371,10 @@ def _of_all(rule: statements.Statement, other: statements.Statement) -> bool:
 _SHARE = re.compile(r"(?<![\d/.,])(\d[\d,]*)\s*(?:/|of|out of)\s*(\d[\d,]*)\s+(?P<noun>[a-z][\w-]*)", re.I)
 
 
-def _short_shares(said: statements.Statement) -> frozenset[str]:
-    """The stems of the nouns `said` counts a share short of the whole of ("212/230 repos":
-    repo; "40 of 40 laptops": none)."""
-    return _short_shares_in(said.text)
-
-
 @functools.lru_cache(maxsize=1 << 16)  # read for every pair a text is compared in
-def _short_shares_in(text: str) -> frozenset[str]:
+def _short_shares(text: str) -> frozenset[str]:
+    """The stems of the nouns `text` counts a share short of the whole of ("212/230 repos":
+    repo; "40 of 40 laptops": none)."""
     return frozenset(statements.stem(statements.singular(m["noun"].lower())) for m in _SHARE.finditer(text)
                      if float(m[1].replace(",", "")) < float(m[2].replace(",", "")))
 
@@ -387,14 +384,14 @@ def _short_of_all(rule: statements.Statement, other: statements.Statement) -> bo
     than there are ("Every repo has secret scanning turned on" against "secret scanning
     enabled on 212/230 repos"): a share short of the whole, of the noun the rule is said of,
     with another word of what it says."""
-    return bool(_short_shares(other) & rule.stems) and _of_all(rule, other) and len(rule.stems & other.stems) >= 2
+    return bool(_short_shares(other.text) & rule.stems) and _of_all(rule, other) and len(rule.stems & other.stems) >= 2
 
 
 def _leaves_room(count: statements.Statement, denial: statements.Statement) -> bool:
     """`count` counts a share short of the whole of what `denial` denies of one, not of all
     ("secret scanning enabled on 212/230 repos" and "the infra-legacy repo has no secret
     scanning"): the share leaves room for the one that lacks it."""
-    return bool(_short_shares(count) & denial.stems) and _UNIVERSAL.search(denial.text) is None \
+    return bool(_short_shares(count.text) & denial.stems) and _UNIVERSAL.search(denial.text) is None \
         and not _of_all(denial, count)
 
 
