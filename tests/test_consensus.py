@@ -975,6 +975,45 @@ def test_settings_and_counts_are_compared_with_what_prose_says(older, newer, kin
     _found_either_way(older, newer, kind)
 
 
+@pytest.mark.parametrize("text, rates", [
+    ("The search API accepts 50 queries per second per tenant.", [3000.0]),
+    ("webhook sender: 1,200 deliveries/min, 3 retries queued", [1200.0]),
+    ("ingest peaked at 12k events/min around noon", [12000.0]),
+    ("The export endpoint allows 20 calls an hour.", [20 / 60]),
+    ("load test: the gateway answered 900 requests in a minute without a single error", [900.0]),
+    ("geocoder runs at about 40 rps on one worker", [2400.0]),
+    ("envoy ratelimit descriptor login: hour=30", [0.5]),  # a limit's setting by its span
+    ("cron for the digest: minute=30, hour=6", []),  # a schedule's fields: no rate
+    ("We release 3 times a week.", []),  # how often, a period
+    ("Support is staffed 10 hours a day.", []),  # a span of time per day: no count
+    ("The design tool costs $15 a month per seat.", []),  # a price
+])
+def test_a_count_per_span_of_time_is_a_rate(text, rates):
+    said = statements.read(text)
+    assert sorted(q.amount for q in said.quantities if q.dimension == "rate") == pytest.approx(sorted(rates))
+
+
+@pytest.mark.parametrize("text, quantities", [
+    ("warehouse table page_views: 3.2M rows, 41 GB", [("count:row", 3_200_000.0), ("bytes", 41 * 1024.0)]),
+    ("the checkout API answered with 502s for ten minutes", [("time", 600_000.0)]),  # statuses, not seconds
+    ("lock wait timeout 50s", [("time", 50_000.0)]),
+])
+def test_millions_and_status_codes_are_no_minutes_or_seconds(text, quantities):
+    assert sorted((q.dimension, q.amount) for q in statements.read(text).quantities) == sorted(quantities)
+
+
+@pytest.mark.parametrize("older, newer, kind", [
+    ("The geocoding API allows 50 requests per second.", "geocoder gateway policy: 1,000 req/min per key", "value"),
+    ("The geocoding API allows 50 requests per second.", "geocoder gateway policy: 3,000 req/min per key", None),
+    ("Login is limited to 30 attempts an hour per IP.", "envoy ratelimit descriptor login: hour=30", None),
+    ("Login is limited to 30 attempts an hour per IP.", "I tried 45 logins in an hour from one IP and none was blocked",
+     "value"),
+    ("The geocoding API allows 50 requests per second.", "geocoding p95 latency is 50 ms", None),  # another quantity
+])
+def test_rates_are_compared_as_rates(older, newer, kind):
+    _found_either_way(older, newer, kind)
+
+
 @pytest.mark.parametrize("older, newer", [
     ("Pages go out through PagerDuty.", "Customer support escalations come through Zendesk, not the paging tool."),
     ("CI runs on GitHub Actions for every repo.", "The Android app builds on Bitrise, not in our main CI."),

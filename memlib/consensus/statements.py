@@ -281,7 +281,7 @@ _DATES = [
 _WORD_NUMBER = "|".join(sorted((re.escape(w) for w in WORD_NUMBERS), key=len, reverse=True))
 _QUANTITY = re.compile(
     r"(?P<pre>\$|€)?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\b(?:" + _WORD_NUMBER + r")\b)"
-    r"(?P<k>k\b)?(?:(?<=\d)-(?=[A-Za-z])|\s*)(?:(?:business|working|calendar|full|straight|consecutive)\s+(?=(?:hour|day|week)s?\b))?"
+    r"(?P<k>k\b|(?-i:M)\b)?(?:(?<=\d)-(?=[A-Za-z])|\s*)(?:(?:business|working|calendar|full|straight|consecutive)\s+(?=(?:hour|day|week)s?\b))?"
     r"(?P<unit>%|[A-Za-z]+)?", re.I)
 # how often: "every 6 hours", "4x a day", "twice a week", "daily" (a period, its own dimension:
 # "rebuilt every 6 hours" and "shows up within a minute" measure two things)
@@ -501,6 +501,57 @@ def _number(text: str) -> float:
     return float(WORD_NUMBERS[lowered]) if lowered in WORD_NUMBERS else float(text.replace(",", ""))
 
 
+# "12k", "41M": thousands, millions ("M" in capitals only: "5m" is five minutes)
+_THOUSANDS = {"k": 1e3, "K": 1e3, "M": 1e6}
+_STATUS = re.compile(r"[45]\d\d")  # an HTTP status: "429s" are responses, not seconds
+# a rate: a count per span of time ("100 requests per minute", "1,000 requests a minute",
+# "600/min", "14k evals/min", "41M/day", "240 requests in a minute", "1000 rpm"); an amount
+# of money per span is a price ("$20 a month"), and a count of a unit per span a share of
+# it ("5 hours a week")
+_RATE_PER = (r"(?P<per>sec(?:ond)?s?|s|min(?:ute)?s?|m|hours?|hrs?|h|days?|d|weeks?|wk|months?)\b")
+_RATES = re.compile(
+    r"(?<![\w.$€/])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?P<k>k|(?-i:M))?"
+    r"(?:\s*(?P<abbr>rpm|rps|qps|rph)\b|(?:\s+(?P<noun>[A-Za-z][A-Za-z-]*))?"
+    r"(?:\s*(?P<slash>/)\s*|\s+(?P<by>per|an?|each|in\s+(?:an?|one|1))\s+)" + _RATE_PER + ")", re.I)
+_RATE_ABBREVIATIONS = {"rpm": "minute", "rps": "second", "qps": "second", "rph": "hour"}
+# a rate limit's setting by its span ("rate-limiting: minute=600", Kong's): only where the line
+# speaks of a rate or a limit ("minute=30" alone may be a schedule's)
+_RATE_SETTING = re.compile(r"\b(?P<per>second|minute|hour|day)\s*[=:]\s*(?P<num>\d+)\b(?![.:]\d)", re.I)
+_LIMITING = re.compile(r"rate|limit|throttl|quota", re.I)
+
+
+def _rates(text: str) -> tuple[list[Quantity], list[Quantity], str]:
+    """The rates `text` gives ("rate": a count per minute), those it denies, and the text
+    without them. The thing counted is not kept: within one statement's topic a rate is of
+    requests or of calls alike, as a duration is of whatever it measures."""
+    found, denied = [], []
+
+    def per_minute(m: re.Match) -> str:
+        noun, by = (m["noun"] or "").lower(), (m["by"] or "").lower()
+        if m["abbr"]:
+            span = _RATE_ABBREVIATIONS[m["abbr"].lower()]
+        elif not m["slash"] and not noun and by != "per" or noun and (
+                noun in STOP_WORDS or noun in ("x", "time", "times") or _unit(noun) or noun in WORD_NUMBERS):
+            return m[0]  # "3 a week", "4x a day", "5 hours a week": no rate of a count
+        else:
+            span = m["per"]
+        unit = _unit(span)
+        if unit is None or unit[0] != "time":
+            return m[0]
+        before = text[max(0, m.start() - 25):m.start()].lower()
+        amount = _number(m["num"]) * _THOUSANDS.get(m["k"] or "", 1) * UNITS["minute"][1] / unit[1]
+        quantity = Quantity("rate", round(amount, 6), bool(_APPROXIMATELY.search(before)), _bound(text, m.start(), before))
+        (denied if any(w.strip(",.") in DENIED for w in before.split()[-3:]) else found).append(quantity)
+        return " "
+
+    text = _RATES.sub(per_minute, text)
+    if _LIMITING.search(text):
+        for m in _RATE_SETTING.finditer(text):
+            found.append(Quantity("rate", round(float(m["num"]) * UNITS["minute"][1] / _unit(m["per"])[1], 6)))
+        text = _RATE_SETTING.sub(" ", text)
+    return found, denied, text
+
+
 def _periods(text: str) -> tuple[list[Quantity], str]:
     """How often `text` says a thing happens, as periods, and the text without them."""
     found = []
@@ -602,10 +653,12 @@ def _setting_amount(m: re.Match, key: list[str], text: str) -> Quantity | None:
     """The amount one setting gives (`_settings`), or None if it is no amount of its key."""
     if m["net"]:
         return Quantity("time", round(int(m["net"]) * UNITS["day"][1], 6))
-    amount, suffix = float(m["num"]), (m["suffix"] or "").lower()
+    amount, suffix = float(m["num"]) * _THOUSANDS.get(m["suffix"] or "", 1), (m["suffix"] or "").lower()
+    if m["suffix"] in _THOUSANDS:
+        suffix = ""  # "page_views: 3.2M": a count
     after = re.match(r"\s*([A-Za-z%$€]+)", text[m.end():])
-    if not suffix and after and _unit(after[1]):
-        return None
+    if not suffix and after and (_unit(after[1]) or _HEAD_AFTER.match(text, m.end())):
+        return None  # "TTL = 5 min", "example.com: 212 records": the words after say what it is
     bound = "max" if "max" in key else "min" if "min" in key else ""
     if suffix:
         unit = UNITS["mb"] if suffix == "m" and _SIZE_KEYS & set(key) else _unit(suffix)
@@ -671,7 +724,9 @@ def _quantities(text: str) -> tuple[list[Quantity], list[Quantity]]:
             continue  # a time of day or a range: "08:00-20:00", "08-20"
         if _SPAN.search(before):
             continue  # which things, or over what span: "uploads over 5 GB fail", "3 times over 5 days"
-        amount = _number(raw) * (1000 if m["k"] else 1)
+        if m["unit"] == "s" and _STATUS.fullmatch(raw) and text[m.end("num"):m.end()] == "s":
+            continue  # "got 429s": HTTP statuses, no seconds
+        amount = _number(raw) * _THOUSANDS.get(m["k"] or "", 1)
         unit = _unit(m["pre"]) or _unit(m["unit"])
         if unit is None and m["unit"] and m["unit"].lower() in ("of",) and raw.lower() == "half":
             continue
@@ -756,6 +811,7 @@ def read(text: str) -> Statement:
     """What `text` states (see the module docstring)."""
     dates, denied_dates, rest = _dates(text)
     clocks, rest = _clock(rest)
+    rates, denied_rates, rest = _rates(rest)
     settings, turned_off, rest = _settings(rest)  # (a setting's max or min is a rule: `target`)
     rest = _COUNT_OPENS.sub(_opens_count, rest)  # "Saw 5 retry attempts": no version of "Saw"
     found_qualifiers = _IDENTIFIER.findall(rest)
@@ -800,7 +856,7 @@ def read(text: str) -> Statement:
     return Statement(
         text=text, letters="".join(_initial(p) for t in tokens for p in t.split("-") if p), acronyms=acronyms,
         denies=denies, stems=frozenset(stem(t) for t in said) | _labels(said),
-        quantities=tuple(clocks + settings + asserted), denied=tuple(denied), dates=tuple(dates),
+        quantities=tuple(clocks + rates + settings + asserted), denied=tuple(denied_rates + denied), dates=tuple(dates),
         denied_dates=tuple(denied_dates),
         days=_days(text),
         qualifiers=qualifiers,
