@@ -1002,6 +1002,13 @@ def test_millions_and_status_codes_are_no_minutes_or_seconds(text, quantities):
     assert sorted((q.dimension, q.amount) for q in statements.read(text).quantities) == sorted(quantities)
 
 
+def test_a_rate_per_minute_bounds_nothing_after_it():
+    """"/min" is per minute, not a minimum of the next number ("burst 100" is no lower bound)."""
+    said = statements.read("search gateway: 3000/min 200/min for anonymous users, burst 100")
+    assert sorted((q.dimension, q.amount, q.bound) for q in said.quantities) == [
+        ("count:burst", 100.0, ""), ("rate", 200.0, ""), ("rate", 3000.0, "")]
+
+
 @pytest.mark.parametrize("older, newer, kind", [
     ("The geocoding API allows 50 requests per second.", "geocoder gateway policy: 1,000 req/min per key", "value"),
     ("The geocoding API allows 50 requests per second.", "geocoder gateway policy: 3,000 req/min per key", None),

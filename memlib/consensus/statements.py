@@ -194,7 +194,7 @@ TARGETS = re.compile(rf"\b(?:{_AIMS}|must|needs? to|at least|at most|no more tha
 # a bound said just before its number: "under 200 ms", "at least 12", "up to $5,000", "max retries 3"
 _BOUNDS = {"max": re.compile(r"(?:\b(?:under|below|within|at most|no more than|up to|less than|fewer than|"
                              r"max(?:imum)?(?:\s+[a-z_]+){0,2}\s*[=:]?)|<=?)\s*(?:\$|€|~)?$"),
-           "min": re.compile(r"(?:\b(?:at least|min(?:imum)?(?:\s+[a-z_]+){0,2}\s*[=:]?)|>=?)\s*(?:\$|€)?$")}
+           "min": re.compile(r"(?:\b(?:at least|(?<!/)min(?:imum)?(?:\s+[a-z_]+){0,2}\s*[=:]?)|>=?)\s*(?:\$|€)?$")}
 # a number in a clause that says when a rule applies bounds nothing it states ("can't merge if
 # coverage is below 75%": the rule is the other way round)
 _CONDITION = re.compile(r"\b(?:if|when|whenever|unless|once)\b", re.I)
@@ -757,11 +757,15 @@ def _quantities(text: str) -> tuple[list[Quantity], list[Quantity]]:
     return asserted, denied
 
 
+_CLAUSE_REACH = 200  # characters a number's clause is read back for the condition it may be said in
+
+
 def _bound(text: str, start: int, before: str) -> str:
     """Which side a number starting at `start` bounds ("max", "min"), if its own words say so
     and its clause is no condition."""
     kind = next((kind for kind, said in _BOUNDS.items() if said.search(before)), "")
-    clause = text[max(text.rfind(mark, 0, start) for mark in ".;,!?:") + 1:start]
+    near = max(0, start - _CLAUSE_REACH)  # (a clause of a hostile line is not read back to its start)
+    clause = text[max(near - 1, *(text.rfind(mark, near, start) for mark in ".;,!?:")) + 1:start]
     return "" if kind and _CONDITION.search(clause) else kind
 
 
