@@ -969,6 +969,9 @@ def test_a_setting_is_read_by_its_key(text, quantities, denies):
     ("Passwords must be at least 12 characters.", "signup accepted an 8-char password just now", "value"),
     ("Failed webhooks are retried 5 times.", "webhooks-worker config: max_attempts=5", None),
     ("Every pull request needs two approvals before merge.", "merged my PR with a single approval today", "value"),
+    # an approval is an approving review
+    ("Branch protection on main asks for 2 reviews.", "merged my PR with a single approval today", "value"),
+    ("Merges to the API repo need 2 approving reviews.", "Every PR in the API repo needs two approvals.", None),
     ("Admin login uses single sign-on through Okta.", "admin login: 2 failed single sign-on attempts today", None),
 ])
 def test_settings_and_counts_are_compared_with_what_prose_says(older, newer, kind):

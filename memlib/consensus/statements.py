@@ -476,7 +476,7 @@ def singular(word: str) -> str:
 
 # nouns that count one thing: a try is a time is an attempt ("retried 3 times", "4 retry
 # attempts", "four tries"), a char a character
-_COUNTED_AS = {"time": "attempt", "try": "attempt", "retry": "attempt", "char": "character"}
+_COUNTED_AS = {"time": "attempt", "try": "attempt", "retry": "attempt", "char": "character", "approval": "review"}
 
 
 def _counted(noun: str) -> str:
