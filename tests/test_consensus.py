@@ -1005,6 +1005,25 @@ def test_millions_and_status_codes_are_no_minutes_or_seconds(text, quantities):
     assert sorted((q.dimension, q.amount) for q in statements.read(text).quantities) == sorted(quantities)
 
 
+@pytest.mark.parametrize("text, days, denied", [
+    ("Our standard payment terms are Net-30.", [30], []),
+    ("agency invoices: net 45, sent on the 1st", [45], []),
+    ("supplier_terms=net60", [60], []),
+    ("Freelancers are paid net 15, not net 30.", [15], [30]),
+    ("the new pricing saves a net 12% on hosting", [], []),  # an amount, no terms
+])
+def test_payment_terms_are_days_in_prose_and_settings(text, days, denied):
+    said = statements.read(text)
+    day = statements.UNITS["day"][1]
+    assert [q.amount / day for q in said.quantities if q.dimension == "time"] == days
+    assert [q.amount / day for q in said.denied] == denied
+
+
+def test_payment_terms_said_two_ways_are_compared():
+    _found_either_way("Supplier invoices are paid net 60.", "ap config: supplier_terms=net30", "value")
+    _found_either_way("Supplier invoices are paid net 30.", "ap config: supplier_terms=net30", None)
+
+
 def test_a_rate_per_minute_bounds_nothing_after_it():
     """"/min" is per minute, not a minimum of the next number ("burst 100" is no lower bound)."""
     said = statements.read("search gateway: 3000/min 200/min for anonymous users, burst 100")

@@ -520,6 +520,26 @@ _RATE_SETTING = re.compile(r"\b(?P<per>second|minute|hour|day)\s*[=:]\s*(?P<num>
 _LIMITING = re.compile(r"rate|limit|throttl|quota", re.I)
 
 
+# payment terms: "net 30", "Net-45", "payment_terms=net45" are due in that many days
+_NET_TERMS = re.compile(r"\bnet[\s-]?(?P<days>\d{1,3})\b(?!\.\d)(?:\s*(?P<unit>%|[A-Za-z]+))?", re.I)
+
+
+def _terms(text: str) -> tuple[list[Quantity], list[Quantity], str]:
+    """The payment terms `text` gives, as days ("time"), those it denies, and the text without them."""
+    found, denied = [], []
+
+    def days(m: re.Match) -> str:
+        unit = _unit(m["unit"])
+        if unit is not None and unit[0] != "time":
+            return m[0]  # "net 5 MB", "net 12%": an amount, no terms
+        before = text[max(0, m.start() - 25):m.start()].lower()
+        quantity = Quantity("time", round(int(m["days"]) * UNITS["day"][1], 6))
+        (denied if any(w.strip(",.") in DENIED for w in before.split()[-3:]) else found).append(quantity)
+        return " " + (m["unit"] or "") if unit is None else " "
+
+    return found, denied, _NET_TERMS.sub(days, text)
+
+
 def _rates(text: str) -> tuple[list[Quantity], list[Quantity], str]:
     """The rates `text` gives ("rate": a count per minute), those it denies, and the text
     without them. The thing counted is not kept: within one statement's topic a rate is of
@@ -609,7 +629,7 @@ def _clock(text: str) -> tuple[list[Quantity], str]:
 # a space, then its value ("0.05", "10000", "25m", "false")
 _SETTING = re.compile(r"(?<![\w./-])(?P<key>\d*[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+|(?i:ttl|timeout|max-age))"
                       r"(?:\s*[=:]\s*|\s+)(?P<value>(?P<num>\d+(?:\.\d+)?)(?P<suffix>[A-Za-z]{1,3})?|"
-                      r"(?i:net\s?(?P<net>\d+))|(?P<flag>(?i:true|false|on|off|yes|no|enabled|disabled|none)))"
+                      r"(?P<flag>(?i:true|false|on|off|yes|no|enabled|disabled|none)))"
                       r"(?![\w.%])")
 _KEY_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+[a-z]*")  # "maxBodySize": max, body, size
 # a key that names a duration gives seconds when its value has no unit (TTLs, timeouts and
@@ -651,8 +671,6 @@ def _settings(text: str) -> tuple[list[Quantity], frozenset[str], str]:
 
 def _setting_amount(m: re.Match, key: list[str], text: str) -> Quantity | None:
     """The amount one setting gives (`_settings`), or None if it is no amount of its key."""
-    if m["net"]:
-        return Quantity("time", round(int(m["net"]) * UNITS["day"][1], 6))
     amount, suffix = float(m["num"]) * _THOUSANDS.get(m["suffix"] or "", 1), (m["suffix"] or "").lower()
     if m["suffix"] in _THOUSANDS:
         suffix = ""  # "page_views: 3.2M": a count
@@ -816,6 +834,7 @@ def read(text: str) -> Statement:
     dates, denied_dates, rest = _dates(text)
     clocks, rest = _clock(rest)
     rates, denied_rates, rest = _rates(rest)
+    terms, denied_terms, rest = _terms(rest)
     settings, turned_off, rest = _settings(rest)  # (a setting's max or min is a rule: `target`)
     rest = _COUNT_OPENS.sub(_opens_count, rest)  # "Saw 5 retry attempts": no version of "Saw"
     found_qualifiers = _IDENTIFIER.findall(rest)
@@ -860,7 +879,8 @@ def read(text: str) -> Statement:
     return Statement(
         text=text, letters="".join(_initial(p) for t in tokens for p in t.split("-") if p), acronyms=acronyms,
         denies=denies, stems=frozenset(stem(t) for t in said) | _labels(said),
-        quantities=tuple(clocks + rates + settings + asserted), denied=tuple(denied_rates + denied), dates=tuple(dates),
+        quantities=tuple(clocks + rates + terms + settings + asserted),
+        denied=tuple(denied_rates + denied_terms + denied), dates=tuple(dates),
         denied_dates=tuple(denied_dates),
         days=_days(text),
         qualifiers=qualifiers,
