@@ -1024,6 +1024,23 @@ def test_payment_terms_said_two_ways_are_compared():
     _found_either_way("Supplier invoices are paid net 30.", "ap config: supplier_terms=net30", None)
 
 
+@pytest.mark.parametrize("text, quantities", [
+    ("The team moved to one-week sprints.", [("time", 604_800_000.0)]),
+    ("Tenants get a three-month notice period.", [("time", 7_776_000_000.0)]),
+    ("Two-factor login is required for admins.", []),  # no span of time: no amount
+])
+def test_a_number_word_joined_to_its_unit_is_an_amount(text, quantities):
+    assert [(q.dimension, q.amount) for q in statements.read(text).quantities] == quantities
+
+
+def test_a_span_said_as_an_adjective_is_compared():
+    """Two weeks "as usual" after the change to one-week iterations denies the change; the
+    other way round, the change updates the two weeks."""
+    change, later = "We switched to one-week iterations in May.", "Iteration 12 runs 3 June to 14 June, two weeks as usual."
+    assert [f.kind for f in conflicts.find([change, later], [1.0, 1.0])] == ["value"]
+    assert conflicts.find([later, change], [1.0, 1.0]) == []
+
+
 def test_a_rate_per_minute_bounds_nothing_after_it():
     """"/min" is per minute, not a minimum of the next number ("burst 100" is no lower bound)."""
     said = statements.read("search gateway: 3000/min 200/min for anonymous users, burst 100")

@@ -278,11 +278,12 @@ _DATES = [
      lambda m: (int(m[3]) if m[3] else None, month(m[2]), int(m[1])), tuple(MONTHS)),
     (re.compile(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b", re.I), lambda m: (None, None, int(m[1])), ("the",)),
 ]
+_COUNT_WORD = "|".join(w for w in WORD_NUMBERS if " " not in w and w not in ("a", "an", "half"))
 _WORD_NUMBER = "|".join(sorted((re.escape(w) for w in WORD_NUMBERS), key=len, reverse=True))
 _QUANTITY = re.compile(
     r"(?P<pre>\$|€)?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\b(?:" + _WORD_NUMBER + r")\b)"
-    r"(?P<k>k\b|(?-i:M)\b)?(?:(?<=\d)-(?=[A-Za-z])|\s*)(?:(?:business|working|calendar|full|straight|consecutive)\s+(?=(?:hour|day|week)s?\b))?"
-    r"(?P<unit>%|[A-Za-z]+)?", re.I)
+    r"(?P<k>k\b|(?-i:M)\b)?(?:(?<=\d)-(?=[A-Za-z])|-(?=(?:second|minute|hour|day|week|month|year)\b)|\s*)(?:(?:business|working|calendar|full|straight|consecutive)\s+(?=(?:hour|day|week)s?\b))?"
+    r"(?P<unit>%|(?!(?:" + _COUNT_WORD + r")\b)[A-Za-z]+)?", re.I)  # ("a three-month notice": no "a" of "three")
 # how often: "every 6 hours", "4x a day", "twice a week", "daily" (a period, its own dimension:
 # "rebuilt every 6 hours" and "shows up within a minute" measure two things)
 _TIME_UNIT = r"(?P<unit>" + "|".join(sorted((u for u, (kind, _) in UNITS.items() if kind == "time"), key=len,
