@@ -1041,6 +1041,17 @@ def test_a_span_said_as_an_adjective_is_compared():
     assert conflicts.find([later, change], [1.0, 1.0]) == []
 
 
+@pytest.mark.parametrize("older, newer, kind", [
+    # a rule of one scope is an exception for it, and says nothing of what names no scope
+    ("Contractor logins must use at least 16 characters.", "our signup form took a 10-character password", None),
+    ("The SLA for enterprise tickets is 1 hour.", "Our first-response SLA is 8 hours.", None),
+    # the general rule holds in every scope: a scoped case can break it
+    ("Login passwords must be at least 12 characters.", "a contractor login took a 9-character password", "value"),
+])
+def test_a_rule_of_one_scope_is_no_rule_of_the_general_case(older, newer, kind):
+    _found_either_way(older, newer, kind)
+
+
 def test_a_rate_per_minute_bounds_nothing_after_it():
     """"/min" is per minute, not a minimum of the next number ("burst 100" is no lower bound)."""
     said = statements.read("search gateway: 3000/min 200/min for anonymous users, burst 100")

@@ -11,7 +11,9 @@ model; the store's screen records a 'contradiction' event for each pair it finds
 - updates: planted updates recorded as updates, and flagged as contradictions; pairs recorded
   as updates that are none, by what they were.
 
-    .venv/bin/python bench/judgement/contradict.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth, or several joined by +] [--once] [--model DIR]
+    .venv/bin/python bench/judgement/contradict.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth, or several joined by +] [--once] [--model DIR] [--alarms]
+
+`--alarms` prints the texts of each false alarm: it reads the set, so never on a set kept as a check.
 
 The detector (consensus.conflicts.contradiction) was built on the dev topics for issue 39;
 the gate that makes it work without clusters (conflicts.CLOSE, and whether to require shared
@@ -36,6 +38,9 @@ from memlib.clock import Clock  # noqa: E402
 
 
 def main() -> None:
+    shown = "--alarms" in sys.argv  # print each false alarm's texts (this reads the set: keep it off a check)
+    if shown:
+        sys.argv.remove("--alarms")
     split, topics = chosen()
     with tempfile.TemporaryDirectory() as tmp:
         store = open_store(tmp, clock=Clock(T0))
@@ -71,6 +76,11 @@ def main() -> None:
     right = sum(found.values())
     print(f"\nflagged {len(flagged)} pairs, {right} planted: precision {right / max(1, len(flagged)):.2f}")
     print("false alarms: " + (", ".join(f"{why}: {n}" for why, n in alarms.most_common()) or "none"))
+    if shown:
+        text = lambda t, i: topics[t].fragments[i][1]  # noqa: E731
+        for pair in sorted(flagged - set(truth), key=sorted):
+            (t1, i1), (t2, i2) = sorted(pair)
+            print(f"  false alarm, {why(pair)}: {text(t1, i1)!r} / {text(t2, i2)!r}")
     print(f"updates: {len(updates)} planted, {len(updates & updated)} recorded as updates, "
           f"{len(updates & flagged)} flagged as contradictions")
     print(f"recorded as updates, {len(updated)} pairs: {len(updated - updates)} not a planted update"

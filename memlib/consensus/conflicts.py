@@ -469,6 +469,8 @@ def _values_differ(a: statements.Statement, b: statements.Statement) -> bool:
         return False  # a part against the whole
     if statements.apart(a.value_scopes, b.value_scopes):
         return False  # "on Android ... 99.2%" against "iOS ... 99.7%, Android lags behind"
+    if _exception(a, b) or _exception(b, a):
+        return False  # "the enterprise SLA is 1 hour" against "our first-response SLA is four hours"
     if a.qualifiers and b.qualifiers and not a.qualifiers & b.qualifiers:
         return False  # p95 against p99: two quantities
     if a.target != b.target:  # a rule against what was seen: beyond its bound, or not the one amount it must be
@@ -495,6 +497,14 @@ def _values_differ(a: statements.Statement, b: statements.Statement) -> bool:
     if a.dates and b.dates and not any(_same_day(x, y) for x in a.dates for y in b.dates):
         return True
     return bool(a.days and b.days and not a.days & b.days)  # "on Tuesdays" against "Thu 10:00"
+
+
+def _exception(rule: statements.Statement, other: statements.Statement) -> bool:
+    """`rule` is a rule of a scope ("the SLA in the enterprise contract says 1 hour", "Contractor
+    logins must use at least 16 characters") and `other` names none: the rule is an exception for
+    its scope and says nothing of the general case. (A rule that names no scope holds in every
+    one: a scoped case may break it.)"""
+    return rule.target and bool(rule.value_scopes) and not other.value_scopes
 
 
 # a rule of one amount: "retention must be 14 days" (a bound, a goal or a condition is none)
