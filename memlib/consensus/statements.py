@@ -533,9 +533,9 @@ def _terms(text: str) -> tuple[list[Quantity], list[Quantity], str]:
         unit = _unit(m["unit"])
         if unit is not None and unit[0] != "time":
             return m[0]  # "net 5 MB", "net 12%": an amount, no terms
-        before = text[max(0, m.start() - 25):m.start()].lower()
+        before = _before(text, m.start())
         quantity = Quantity("time", round(int(m["days"]) * UNITS["day"][1], 6))
-        (denied if any(w.strip(",.") in DENIED for w in before.split()[-3:]) else found).append(quantity)
+        (denied if _denies(before) else found).append(quantity)
         return " " + (m["unit"] or "") if unit is None else " "
 
     return found, denied, _NET_TERMS.sub(days, text)
@@ -559,10 +559,10 @@ def _rates(text: str) -> tuple[list[Quantity], list[Quantity], str]:
         unit = _unit(span)
         if unit is None or unit[0] != "time":
             return m[0]
-        before = text[max(0, m.start() - 25):m.start()].lower()
+        before = _before(text, m.start())
         amount = _number(m["num"]) * _THOUSANDS.get(m["k"] or "", 1) * UNITS["minute"][1] / unit[1]
         quantity = Quantity("rate", round(amount, 6), bool(_APPROXIMATELY.search(before)), _bound(text, m.start(), before))
-        (denied if any(w.strip(",.") in DENIED for w in before.split()[-3:]) else found).append(quantity)
+        (denied if _denies(before) else found).append(quantity)
         return " "
 
     text = _RATES.sub(per_minute, text)
@@ -735,7 +735,7 @@ def _quantities(text: str) -> tuple[list[Quantity], list[Quantity]]:
             continue  # "a note", "an email": no quantity ("half a year" is read below)
         if raw.casefold() in ("a", "an") and _RATE.search(text, max(0, m.start() - 40), m.start()):
             continue  # the hour of "120 lines an hour" is what the lines are counted per, not a duration
-        before = text[max(0, m.start() - 25):m.start()].lower()
+        before = _before(text, m.start())
         if _IN_NAME.search(text, max(0, m.start() - 24), m.start()) or (
                 m.end() < len(text) and text[m.end()].isalpha() and not m["unit"]):
             continue  # inside a word or a name: "p95", "S3", "wh-2", "us-east-1"
@@ -767,8 +767,7 @@ def _quantities(text: str) -> tuple[list[Quantity], list[Quantity]]:
                             or bool(re.match(r"\s*-?ish\b", text[m.end():]))
                             or (unit is not None and unit[1] >= UNITS["month"][1]),  # months and years vary
                             _bound(text, m.start(), before))
-        tail = before.split()[-3:]
-        (denied if any(w.strip(",.") in DENIED for w in tail) else asserted).append(quantity)
+        (denied if _denies(before) else asserted).append(quantity)
     for m in re.finditer(r"\bhalf an? (\w+)", text, re.I):
         unit = _unit(m[1])
         if unit:
@@ -777,6 +776,16 @@ def _quantities(text: str) -> tuple[list[Quantity], list[Quantity]]:
 
 
 _CLAUSE_REACH = 200  # characters a number's clause is read back for the condition it may be said in
+
+
+def _before(text: str, start: int) -> str:
+    """The words just before a quantity at `start`, lower-cased: what bounds, hedges or denies it."""
+    return text[max(0, start - 25):start].lower()
+
+
+def _denies(before: str) -> bool:
+    """The last three words before a quantity deny it ("not 30 minutes", "isn't net 30")."""
+    return any(w.strip(",.") in DENIED for w in before.split()[-3:])
 
 
 def _bound(text: str, start: int, before: str) -> str:
