@@ -1052,6 +1052,27 @@ def test_a_rule_of_one_scope_is_no_rule_of_the_general_case(older, newer, kind):
     _found_either_way(older, newer, kind)
 
 
+@pytest.mark.parametrize("text, days", [
+    ("Access reviews happen quarterly.", [90.0]),
+    ("Pen tests are done annually, by an outside firm.", [365.0]),
+    ("Contractors are paid fortnightly.", [14.0]),
+    ("Vendor contracts are reviewed semi-annually.", [180.0]),
+    ("Board reports go out half-yearly and are archived.", [180.0]),
+    ("The on-call handover is every other week.", [14.0]),
+    ("The quarterly business review is on Friday.", []),  # which review, not how often
+    ("Annual leave is 25 days.", [25.0]),  # a span: no period
+])
+def test_how_often_said_in_one_word(text, days):
+    day = statements.UNITS["day"][1]
+    said = statements.read(text)
+    assert [q.amount / day for q in said.quantities if q.dimension in ("period", "time")] == days
+
+
+def test_a_period_said_in_one_word_is_compared():
+    _found_either_way("Access reviews happen quarterly.", "access reviews run every 6 months", "value")
+    _found_either_way("Access reviews happen quarterly.", "access reviews run every 3 months", None)
+
+
 def test_a_rate_per_minute_bounds_nothing_after_it():
     """"/min" is per minute, not a minimum of the next number ("burst 100" is no lower bound)."""
     said = statements.read("search gateway: 3000/min 200/min for anonymous users, burst 100")

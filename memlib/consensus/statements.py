@@ -294,9 +294,14 @@ _PERIODS = [
     (re.compile(r"(?:\b(?P<num>\d+(?:\.\d+)?|" + _WORD_NUMBER + r")\s*(?:x|times)|\b(?P<word>once|twice|thrice))"
                 r"\s+(?:a|an|per|each)\s+" + _TIME_UNIT + r"\b", re.I),
      lambda m: 1 / (_number(m["num"]) if m["num"] else ("once", "twice", "thrice").index(m["word"].casefold()) + 1)),
-    (re.compile(r"\b(?P<unit>hour|dai|night|week|month|year)ly\b", re.I), lambda m: 1.0),
+    (re.compile(r"\b(?<!half-)(?P<unit>hour|dai|night|week|fortnight|month|year)ly\b", re.I), lambda m: 1.0),
+    (re.compile(r"\bevery\s+other\s+" + _TIME_UNIT + r"\b", re.I), lambda m: 2.0),  # "every other week"
+    (re.compile(r"\b(?P<unit>quarter|annual|semi-?annual|half-?year)ly\b(?=\s*(?:[.,;:!?)]|$|and\b|or\b))", re.I),
+     lambda m: _ADVERB_TIMES.get(m["unit"].casefold().replace("-", ""), 1.0)),  # "reviewed quarterly"
 ]
-_ADVERB_UNITS = {"dai": "day", "night": "day"}
+_ADVERB_UNITS = {"dai": "day", "night": "day", "quarter": "month", "annual": "year", "semiannual": "month",
+                 "semi-annual": "month", "halfyear": "month", "half-year": "month"}
+_ADVERB_TIMES = {"quarter": 3.0, "semiannual": 6.0, "halfyear": 6.0}  # months in one period
 CLOCK_SLACK = 15  # minutes an approximate time of day may be off: the quarter hour people round to
 # a time of day: "01:00 UTC", "9:30", "2pm", "11 pm", "noon"; with its zone, if it names one
 _ZONE = r"(?:\s*(?P<zone>utc|gmt|local time|(?-i:CES?T|BST|[ECMP][SD]?T|IST|JST|[A-Z][a-z]+ time)))?"
