@@ -297,11 +297,12 @@ _PERIODS = [
     (re.compile(r"\b(?<!half-)(?P<unit>hour|dai|night|week|fortnight|month|year)ly\b", re.I), lambda m: 1.0),
     (re.compile(r"\bevery\s+other\s+" + _TIME_UNIT + r"\b", re.I), lambda m: 2.0),  # "every other week"
     (re.compile(r"\b(?P<unit>quarter|annual|semi-?annual|half-?year)ly\b(?=\s*(?:[.,;:!?)]|$|and\b|or\b))", re.I),
-     lambda m: _ADVERB_TIMES.get(m["unit"].casefold().replace("-", ""), 1.0)),  # "reviewed quarterly"
+     lambda m: _ADVERB_TIMES.get(_adverb(m), 1.0)),  # "reviewed quarterly"
 ]
+# an adverb's stem (`_adverb`) -> its unit, and how many of them one period is
 _ADVERB_UNITS = {"dai": "day", "night": "day", "quarter": "month", "annual": "year", "semiannual": "month",
-                 "semi-annual": "month", "halfyear": "month", "half-year": "month"}
-_ADVERB_TIMES = {"quarter": 3.0, "semiannual": 6.0, "halfyear": 6.0}  # months in one period
+                 "halfyear": "month"}
+_ADVERB_TIMES = {"quarter": 3.0, "semiannual": 6.0, "halfyear": 6.0}
 CLOCK_SLACK = 15  # minutes an approximate time of day may be off: the quarter hour people round to
 # a time of day: "01:00 UTC", "9:30", "2pm", "11 pm", "noon"; with its zone, if it names one
 _ZONE = r"(?:\s*(?P<zone>utc|gmt|local time|(?-i:CES?T|BST|[ECMP][SD]?T|IST|JST|[A-Z][a-z]+ time)))?"
@@ -578,12 +579,17 @@ def _rates(text: str) -> tuple[list[Quantity], list[Quantity], str]:
     return found, denied, text
 
 
+def _adverb(m: re.Match) -> str:
+    """The stem of a period's adverb, lower-cased, without its hyphen ("Half-yearly": halfyear)."""
+    return m["unit"].casefold().replace("-", "")
+
+
 def _periods(text: str) -> tuple[list[Quantity], str]:
     """How often `text` says a thing happens, as periods, and the text without them."""
     found = []
     for pattern, times in _PERIODS:
         for m in pattern.finditer(text):
-            unit = _unit(_ADVERB_UNITS.get(m["unit"].casefold(), m["unit"]))
+            unit = _unit(_ADVERB_UNITS.get(_adverb(m), m["unit"]))
             count = times(m)
             if unit and count > 0:
                 found.append(Quantity("period", round(count * unit[1], 6)))
