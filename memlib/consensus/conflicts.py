@@ -28,7 +28,8 @@ writes it as a name (the lexicon's names). Not compared: two fragments scoped
 apart (staging and production, Android and iOS; "prod" is production, and "all mobile" is
 not apart from iOS: statements.apart); in a value, a part against the whole ("alone",
 "mostly"), a goal or a limit against a measurement ("goal", "under 200 ms"; a rule of one
-amount, "retention must be 14 days", is compared as a value), two
+amount, "retention must be 14 days", is compared as a value), a rule of one scope against a
+statement that names none ("the enterprise SLA is 1 hour": an exception, not the rule), two
 quantities qualified apart ("p95" and "p99"); two statements said of two things of one
 kind, whose subjects share their head and each has a word the other never uses ("Python
 code ... Black" and "frontend code ... Prettier": consensus/subjects.py). An update is no conflict: a newer fragment

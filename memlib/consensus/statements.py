@@ -18,13 +18,18 @@ event ("last Friday", "since Monday", "the first Monday"): two schedules on days
 meet disagree; a date right after "not" is denied ("21 March, not the 14th"). A number with no
 unit counts the noun after it ("3 nodes", "a 10-character password", "a single approval"; a
 time, a try and an attempt are one noun, as are a char and a character), or the plural after
-that ("50 database connections"); "4 business hours" is 4 hours; "three nines" is 99.9 %. A
+that ("50 database connections"); "4 business hours" is 4 hours, "one-week" a week; "three
+nines" is 99.9 %; "41M" is 41 million, and "got 429s" are HTTP statuses, not seconds. A count per
+span of time is a rate, per minute ("100 requests per minute", "600/min", "240 calls in a
+minute", "100 rpm", and "minute=600" where the line speaks of a rate limit); payment terms are
+days ("net 30"). A
 setting as configuration and bot output write it is read by its key: "STRIPE_TIMEOUT_MS=10000"
 is 10 s, a TTL or timeout without a unit is in seconds ("ttl 86400"), a rate of at most 1 is a
 share ("traces_sample_rate=0.05": 5 %), "25m" of a size is 25 MB, "max_attempts=5" is at most
 5 attempts (a rule), "net45" is 45 days, and a setting set false or off denies what its key
 names ("2fa_requirement_enabled=false"). How often is a period of its own ("every 6 hours",
-"4x a day", "twice a week", "daily"): it is not compared with how long ("within a minute"). A
+"4x a day", "twice a week", "daily", "quarterly", "every other week"): it is not compared with
+how long ("within a minute"). A
 number inside a name ("p95", "React 19", "iOS 16", "2.3 release") is not a quantity but a
 qualifier: two statements that qualify their numbers differently ("p95" against "p99")
 measure different things; a sentence opening with a verb in the past or a function word
@@ -278,11 +283,17 @@ _DATES = [
      lambda m: (int(m[3]) if m[3] else None, month(m[2]), int(m[1])), tuple(MONTHS)),
     (re.compile(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b", re.I), lambda m: (None, None, int(m[1])), ("the",)),
 ]
+# a number in digits ("1,204", "2.5"), and the letter after it that multiplies it ("12k", "41M":
+# thousands, millions; "M" in capitals only, "5m" is five minutes)
+_DIGITS = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+_THOUSANDS = {"k": 1e3, "K": 1e3, "M": 1e6}
+_MULTIPLIER = r"(?P<k>k\b|(?-i:M)\b)?"
 _COUNT_WORD = "|".join(w for w in WORD_NUMBERS if " " not in w and w not in ("a", "an", "half"))
 _WORD_NUMBER = "|".join(sorted((re.escape(w) for w in WORD_NUMBERS), key=len, reverse=True))
 _QUANTITY = re.compile(
-    r"(?P<pre>\$|€)?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\b(?:" + _WORD_NUMBER + r")\b)"
-    r"(?P<k>k\b|(?-i:M)\b)?(?:(?<=\d)-(?=[A-Za-z])|-(?=(?:second|minute|hour|day|week|month|year)\b)|\s*)(?:(?:business|working|calendar|full|straight|consecutive)\s+(?=(?:hour|day|week)s?\b))?"
+    r"(?P<pre>\$|€)?(?P<num>" + _DIGITS + r"|\b(?:" + _WORD_NUMBER + r")\b)" + _MULTIPLIER +
+    r"(?:(?<=\d)-(?=[A-Za-z])|-(?=(?:second|minute|hour|day|week|month|year)\b)|\s*)"
+    r"(?:(?:business|working|calendar|full|straight|consecutive)\s+(?=(?:hour|day|week)s?\b))?"
     r"(?P<unit>%|(?!(?:" + _COUNT_WORD + r")\b)[A-Za-z]+)?", re.I)  # ("a three-month notice": no "a" of "three")
 # how often: "every 6 hours", "4x a day", "twice a week", "daily" (a period, its own dimension:
 # "rebuilt every 6 hours" and "shows up within a minute" measure two things)
@@ -508,8 +519,6 @@ def _number(text: str) -> float:
     return float(WORD_NUMBERS[lowered]) if lowered in WORD_NUMBERS else float(text.replace(",", ""))
 
 
-# "12k", "41M": thousands, millions ("M" in capitals only: "5m" is five minutes)
-_THOUSANDS = {"k": 1e3, "K": 1e3, "M": 1e6}
 _STATUS = re.compile(r"[45]\d\d")  # an HTTP status: "429s" are responses, not seconds
 # a rate: a count per span of time ("100 requests per minute", "1,000 requests a minute",
 # "600/min", "14k evals/min", "41M/day", "240 requests in a minute", "1000 rpm"); an amount
@@ -517,7 +526,7 @@ _STATUS = re.compile(r"[45]\d\d")  # an HTTP status: "429s" are responses, not s
 # it ("5 hours a week")
 _RATE_PER = (r"(?P<per>sec(?:ond)?s?|s|min(?:ute)?s?|m|hours?|hrs?|h|days?|d|weeks?|wk|months?)\b")
 _RATES = re.compile(
-    r"(?<![\w.$€/])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?P<k>k|(?-i:M))?"
+    r"(?<![\w.$€/])(?P<num>" + _DIGITS + ")" + _MULTIPLIER +
     r"(?:\s*(?P<abbr>rpm|rps|qps|rph)\b|(?:\s+(?P<noun>[A-Za-z][A-Za-z-]*))?"
     r"(?:\s*(?P<slash>/)\s*|\s+(?P<by>per|an?|each|in\s+(?:an?|one|1))\s+)" + _RATE_PER + ")", re.I)
 _RATE_ABBREVIATIONS = {"rpm": "minute", "rps": "second", "qps": "second", "rph": "hour"}
