@@ -2887,6 +2887,128 @@ NINETEENTH: list[Topic] = [
         negatives=((0, 2, "scoped: frontend"), (1, 2, "scoped"), (2, 3, "scoped"), (0, 4, "agree"))),
 ]
 
+# TWENTIETH: written on 2026-11-29 (twenty-first session) before any change of that session,
+# and committed before its first run: a check of the landed reader and clustering. Topics of
+# five fragments each, subjects no earlier set has; three pairs of near topics (the pager's
+# escalation and its handoff, the docs' generator and their hosting, an Elasticsearch index's
+# shards and its snapshots) and two household topics on one chore test purity.
+TWENTIETH: list[Topic] = [
+    Topic("pager escalation timeout", (
+        ("ops-bot", "pagerduty policy platform-primary: escalate after 15 min if unacknowledged"),
+        ("planner", "If the primary doesn't ack a page within 30 minutes it goes to the secondary."),
+        ("reviewer", "The escalation policy is owned by the platform team; changes go through their review."),
+        ("sre", "got paged at 03:10, didn't wake up, secondary was paged at 03:25"),
+        ("coder", "Ack window before escalation: a quarter of an hour."),
+    ), contradictions=((0, 1, "number"), (1, 3, "number"), (1, 4, "number")),
+        negatives=((0, 4, "agree: 15 min is a quarter of an hour"), (0, 3, "agree"), (0, 2, "other"))),
+    Topic("on-call handoff time", (
+        ("planner", "On-call shifts hand over on Mondays at 10:00."),
+        ("ops-bot", "pagerduty schedule platform-primary: rotation handoff Mon 09:00 Europe/Berlin"),
+        ("sre", "Handoff is at 10 so the outgoing person can write the summary first."),
+        ("assistant", "Reminder: your on-call shift ends tomorrow, Monday, at 10:00."),
+        ("coder", "I swapped my Monday handoff with Priya this week, so I'm on until Tuesday."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number"), (1, 3, "number")),
+        negatives=((0, 2, "agree"), (0, 3, "agree"), (0, 4, "scoped: one person's swap this week"))),
+    Topic("docs site generator", (
+        ("planner", "The public docs are built with Docusaurus."),
+        ("coder", "We migrated the docs from Docusaurus to MkDocs Material in September."),
+        ("reviewer", "Can we add versioned docs? Docusaurus supports that out of the box, and it's what we build with."),
+        ("ops-bot", "docs build: mkdocs 1.6, material 9.5, 84 pages, 41s"),
+        ("tester", "Local docs preview is `npm run start` in the website folder, like any Docusaurus site."),
+    ), contradictions=((1, 2, "choice"), (3, 2, "choice"), (1, 4, "choice"), (3, 4, "choice")),
+        updates=((0, 1),), negatives=((1, 3, "agree"), (2, 4, "agree"))),
+    Topic("docs site hosting", (
+        ("ops-bot", "docs.acme.dev: served from Netlify, last deploy 2h ago"),
+        ("planner", "Docs are hosted on GitHub Pages, deployed by the docs workflow."),
+        ("coder", "The docs preview links on PRs come from Netlify deploy previews."),
+        ("reviewer", "Netlify bills us for 3 seats, is that just for the docs?"),
+        ("assistant", "The docs domain's CNAME points at acme.github.io."),
+    ), contradictions=((0, 1, "choice"), (0, 4, "choice")),
+        negatives=((1, 2, "scoped: PR previews"), (2, 4, "scoped: PR previews"), (0, 3, "agree"))),
+    Topic("Elasticsearch shard count", (
+        ("coder", "The products index has 6 primary shards and 1 replica."),
+        ("ops-bot", "GET _cat/indices products: pri 3 rep 1 docs 4.1M"),
+        ("reviewer", "With 6 primaries on 3 nodes we're fine for now."),
+        ("planner", "We'll reshard products to 12 primaries when we pass 10M docs."),
+        ("sre", "orders index: 2 primaries, fine for its size"),
+    ), contradictions=((0, 1, "number"), (2, 1, "number")),
+        negatives=((0, 3, "goal: a plan"), (0, 4, "scoped: the orders index"), (1, 4, "scoped: the orders index"),
+                   (0, 2, "agree"))),
+    Topic("Elasticsearch snapshot schedule", (
+        ("ops-bot", "snapshot policy nightly-snap: schedule 0 30 1 * * ?, retention 14 snapshots"),
+        ("sre", "ES snapshots run nightly at 01:30 and we keep two weeks of them."),
+        ("planner", "Search cluster snapshots are taken every 6 hours."),
+        ("coder", "restored yesterday's 01:30 snapshot into staging to test the mapping change"),
+        ("reviewer", "We keep snapshots for 30 days, compliance asked for a month."),
+    ), contradictions=((0, 2, "number"), (1, 2, "number"), (0, 4, "number"), (1, 4, "number")),
+        negatives=((0, 1, "agree: paraphrase"), (1, 3, "agree"))),
+    Topic("bin collection day", (
+        ("user", "Bins go out Tuesday night, collection is Wednesday morning."),
+        ("assistant", "Reminder set: put the bins out every Tuesday at 8 pm."),
+        ("partner", "the council app says our general waste is collected on Thursdays"),
+        ("user", "Missed the bins again, the truck came at 7 on Wednesday."),
+        ("assistant", "Garden waste is collected every other Friday from March to November."),
+    ), contradictions=((0, 2, "number"), (2, 3, "number")),
+        negatives=((0, 4, "scoped: garden waste"), (2, 4, "scoped: garden waste"), (0, 1, "agree"), (0, 3, "agree"))),
+    Topic("recycling rules", (
+        ("user", "Glass goes in the green box, not the blue bin."),
+        ("assistant", "Per the council's leaflet, glass bottles can go in the blue recycling bin with the cans."),
+        ("partner", "Put the wine bottles in the green box, they don't take glass in the blue bin."),
+        ("user", "Soft plastics aren't recycled here, they go in general waste."),
+        ("assistant", "Batteries go to the collection box at the supermarket, never in any bin."),
+    ), contradictions=((0, 1, "negation"), (2, 1, "negation")),
+        negatives=((0, 2, "agree"), (1, 3, "different things: soft plastics"), (0, 4, "different things: batteries"),
+                   (1, 4, "different things: batteries"))),
+    Topic("SAML certificate expiry", (
+        ("ops-bot", "okta app acme-aws: SAML signing cert expires 2027-03-14"),
+        ("planner", "The AWS SSO signing certificate expires on 14 March 2027; the renewal ticket is SEC-88."),
+        ("reviewer", "Heads up, the SAML cert for AWS runs out at the end of January, we need to rotate it before then."),
+        ("coder", "Rotated the Grafana SAML cert today, the new one is valid until 2028."),
+        ("sre", "AWS login via Okta still works, the cert is good for a few more months."),
+    ), contradictions=((0, 2, "number"), (1, 2, "number")),
+        negatives=((0, 1, "agree: one date"), (0, 3, "scoped: Grafana's certificate"), (2, 3, "scoped: Grafana's certificate"))),
+    Topic("feature flag cleanup", (
+        ("planner", "Flags older than 90 days must be removed or made permanent."),
+        ("coder", "Our flag hygiene rule is 30 days after full rollout, then the flag gets deleted."),
+        ("ops-bot", "unleash: 143 flags, 61 older than 90 days"),
+        ("reviewer", "Please don't delete checkout_v3 yet, it's a permanent kill switch."),
+        ("tester", "Removed 12 stale flags this sprint, all past the 90-day mark."),
+    ), contradictions=((0, 1, "number"), (0, 2, "negation")),
+        negatives=((0, 3, "scoped: a permanent kill switch"), (0, 4, "agree"))),
+    Topic("API idempotency keys", (
+        ("planner", "Every POST to the payments API requires an Idempotency-Key header."),
+        ("tester", "Sent a POST /v1/charges without an Idempotency-Key and got a 201."),
+        ("coder", "The API rejects POSTs without an idempotency key with a 400."),
+        ("reviewer", "GET requests don't need idempotency keys, only writes do."),
+        ("ops-bot", "api gateway: 4.2% of POST /v1/charges requests had no Idempotency-Key (24h), all accepted"),
+    ), contradictions=((0, 1, "negation"), (2, 1, "negation"), (0, 4, "negation"), (2, 4, "negation")),
+        negatives=((0, 3, "agree: reads need none"), (0, 2, "agree"), (1, 4, "agree"))),
+    Topic("iOS code signing", (
+        ("coder", "iOS signing certificates are managed with fastlane match in a private repo."),
+        ("reviewer", "We sign the iOS builds with Xcode's automatic signing, nobody uses match anymore."),
+        ("ops-bot", "fastlane match: 3 certificates, 11 profiles, last sync 2 days ago"),
+        ("planner", "Android release builds are signed by Play App Signing."),
+        ("tester", "CI log: `fastlane match appstore --readonly` ok, signing identity installed"),
+    ), contradictions=((0, 1, "choice"), (2, 1, "choice"), (4, 1, "choice")),
+        negatives=((0, 3, "scoped: Android"), (1, 3, "scoped: Android"), (0, 2, "agree"))),
+    Topic("all-hands time", (
+        ("hr-bot", "All-hands is on the first Thursday of each month at 16:00 CET."),
+        ("planner", "From December the all-hands moves to 17:00 CET so the New York office can join."),
+        ("assistant", "Added the all-hands to your calendar: Thursday 3 December, 16:00 CET."),
+        ("coder", "The all-hands recording is posted in #general the next morning."),
+        ("sre", "The Lisbon team joins the all-hands from the office, it's 16:00 there."),
+    ), contradictions=((1, 2, "number"), (4, 2, "number")), updates=((0, 1),),
+        negatives=((1, 4, "agree: 16:00 in Lisbon is 17:00 CET"),)),
+    Topic("deploy strategy", (
+        ("planner", "Production deploys are blue-green: the new stack takes traffic only after its health checks pass."),
+        ("sre", "We do canary releases in prod, 5% of traffic for 20 minutes before the rest."),
+        ("coder", "argo rollouts: strategy=canary, steps 5% -> 50% -> 100%"),
+        ("reviewer", "Staging just gets a plain rolling update, no canary."),
+        ("ops-bot", "deploy api-7f3c: blue/green switch complete, old stack drained in 4m"),
+    ), contradictions=((0, 1, "choice"), (0, 2, "choice"), (4, 1, "choice"), (4, 2, "choice")),
+        negatives=((1, 3, "scoped: staging"), (2, 3, "scoped: staging"), (0, 4, "agree"), (1, 2, "agree"))),
+]
+
 # The sets written after the first topics, each a split of its own (run.py, offline.py,
 # contradict.py: --split NAME), in the order they were written
 WRITTEN_LATER = {"unseen": UNSEEN, "later": LATER, "aside": ASIDE, "novel": NOVEL, "spare": SPARE, "last": LAST,
@@ -2894,4 +3016,4 @@ WRITTEN_LATER = {"unseen": UNSEEN, "later": LATER, "aside": ASIDE, "novel": NOVE
                  "eleventh": ELEVENTH, "twelfth": TWELFTH, "thirteenth": THIRTEENTH,
                  "fourteenth": FOURTEENTH, "fifteenth": FIFTEENTH, "sixteenth": SIXTEENTH,
                  "seventeenth": SEVENTEENTH, "eighteenth": EIGHTEENTH,
-                 "nineteenth": NINETEENTH}
+                 "nineteenth": NINETEENTH, "twentieth": TWENTIETH}
