@@ -11,7 +11,7 @@ model; the store's screen records a 'contradiction' event for each pair it finds
 - updates: planted updates recorded as updates, and flagged as contradictions; pairs recorded
   as updates that are none, by what they were.
 
-    .venv/bin/python bench/judgement/contradict.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth, or several joined by +] [--once] [--model DIR] [--alarms]
+    .venv/bin/python bench/judgement/contradict.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty-first, or several joined by +] [--once] [--model DIR] [--alarms]
 
 `--alarms` prints the texts of each false alarm: it reads the set, so never on a set kept as a check.
 

@@ -3009,6 +3009,127 @@ TWENTIETH: list[Topic] = [
         negatives=((1, 3, "scoped: staging"), (2, 3, "scoped: staging"), (0, 4, "agree"), (1, 2, "agree"))),
 ]
 
+# TWENTY_FIRST: written on 2026-11-29 (twenty-first session) after that session's reader changes
+# (spans in parts of their unit, a month of a year, a threshold in a condition, "From December",
+# a miss said to happen again; decided on TWENTIETH, which was read for them) and committed before
+# its first run: the check of those changes. Topics of five fragments each, subjects no earlier
+# set has.
+TWENTY_FIRST: list[Topic] = [
+    Topic("home office stipend", (
+        ("hr-bot", "Remote employees get a one-time home office stipend of $1,000."),
+        ("assistant", "You can expense up to $500 for your home office setup, receipts within 30 days."),
+        ("coder", "bought a monitor and a chair with the home office budget, the full thousand went through"),
+        ("planner", "Contractors aren't eligible for the home office stipend."),
+        ("reviewer", "The stipend is per employee, not per year, so don't plan on a second one."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")),
+        negatives=((0, 2, "agree"), (0, 3, "scoped: contractors"), (0, 4, "agree"))),
+    Topic("customer onboarding call", (
+        ("planner", "New enterprise customers get a 60-minute onboarding call with their CSM."),
+        ("assistant", "Booked the Globex onboarding for Thursday, the invite says 45 minutes."),
+        ("reviewer", "Onboarding calls are capped at an hour, anything longer gets split into two sessions."),
+        ("ops-bot", "calendly event 'Enterprise onboarding': duration 30 min, buffer 15 min"),
+        ("coder", "Self-serve customers don't get a call, they get the in-app tour."),
+    ), contradictions=((0, 3, "number"), (0, 1, "number")),
+        negatives=((0, 2, "agree: an hour at most"), (0, 4, "scoped: self-serve customers"), (2, 4, "scoped"))),
+    Topic("board WIP limit", (
+        ("planner", "The team board has a WIP limit of 3 in the In Progress column."),
+        ("ops-bot", "jira board PLAT: column 'In Progress' wip_max=5, current 7"),
+        ("coder", "We're allowed three tickets in progress at a time, so I parked the refactor."),
+        ("reviewer", "Our board doesn't have a WIP limit, Jira just shows the ticket count."),
+        ("tester", "In Progress has 7 tickets right now, way over the limit."),
+    ), contradictions=((0, 1, "number"), (2, 1, "number"), (0, 3, "negation"), (1, 3, "negation"), (2, 3, "negation"),
+                       (4, 3, "negation")),
+        negatives=((0, 2, "agree"), (1, 4, "agree"))),
+    Topic("S3 lifecycle to Glacier", (
+        ("ops-bot", "s3 bucket acme-logs lifecycle: transition to GLACIER after 90 days, expire after 365"),
+        ("planner", "Log objects move to Glacier after 30 days to save on storage."),
+        ("sre", "Pulled a 60-day-old log file straight from S3 Standard this morning, no restore needed."),
+        ("coder", "The uploads bucket has no lifecycle rules at all."),
+        ("reviewer", "Logs are deleted after a year, that's in the retention policy."),
+    ), contradictions=((0, 1, "number"), (1, 2, "number")),
+        negatives=((0, 3, "scoped: the uploads bucket"), (0, 4, "agree: 365 days is a year"), (0, 2, "agree"))),
+    Topic("API pod memory limit", (
+        ("coder", "The API pods have a memory limit of 512Mi."),
+        ("planner", "Raised the API memory limit to 1Gi last sprint after the OOM incidents."),
+        ("ops-bot", "deployment api: resources.limits.memory=1Gi, requests.memory=512Mi"),
+        ("reviewer", "The worker pods have 2Gi, they hold the whole batch in memory."),
+        ("tester", "The API pods still run with a 512Mi limit, I saw it in the pod spec this morning."),
+    ), contradictions=((1, 4, "number"), (2, 4, "number")), updates=((0, 1),),
+        negatives=((1, 2, "agree"), (0, 3, "scoped: worker pods"), (2, 3, "scoped: worker pods"), (0, 4, "agree"))),
+    Topic("app review prompt", (
+        ("planner", "The app asks for a store review at most once every 90 days."),
+        ("tester", "Got the rate-this-app prompt twice this week on the same test account."),
+        ("coder", "review prompt: min_days_between=90, min_sessions=5"),
+        ("reviewer", "We never show the review prompt to users who contacted support in the last week."),
+        ("assistant", "iOS limits the system review prompt to three times a year anyway."),
+    ), contradictions=((0, 1, "number"), (2, 1, "number")),
+        negatives=((0, 2, "agree"), (0, 3, "scoped: users who contacted support"), (0, 4, "agree"))),
+    Topic("Terraform AWS provider pin", (
+        ("ops-bot", "terraform init: hashicorp/aws v4.67.0 (locked)"),
+        ("sre", "Upgraded the AWS provider from 4.67 to 5.40 across all modules yesterday."),
+        ("coder", "We pin the AWS provider to ~> 5.40 in every root module."),
+        ("planner", "The Cloudflare provider is pinned to 4.x, it's a separate upgrade."),
+        ("tester", "terraform init in the billing module still downloads hashicorp/aws 4.67"),
+    ), contradictions=((1, 4, "number"), (2, 4, "number")), updates=((0, 1),),
+        negatives=((2, 3, "scoped: the Cloudflare provider"), (1, 2, "agree"), (0, 4, "agree"))),
+    Topic("fire drill", (
+        ("hr-bot", "The quarterly fire drill is on the first Wednesday of the quarter at 11:00."),
+        ("planner", "Fire drill next week: Wednesday 6 January, 11 am, please don't book client calls then."),
+        ("assistant", "Facilities moved the January fire drill to Friday the 8th because of the board meeting."),
+        ("coder", "fire drill was at 2pm today, nobody told us, I was mid-demo"),
+        ("reviewer", "The Lisbon office runs its own fire drills, on their schedule."),
+    ), contradictions=((0, 3, "number"),), updates=((1, 2),),
+        negatives=((0, 4, "scoped: the Lisbon office"), (0, 1, "agree"))),
+    Topic("family movie night", (
+        ("user", "Movie night is Fridays after dinner, the kids pick the film."),
+        ("partner", "we do movie night on Saturdays now, Fridays the kids have football"),
+        ("assistant", "Reminder: movie night tonight (Friday), it's Mia's turn to choose."),
+        ("user", "No screens on school nights, movie night included."),
+        ("partner", "kids asked if we can do movie night on Sunday this week since grandma is visiting Saturday"),
+    ), contradictions=((1, 2, "number"),), updates=((0, 1),),
+        negatives=((0, 4, "scoped: one week's exception"), (1, 4, "scoped: one week's exception"), (0, 3, "agree"))),
+    Topic("newsletter double opt-in", (
+        ("planner", "Newsletter signups use double opt-in: nobody gets mail before confirming."),
+        ("tester", "Signed up with a fresh address and got the first newsletter issue without any confirmation email."),
+        ("ops-bot", "mailchimp audience 'Newsletter': double_optin=false"),
+        ("coder", "The confirmation email template was redesigned last month."),
+        ("reviewer", "Transactional emails don't need opt-in, only marketing does."),
+    ), contradictions=((0, 1, "negation"), (0, 2, "negation")),
+        negatives=((0, 4, "scoped: transactional emails"), (0, 3, "other"), (1, 2, "agree"))),
+    Topic("API error format", (
+        ("planner", "API errors follow RFC 7807 problem details."),
+        ("coder", "errors come back as {\"error\": {\"code\", \"message\"}}, our own shape, not problem+json"),
+        ("tester", "The 422 from /v2/orders had content-type application/problem+json with a type and title."),
+        ("reviewer", "The legacy v1 endpoints return plain text errors, we won't change them."),
+        ("sre", "Gateway errors (502/504) come from the load balancer as HTML, not from our code."),
+    ), contradictions=((0, 1, "choice"), (2, 1, "choice")),
+        negatives=((0, 3, "scoped: the legacy v1 endpoints"), (0, 4, "scoped: gateway errors"), (0, 2, "agree"))),
+    Topic("internal DNS resolver", (
+        ("sre", "Internal names resolve through CoreDNS in the cluster."),
+        ("ops-bot", "resolv.conf on the build hosts: nameserver 10.0.0.2 (Unbound)"),
+        ("reviewer", "We replaced CoreDNS with a node-local Unbound cache on every node last month."),
+        ("planner", "Outside the cluster we use Route 53 Resolver for the VPC."),
+        ("coder", "Pods look up internal services via CoreDNS, e.g. api.default.svc.cluster.local."),
+    ), contradictions=((2, 4, "choice"),), updates=((0, 2),),
+        negatives=((0, 1, "scoped: the build hosts"), (0, 3, "scoped: outside the cluster"), (0, 4, "agree"))),
+    Topic("seller payout schedule", (
+        ("planner", "Sellers are paid out weekly, every Monday."),
+        ("ops-bot", "stripe connect payout schedule: interval=daily, delay_days=2"),
+        ("assistant", "A seller asked why their payout came on Thursday; payouts only go out on Mondays."),
+        ("reviewer", "New sellers have a 14-day hold on their first payout."),
+        ("coder", "Payouts run every day with a two-day delay, that's the Stripe default we never changed."),
+    ), contradictions=((0, 1, "number"), (0, 4, "number"), (2, 1, "number"), (2, 4, "number")),
+        negatives=((0, 3, "scoped: a new seller's first payout"), (1, 4, "agree"), (0, 2, "agree"))),
+    Topic("training job max runtime", (
+        ("planner", "Training jobs on the shared cluster are killed after 24 hours."),
+        ("ops-bot", "slurm partition gpu-shared: MaxTime=72:00:00"),
+        ("coder", "my fine-tuning run has been going for 50 hours on gpu-shared and it's still alive"),
+        ("reviewer", "Jobs on the reserved partition have no time limit."),
+        ("sre", "A job that runs past a day gets cancelled by the scheduler, so checkpoint often."),
+    ), contradictions=((0, 1, "number"), (0, 2, "number"), (4, 1, "number"), (4, 2, "number")),
+        negatives=((0, 3, "scoped: the reserved partition"), (1, 2, "agree"), (0, 4, "agree: a day is 24 hours"))),
+]
+
 # The sets written after the first topics, each a split of its own (run.py, offline.py,
 # contradict.py: --split NAME), in the order they were written
 WRITTEN_LATER = {"unseen": UNSEEN, "later": LATER, "aside": ASIDE, "novel": NOVEL, "spare": SPARE, "last": LAST,
@@ -3016,4 +3137,5 @@ WRITTEN_LATER = {"unseen": UNSEEN, "later": LATER, "aside": ASIDE, "novel": NOVE
                  "eleventh": ELEVENTH, "twelfth": TWELFTH, "thirteenth": THIRTEENTH,
                  "fourteenth": FOURTEENTH, "fifteenth": FIFTEENTH, "sixteenth": SIXTEENTH,
                  "seventeenth": SEVENTEENTH, "eighteenth": EIGHTEENTH,
-                 "nineteenth": NINETEENTH, "twentieth": TWENTIETH}
+                 "nineteenth": NINETEENTH, "twentieth": TWENTIETH,
+                 "twenty-first": TWENTY_FIRST}

@@ -8,7 +8,7 @@ Consensus in an interleaved order (agents report on many topics at once), then
   and how many planted pairs of each kind clustering put apart (none can be found then), and
   of those how many the lexicon's cannot-link kept apart.
 
-    .venv/bin/python bench/judgement/run.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth, or several joined by +: pooled in one store] [--once] [--model NAME|DIR]
+    .venv/bin/python bench/judgement/run.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty-first, or several joined by +: pooled in one store] [--once] [--model NAME|DIR]
         [--batch N] [--arrival interleaved|topic|agent] [--untimed | --one-time] [--random-ids]
 
 `--model NAME|DIR`: the store embeds with that named embedder (minilm, minilm-int8-rows-zh ...) or that
@@ -192,8 +192,8 @@ def topics_of(split: str) -> list:
     sixteenth (the 14 of five written before the nineteenth session's rules, 2026-11-29), seventeenth
     (the 14 of five written after them, 2026-11-29), eighteenth (the 14 of five written after
     the twentieth session's first rule, 2026-11-29), nineteenth (the 14 of five written after
-    its rules, 2026-11-29) or twentieth (the 14 of five written at the twenty-first session's
-    start, 2026-11-29). Splits joined by "+" are pooled: every topic of each, in that order."""
+    its rules, 2026-11-29), twentieth (the 14 of five written before the twenty-first session's
+    reader changes, 2026-11-29) or twenty-first (the 14 of five written after them). Splits joined by "+" are pooled: every topic of each, in that order."""
     if "+" in split:
         return [topic for part in split.split("+") for topic in topics_of(part)]
     if split in WRITTEN_LATER:
