@@ -1033,6 +1033,64 @@ def test_a_number_word_joined_to_its_unit_is_an_amount(text, quantities):
     assert [(q.dimension, q.amount) for q in statements.read(text).quantities] == quantities
 
 
+@pytest.mark.parametrize("text, minutes", [
+    ("Ack window before escalation: a quarter of an hour.", [15.0]),  # not an hour
+    ("The call takes three quarters of an hour.", [45.0]),  # not three quarters and an hour
+    ("The restore took an hour and a half.", [90.0]),
+    ("Onboarding takes two and a half days.", [3600.0]),
+    ("The flight is 2 hours and a half.", [150.0]),
+    ("It's a half-hour call every Monday.", [30.0]),
+    ("The meeting takes half an hour.", [30.0]),
+    ("A quarter of the budget is left.", []),  # no span of time
+])
+def test_a_span_said_in_parts_of_its_unit(text, minutes):
+    minute = statements.UNITS["minute"][1]
+    assert [q.amount / minute for q in statements.read(text).quantities if q.dimension == "time"] == minutes
+
+
+def test_a_span_in_parts_is_compared():
+    _found_either_way("escalate after 15 min if unacknowledged", "Ack window before escalation: a quarter of an hour.", None)
+    _found_either_way("The nightly restore takes 60 minutes.", "the nightly restore took an hour and a half", "value")
+
+
+@pytest.mark.parametrize("text, dates", [
+    ("The SAML cert expires in January 2027.", [(2027, 1, None)]),
+    ("We have run it since March, 2025.", [(2025, 3, None)]),
+    ("The cert expires on 14 March 2027.", [(2027, 3, 14)]),  # the day is read, not a month as well
+    ("The 2027 budget is approved.", []),
+])
+def test_a_month_of_a_year_is_a_date(text, dates):
+    assert list(statements.read(text).dates) == dates
+
+
+def test_a_month_of_a_year_agrees_with_its_days_only():
+    _found_either_way("okta app acme-aws: SAML signing cert expires 2027-03-14", "The AWS SAML cert expires in January 2027.", "value")
+    _found_either_way("okta app acme-aws: SAML signing cert expires 2027-03-14", "The AWS SAML cert expires in March 2027.", None)
+
+
+@pytest.mark.parametrize("older, newer, kind", [
+    # "within" a span in a condition is a timeout, one amount of a setting, compared with the setting said plainly
+    ("pagerduty policy platform-primary: escalate after 15 min if unacknowledged",
+     "If the primary doesn't ack a page within 30 minutes it goes to the secondary.", "value"),
+    ("Pages escalate to the secondary after 30 minutes.",
+     "If the primary doesn't ack a page within 30 minutes it goes to the secondary.", None),
+    # a floor in a condition bounds what is measured: a measurement above it agrees
+    ("PRs can't merge if coverage is below 75%.", "Overall coverage is 81% on main.", None),
+    # a bound said plainly is no timeout: a measurement within it agrees
+    ("Support replies within 4 hours.", "support replied in 2 hours today", None),
+])
+def test_a_timeout_in_a_condition_is_compared_as_a_setting(older, newer, kind):
+    _found_either_way(older, newer, kind)
+
+
+def test_a_change_of_a_timeout_updates_it():
+    """The timeout said as a condition is superseded when it is lowered, not contradicted."""
+    said = "If the primary doesn't ack a page within 30 minutes it goes to the secondary."
+    assert conflicts.find([said, "We lowered the escalation timeout to 15 minutes."], [1.0, 1.0]) == []
+    assert statements.timeout(said) and not statements.timeout("Support replies within 4 hours.")
+    assert not statements.timeout("PRs can't merge if coverage is below 75%.")
+
+
 def test_a_span_said_as_an_adjective_is_compared():
     """Two weeks "as usual" after the change to one-week iterations denies the change; the
     other way round, the change updates the two weeks."""
@@ -1673,6 +1731,8 @@ def test_a_bare_plural_or_a_requirement_is_a_rule_of_all(rule, seen, kind):
     ("Plus-addressed emails can log in again after the validator fix.", True),  # back as it was
     ("The deploy failed, staging is up again now", True),  # the failure's clause is another
     ("the nightly job failed again after we moved it to 02:00", True),  # the move is a change all the same
+    ("Missed the bins again, the truck came at 7 on Wednesday.", False),  # a miss recurs as a failure does
+    ("Forgot the standup again, sorry", False),
 ])
 def test_a_failure_said_to_happen_again_reports_no_change(text, change):
     assert statements.read(text).change is change
@@ -1688,6 +1748,8 @@ def test_a_failure_said_to_happen_again_reports_no_change(text, change):
     ("we removed the nightly export", True),  # after a person
     ("From next week the office closes at 6pm.", True),
     ("Effective 1 December the nightly backup runs at 03:00 UTC.", True),
+    ("From December the all-hands moves to 17:00 CET.", True),  # "to" a time: no span of days
+    ("From January to March the office closes at 5pm.", False),  # a span of months
     # the same words that say no change
     ("we saw increased latency after lunch", False),  # a participle before a noun
     ("SSO is enabled for the admin console", False),  # a state

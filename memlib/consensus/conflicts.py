@@ -478,8 +478,9 @@ def _values_differ(a: statements.Statement, b: statements.Statement) -> bool:
         rule = a if a.target else b
         if _breaks(a, b) or _breaks(b, a):
             return True
-        if rule.goal or any(q.bound for q in rule.quantities) or not _EXACT_RULE.search(rule.text):
-            return False  # else one amount it must be ("retention must be 14 days"): compared as a value
+        if rule.goal or any(q.bound for q in rule.quantities) or not (
+                _EXACT_RULE.search(rule.text) or statements.timeout(rule.text)):
+            return False  # else one amount it must be ("retention must be 14 days", a timeout): compared as a value
     if any(q.agrees(d) for q in a.quantities for d in b.denied) or \
             any(q.agrees(d) for q in b.quantities for d in a.denied):
         return True

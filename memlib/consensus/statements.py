@@ -8,7 +8,8 @@ latency" or "open from 9 to 5"). consensus/conflicts.py compares two statements 
 Quantities: a number (digits, or a word such as "five" or "half a") with its unit, units of one
 dimension made one ("5 min" is 300 s, "two weeks" 14 days, "12k" 12,000, "$48,200"), marked
 approximate after "about", "around", "~" or "roughly", and denied after "not"; dates in English
-and ISO forms, with or without a year; a time of day ("01:00 UTC", "9:30", "2pm", "noon", a
+and ISO forms, with or without a year, and a month of a year ("in January 2027", agreeing with any
+of its days); a time of day ("01:00 UTC", "9:30", "2pm", "noon", a
 cron schedule's "0 3 * * *", in UTC unless its line names a zone) in minutes after midnight, of
 its zone when it names one (times of two zones are not compared), about when a schedule said if
 read off a clock ("started 02:31": within a quarter hour), and none when it opens or closes a
@@ -18,7 +19,9 @@ event ("last Friday", "since Monday", "the first Monday"): two schedules on days
 meet disagree; a date right after "not" is denied ("21 March, not the 14th"). A number with no
 unit counts the noun after it ("3 nodes", "a 10-character password", "a single approval"; a
 time, a try and an attempt are one noun, as are a char and a character), or the plural after
-that ("50 database connections"); "4 business hours" is 4 hours, "one-week" a week; "three
+that ("50 database connections"); "4 business hours" is 4 hours, "one-week" a week; a span said
+in parts of its unit is that share of it ("a quarter of an hour" is 15 minutes, "an hour and a
+half" 90, "two and a half days", "a half-hour call"); "three
 nines" is 99.9 %; "41M" is 41 million, and "got 429s" are HTTP statuses, not seconds. A count per
 span of time is a rate, per minute ("100 requests per minute", "600/min", "240 calls in a
 minute", "100 rpm", and "minute=600" where the line speaks of a rate limit); payment terms are
@@ -39,7 +42,8 @@ followed by its unit ("1.5 s", "99.9%") is a quantity. A number after "under", "
 most", "up to" or "max" is an upper bound, after "at least" or "min" a lower one (not in a
 clause saying when a rule applies: "can't merge if coverage is below 75%"): a statement
 giving one is a rule (`target`), and what was seen breaks it only from beyond the bound
-(conflicts.py); "goal", "should" or "SLO" make it an aim (`goal`), which may be missed without
+(conflicts.py); "within" a span in such a clause is a timeout ("if the primary doesn't ack
+within 30 minutes it goes to the secondary": `timeout`), one amount of a setting, compared as a value; "goal", "should" or "SLO" make it an aim (`goal`), which may be missed without
 anyone being wrong. A number after "over" or "above" is no amount: it says which things a
 rule is for or over what span ("uploads over 5 GB fail", "retried 3 times over 5 days"). A
 quantity holds where its own clause
@@ -163,7 +167,7 @@ CHANGES = re.compile(
     r"doubled|halved|tripled|(?:went|gone|come|came) (?:up|down)|swapped|going forward|"
     r"(?:starting|effective) (?:\d|" + _DAYS_AHEAD + r"|immediately|on|from)|"
     r"from " + _NEXT + r"|(?:^|(?<=[,.;:!?] ))from (?:" + _DAYS_AHEAD + r")\w*"
-    r"(?![^,.;]*\b(?:to|until|till|through|thru)\b)|"
+    r"(?![^,.;]*\b(?:to|until|till|through|thru)\s+(?:" + _DAYS_AHEAD + r")\w*\b)|"
     r"(?:pushed|cut|added|" + _CHANGED + r")(?:\s+[\w.'-]+){1,6}?\s+(?:to|from|off)\s|"
     r"(?:was|were|got|gets|get|has|have|had|'ve)\s+(?:(?:been|just|finally|also|already|since|recently)\s+)*"
     r"(?:cut|updated|pushed|postponed|added|" + _CHANGED + r")|"
@@ -174,7 +178,8 @@ _NOT_DONE = re.compile(r"\b(?:not|never|\w+n't|nobody|no one|nothing)\s+(?:(?:be
                        re.I)
 # a failure said to happen again recurs; it changes nothing ("pipeline failed on the Jenkins
 # agent again"; "can log in again" does)
-_RECURS = re.compile(r"\b(?:fail(?:ed|s)?|broke|crash(?:ed|es)?|errored|timed out|flaked)\b(?=.*\bagain\b)", re.I)
+_RECURS = re.compile(r"\b(?:fail(?:ed|s)?|broke|crash(?:ed|es)?|errored|timed out|flaked|missed|forgot)\b"
+                     r"(?=.*\bagain\b)", re.I)
 
 
 def _clause_of(text: str, m: re.Match) -> str:
@@ -195,7 +200,7 @@ _AIMS = r"goal|target|aim|objective|should|commit to|alert when|SLA|SLO"
 GOALS = re.compile(rf"\b(?:{_AIMS})\b", re.I)
 # a requirement or a plan, not a measurement: an aim, a rule, or a bound before a number
 TARGETS = re.compile(rf"\b(?:{_AIMS}|must|needs? to|at least|at most|no more than|"
-                     r"(?:under|below|within) (?:\$|~)?\d)", re.I)
+                     r"(?:under|below|(?P<within>within)) (?:\$|~)?\d)", re.I)
 # a bound said just before its number: "under 200 ms", "at least 12", "up to $5,000", "max retries 3"
 _BOUNDS = {"max": re.compile(r"(?:\b(?:under|below|within|at most|no more than|up to|less than|fewer than|"
                              r"max(?:imum)?(?:\s+[a-z_]+){0,2}\s*[=:]?)|<=?)\s*(?:\$|€|~)?$"),
@@ -281,6 +286,8 @@ _DATES = [
      lambda m: (int(m[3]) if m[3] else None, month(m[1]), int(m[2])), tuple(MONTHS)),
     (re.compile(rf"\b(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?(?:,?\s+(\d{{4}}))?\b", re.I),
      lambda m: (int(m[3]) if m[3] else None, month(m[2]), int(m[1])), tuple(MONTHS)),
+    (re.compile(rf"\b({_MONTH})\.?,?\s+(\d{{4}})\b", re.I), lambda m: (int(m[2]), month(m[1]), None),
+     tuple(MONTHS)),  # "in January 2027": a month of a year
     (re.compile(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b", re.I), lambda m: (None, None, int(m[1])), ("the",)),
 ]
 # a number in digits ("1,204", "2.5"), and the letter after it that multiplies it ("12k", "41M":
@@ -745,8 +752,30 @@ def _percent_of_nines(m: re.Match) -> str:
 _HEAD_AFTER = re.compile(r"\s+([A-Za-z]\w*[A-Za-rt-z]s)\b")  # a plural right after a count's first word
 
 
+# a span of time said in parts of its unit: "a quarter of an hour", "three quarters of an hour", "an
+# hour and a half", "2 and a half days", "two days and a half", "a half-day" (in digits, for _QUANTITY)
+_SPAN_UNIT = r"(second|minute|hour|day|week|month|year)s?"
+_IN_PARTS = [
+    (re.compile(r"\b(?:a|one)\s+quarter\s+(?:of\s+)?an?\s+" + _SPAN_UNIT + r"\b", re.I), lambda m: f"0.25 {m[1]}"),
+    (re.compile(r"\bthree[\s-]quarters\s+of\s+an?\s+" + _SPAN_UNIT + r"\b", re.I), lambda m: f"0.75 {m[1]}"),
+    (re.compile(r"\ban?\s+" + _SPAN_UNIT + r"\s+and\s+a\s+half\b", re.I), lambda m: f"1.5 {m[1]}s"),
+    (re.compile(r"\b(\d+|" + _COUNT_WORD + r")\s+(?:" + _SPAN_UNIT + r"\s+and\s+a\s+half|and\s+a\s+half\s+"
+                + _SPAN_UNIT + r")\b", re.I), lambda m: f"{_number(m[1]) + 0.5:g} {m[2] or m[3]}s"),
+    (re.compile(r"\b(?:an?\s+)?half-" + _SPAN_UNIT + r"\b", re.I), lambda m: f"0.5 {m[1]}"),
+]
+
+
+def _in_parts(text: str) -> str:
+    lowered = text.lower()
+    if "quarter" not in lowered and "half" not in lowered:
+        return text  # (most texts: no pattern to try)
+    for pattern, digits in _IN_PARTS:
+        text = pattern.sub(digits, text)
+    return text
+
+
 def _quantities(text: str) -> tuple[list[Quantity], list[Quantity]]:
-    text = _NINES.sub(_percent_of_nines, text)
+    text = _in_parts(_NINES.sub(_percent_of_nines, text))
     asserted, text = _periods(text)
     denied = []
     for m in _QUANTITY.finditer(text):
@@ -812,9 +841,23 @@ def _bound(text: str, start: int, before: str) -> str:
     """Which side a number starting at `start` bounds ("max", "min"), if its own words say so
     and its clause is no condition."""
     kind = next((kind for kind, said in _BOUNDS.items() if said.search(before)), "")
+    return "" if kind and _in_condition(text, start) else kind
+
+
+def _in_condition(text: str, start: int) -> bool:
+    """The clause before `start` says when something applies ("if the primary doesn't ack within
+    30 minutes, ...")."""
     near = max(0, start - _CLAUSE_REACH)  # (a clause of a hostile line is not read back to its start)
     clause = text[max(near - 1, *(text.rfind(mark, near, start) for mark in ".;,!?:")) + 1:start]
-    return "" if kind and _CONDITION.search(clause) else kind
+    return bool(_CONDITION.search(clause))
+
+
+def timeout(text: str) -> bool:
+    """`text` gives a timeout: "within" a span in a clause that says when something happens ("if
+    the primary doesn't ack a page within 30 minutes it goes to the secondary"). The span is
+    when the consequence comes, a setting's one amount, not a bound on what is seen. ("can't
+    merge if coverage is below 75%" is a floor on what is measured: 81% agrees with it.)"""
+    return any(m["within"] and _in_condition(text, m.start("within")) for m in TARGETS.finditer(text))
 
 
 def _word_before(text: str, end: int) -> re.Match | None:
@@ -841,7 +884,7 @@ def _dates(text: str) -> tuple[list[tuple], list[tuple], str]:
         for match in matches:
             year, month, day = parts(match)
             try:
-                date(year or 2000, month or 1, day)
+                date(year or 2000, month or 1, day or 1)
             except ValueError:
                 continue
             said = text[max(0, match.start() - 12):match.start()].lower().split()[-2:]
