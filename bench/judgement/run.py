@@ -94,12 +94,21 @@ def run(topics, store: MemoryStore) -> tuple[dict, score.Tally, score.Tally]:
                 apart[kind] += 1
                 apart[(kind, "distinct")] += lexicon.distinct(a.words, b.words)
 
+    return (score.clustering(placed) | {"apart": apart},
+            score.contradictions(topics, list(clusters.values()), detector(lexicon)), within_topics(topics, lexicon))
+
+
+def detector(lexicon):
+    """`score.contradictions`' detect: `conflicts.find` on a group's texts, equal weights."""
     def detect(texts):
         return [(f.kind, f.a, f.b) for f in conflicts.find(texts, [1.0] * len(texts), lexicon)]
+    return detect
 
+
+def within_topics(topics, lexicon) -> score.Tally:
+    """Contradictions found comparing each true topic's fragments among themselves."""
     by_topic = [[(t, i) for i in range(len(topic.fragments))] for t, topic in enumerate(topics)]
-    return (score.clustering(placed) | {"apart": apart},
-            score.contradictions(topics, list(clusters.values()), detect), score.contradictions(topics, by_topic, detect))
+    return score.contradictions(topics, by_topic, detector(lexicon))
 
 
 def report(name: str, clustered: dict, within_clusters: score.Tally, within_topics: score.Tally) -> str:

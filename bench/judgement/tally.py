@@ -23,27 +23,22 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 import score  # noqa: E402
-from run import SPLITS, topics_of  # noqa: E402
+from run import SPLITS, topics_of, within_topics  # noqa: E402
 
-from memlib.consensus import clustering, conflicts  # noqa: E402
+from memlib.consensus import clustering  # noqa: E402
 from memlib.consensus.lexicon import Lexicon  # noqa: E402
 
 EVERY = ("dev", "check", "fresh", *(s for s in SPLITS if s not in ("dev", "check", "all", "fresh", "everything", "whole")))
 
 
 def tally(split: str) -> score.Tally:
-    """`split`'s contradictions within its true topics."""
+    """`split`'s contradictions within its true topics, with the lexicon the store would learn."""
     topics = topics_of(split)
     lexicon = Lexicon()
     for topic in topics:
         for _, text in topic.fragments:
             lexicon.observe(*clustering.features(text))
-
-    def detect(texts):
-        return [(f.kind, f.a, f.b) for f in conflicts.find(texts, [1.0] * len(texts), lexicon)]
-
-    by_topic = [[(t, i) for i in range(len(topic.fragments))] for t, topic in enumerate(topics)]
-    return score.contradictions(topics, by_topic, detect)
+    return within_topics(topics, lexicon)
 
 
 def main() -> None:

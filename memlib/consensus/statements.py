@@ -295,11 +295,12 @@ _DATES = [
 _DIGITS = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _THOUSANDS = {"k": 1e3, "K": 1e3, "M": 1e6}
 _MULTIPLIER = r"(?P<k>k\b|(?-i:M)\b)?"
+_SPANS = "second|minute|hour|day|week|month|year"  # the units a span of time is said in, as words
 _COUNT_WORD = "|".join(w for w in WORD_NUMBERS if " " not in w and w not in ("a", "an", "half"))
 _WORD_NUMBER = "|".join(sorted((re.escape(w) for w in WORD_NUMBERS), key=len, reverse=True))
 _QUANTITY = re.compile(
     r"(?P<pre>\$|€)?(?P<num>" + _DIGITS + r"|\b(?:" + _WORD_NUMBER + r")\b)" + _MULTIPLIER +
-    r"(?:(?<=\d)-(?=[A-Za-z])|-(?=(?:second|minute|hour|day|week|month|year)\b)|\s*)"
+    r"(?:(?<=\d)-(?=[A-Za-z])|-(?=(?:" + _SPANS + r")\b)|\s*)"
     r"(?:(?:business|working|calendar|full|straight|consecutive)\s+(?=(?:hour|day|week)s?\b))?"
     r"(?P<unit>%|(?!(?:" + _COUNT_WORD + r")\b)[A-Za-z]+)?", re.I)  # ("a three-month notice": no "a" of "three")
 # how often: "every 6 hours", "4x a day", "twice a week", "daily" (a period, its own dimension:
@@ -754,7 +755,7 @@ _HEAD_AFTER = re.compile(r"\s+([A-Za-z]\w*[A-Za-rt-z]s)\b")  # a plural right af
 
 # a span of time said in parts of its unit: "a quarter of an hour", "three quarters of an hour", "an
 # hour and a half", "2 and a half days", "two days and a half", "a half-day" (in digits, for _QUANTITY)
-_SPAN_UNIT = r"(second|minute|hour|day|week|month|year)s?"
+_SPAN_UNIT = r"(" + _SPANS + r")s?"
 _IN_PARTS = [
     (re.compile(r"\b(?:a|one)\s+quarter\s+(?:of\s+)?an?\s+" + _SPAN_UNIT + r"\b", re.I), lambda m: f"0.25 {m[1]}"),
     (re.compile(r"\bthree[\s-]quarters\s+of\s+an?\s+" + _SPAN_UNIT + r"\b", re.I), lambda m: f"0.75 {m[1]}"),
@@ -853,10 +854,11 @@ def _in_condition(text: str, start: int) -> bool:
 
 
 def timeout(text: str) -> bool:
-    """`text` gives a timeout: "within" a span in a clause that says when something happens ("if
-    the primary doesn't ack a page within 30 minutes it goes to the secondary"). The span is
-    when the consequence comes, a setting's one amount, not a bound on what is seen. ("can't
-    merge if coverage is below 75%" is a floor on what is measured: 81% agrees with it.)"""
+    """`text` gives a timeout: "within" a number (mostly a span) in a clause that says when
+    something happens ("if the primary doesn't ack a page within 30 minutes it goes to the
+    secondary"). It is when the consequence comes, a setting's one amount, not a bound on what
+    is seen. ("can't merge if coverage is below 75%" is a floor on what is measured: 81% agrees
+    with it.)"""
     return any(m["within"] and _in_condition(text, m.start("within")) for m in TARGETS.finditer(text))
 
 
