@@ -100,6 +100,71 @@ def test_an_expired_lease_returns_the_task_and_the_old_holder_cannot_ack(plane, 
     assert events[2].at == T0 + timedelta(seconds=19) and events[2].worker == "w1"
 
 
+def test_a_lease_past_its_end_is_over_even_when_nobody_claimed_the_task(plane, clock):
+    """An ack 41 s after the lease ran out succeeded when no claim came between: the README
+    says a lease that runs out returns the task. The holder's late call now does it."""
+    for late in ("ack", "heartbeat", "nack"):
+        task = plane.queue.enqueue("crawl", {"late": late})
+        lease = plane.queue.claim("w1", lease=10)
+        later(clock, 51)
+        call = {"ack": lambda: plane.queue.ack(lease, "late"), "heartbeat": lambda: plane.queue.heartbeat(lease),
+                "nack": lambda: plane.queue.nack(lease, "late")}[late]
+        with pytest.raises(LeaseLost, match=r"its lease ran out 41\.0 s ago and the task went back to the queue"):
+            call()
+        back = plane.tasks.get(task.task_id)
+        assert (back.status, back.lease_owner, back.attempts) == ("queued", None, 1)
+        assert [e.kind for e in plane.events.list(task_id=task.task_id)] == ["enqueued", "claimed", "lease_expired"]
+        with pytest.raises(NotFound):
+            plane.results.get(task.task_id)
+        again = plane.queue.claim("w2")
+        assert again.task_id == task.task_id and again.attempt == 2
+        plane.queue.ack(again, "ok")
+    plane.queue.enqueue("crawl")
+    lease = plane.queue.claim("w1", lease=1)
+    later(clock, 5)
+    with pytest.raises(LeaseLost, match="ran out 4.0 s ago"):  # ack_and_claim too
+        plane.queue.ack_and_claim(lease, "late")
+
+
+def test_a_claim_takes_only_the_tasks_of_the_projects_it_names(plane, clock):
+    theirs = plane.queue.enqueue("settle", {"secret": "b"}, project_id="project-b", priority=1_000)
+    anyone = plane.queue.enqueue("settle", priority=500)  # of no project: claimed by an unlimited worker
+    mine = plane.queue.enqueue("settle", {"x": 1}, project_id="project-a")
+    assert plane.tasks.get(theirs.task_id).project_id == "project-b"
+    assert plane.queue.claim("a", projects=[]) is None
+    lease = plane.queue.claim("a", projects=["project-a"])
+    assert lease.task_id == mine.task_id and lease.task.project_id == "project-a"
+    result, following = plane.queue.ack_and_claim(lease, "ok", projects=["project-a"])
+    assert following is None
+    assert plane.queue.claim("anyone").task_id == theirs.task_id
+    assert plane.queue.claim("anyone").task_id == anyone.task_id
+
+
+def test_a_control_plane_of_the_earlier_schema_is_brought_up_to_date(tmp_path):
+    """A file written before tasks had a project: opened, it gains the column, its tasks are
+    every project's, and it is claimed as before."""
+    path = tmp_path / "store" / "control-plane.db"
+    path.parent.mkdir()
+    con = sqlite3.connect(path)
+    con.executescript("""
+        create table tasks (task_id text primary key, session_id text, agent text, kind text not null,
+            payload text not null, status text not null, priority integer not null default 0,
+            attempts integer not null default 0, max_attempts integer not null, available_us integer not null,
+            lease_owner text, lease_token text, lease_until_us integer, claimed_us integer, last_error text,
+            created_us integer not null, updated_us integer not null);
+        create table meta (key text primary key, value text not null);
+        insert into meta values ('schema_version', '1');
+        insert into tasks values ('t1', null, 'planner', 'index', '{"repo": "a"}', 'queued', 0, 0, 5, 0,
+            null, null, null, null, null, 0, 0);""")
+    con.commit()
+    con.close()
+    with ControlPlane.open(str(tmp_path / "store")) as plane:
+        assert plane.tasks.get("t1").project_id is None
+        assert plane.queue.claim("w", projects=["p"]) is None
+        assert plane.queue.claim("w").task.payload == {"repo": "a"}
+        assert plane.db.read("select value from meta where key = 'schema_version'")[0]["value"] == "2"
+
+
 def test_nack_backs_off_then_dead_letters(plane, clock):
     task = plane.queue.enqueue("flaky", max_attempts=3)
     plane.queue.nack(plane.queue.claim("w"), "boom 1")

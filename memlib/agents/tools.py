@@ -34,15 +34,22 @@ class Toolbox:
     agent: str = "agent"
     workspace: Path | None = None  # list_files_workspace lists under this root only
     session_id: str | None = None  # the session the agent works in: its recalls and tasks carry it
+    # the projects the agent may write (a server token's); None: every project. Its claims
+    # take only their tasks
+    projects: tuple[str, ...] | None = None
+    open_plane: Callable[[], Any] | None = None  # the caller's control plane (a server shares one)
     _plane: Any = None
 
     @property
     def plane(self):
         """The store's control plane, opened on the first queue tool called."""
         if self._plane is None:
-            from memlib.control import ControlPlane
+            if self.open_plane is not None:
+                self._plane = self.open_plane()
+            else:
+                from memlib.control import ControlPlane
 
-            self._plane = ControlPlane.open(self.store.uri, settings=self.store.settings)
+                self._plane = ControlPlane.open(self.store.uri, settings=self.store.settings)
         return self._plane
 
 
@@ -301,6 +308,9 @@ def decide_review(box: Toolbox, args: DecideReviewInput) -> dict:
 
 class EnqueueTaskInput(_Input):
     kind: str = Field(description="What sort of work (a worker claims any kind).")
+    project_id: str | None = Field(default=None, min_length=1, max_length=200,
+                                   description="The project the work is for: only agents that may write it claim "
+                                               "it. Required from a token limited to some projects.")
     payload: Any = Field(default=None, description="The task's instructions, any JSON value.")
     priority: int = Field(default=0, ge=-1_000, le=1_000, description="Higher is claimed first.")
     max_attempts: int = Field(default=5, ge=1, le=100)
@@ -334,21 +344,31 @@ class NackTaskInput(_Held):
 
 def _task(task) -> dict:
     return {"task_id": task.task_id, "kind": task.kind, "payload": task.payload, "status": task.status,
-            "priority": task.priority, "attempts": task.attempts, "session_id": task.session_id}
+            "priority": task.priority, "attempts": task.attempts, "session_id": task.session_id,
+            "project_id": task.project_id}
 
 
 def enqueue_task(box: Toolbox, args: EnqueueTaskInput) -> dict:
-    """Queue work for the store's workers (in this agent's session); with `approval`, it
-    waits for a person's decision first."""
+    """Queue work for the store's workers (in this agent's session, for a project); with
+    `approval`, it waits for a person's decision first."""
+    if args.project_id is None and box.projects is not None:
+        raise InvalidInput(f"enqueue_task: give project_id (one of {', '.join(box.projects) or 'no project'}): "
+                           "a task of no project is every project's")
+    if args.project_id is not None:
+        project = box.store.lookup([args.project_id], ["id", "kind"]).get(args.project_id)
+        if project is None or project["kind"] != Kind.PROJECT.value:
+            raise InvalidInput(f"enqueue_task: project_id {args.project_id!r} is not a project of this store")
     task = box.plane.queue.enqueue(args.kind, args.payload, priority=args.priority, max_attempts=args.max_attempts,
-                                   approval=args.approval, agent=box.agent, session_id=box.session_id)
+                                   approval=args.approval, agent=box.agent, session_id=box.session_id,
+                                   project_id=args.project_id)
     return _task(task)
 
 
 def claim_task(box: Toolbox, args: ClaimTaskInput) -> dict:
-    """Take the next task (highest priority, then oldest) for a lease; null when none is free
-    or the queue's in-flight limit is reached. Keep the token: ack_task needs it."""
-    lease = box.plane.queue.claim(box.agent, lease=args.lease_seconds)
+    """Take the next task (highest priority, then oldest) of the projects this agent may
+    write, for a lease; null when none is free or the queue's in-flight limit is reached.
+    Keep the token: ack_task needs it."""
+    lease = box.plane.queue.claim(box.agent, lease=args.lease_seconds, projects=box.projects)
     if lease is None:
         return {"task": None}
     return {"task": _task(lease.task), "token": lease.token, "attempt": lease.attempt,

@@ -144,13 +144,14 @@ def queue():
 @click.option("--priority", type=int, default=0, show_default=True, help="Higher is claimed first.")
 @click.option("--session", "session_id", default=None)
 @click.option("--agent", default=None, help="Who enqueues.")
+@click.option("--project", "project_id", default=None, help="The project the work is for (claimed by its workers).")
 @click.option("--max-attempts", type=int, default=5, show_default=True)
 @click.option("--approval", default=None, metavar="TEXT", help="Hold the task until this request is approved.")
 @click.option("--file", "path", type=click.File("r"), default=None,
               help="A JSONL file of tasks ({\"kind\": ..., \"payload\": ...} per line; '-' for stdin), one transaction.")
 @click.option("--wait", type=float, default=0, show_default=True, help="Seconds to wait for room in a full queue.")
 @click.pass_context
-def queue_enqueue(ctx, kind, payload, priority, session_id, agent, max_attempts, approval, path, wait):
+def queue_enqueue(ctx, kind, payload, priority, session_id, agent, project_id, max_attempts, approval, path, wait):
     """Queue one task (KIND), or a whole file of them at once."""
     plane = _plane(ctx, create=True)
     if path is not None:
@@ -163,7 +164,7 @@ def queue_enqueue(ctx, kind, payload, priority, session_id, agent, max_attempts,
     if kind is None:
         raise InvalidInput("give the task's KIND (or --file)")
     task = plane.queue.enqueue(kind, _json(payload, "--payload"), wait=wait, priority=priority, session_id=session_id,
-                               agent=agent, max_attempts=max_attempts, approval=approval)
+                               agent=agent, project_id=project_id, max_attempts=max_attempts, approval=approval)
     click.echo(task.task_id)
 
 
@@ -171,11 +172,12 @@ def queue_enqueue(ctx, kind, payload, priority, session_id, agent, max_attempts,
 @worker_option
 @click.option("--lease", type=float, default=30.0, show_default=True, help="Seconds the task is the worker's.")
 @click.option("--wait", type=float, default=0, show_default=True, help="Seconds to wait for a free task.")
+@click.option("--project", "projects", multiple=True, help="Only tasks of this project (repeat for more).")
 @click.pass_context
-def queue_claim(ctx, worker, lease, wait):
+def queue_claim(ctx, worker, lease, wait, projects):
     """Lease the next task to WORKER; prints it as JSON with the lease's token (exit 3 when
     nothing is free)."""
-    got = _plane(ctx).queue.claim(worker, lease=lease, wait=wait)
+    got = _plane(ctx).queue.claim(worker, lease=lease, wait=wait, projects=projects or None)
     if got is None:
         click.echo("nothing to claim", err=True)
         sys.exit(3)

@@ -30,7 +30,7 @@ from memlib.settings import Settings
 from memlib.store.storage import is_local
 
 FILE = "control-plane.db"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: a task belongs to a project (tasks.project_id)
 # the backpressure defaults (seed 002: 32 in flight); both are stored in the database, so
 # every process on one store agrees on them (`memlib queue config`)
 DEFAULTS = {"max_in_flight": 32, "max_queued": 100_000}
@@ -41,6 +41,7 @@ TABLES = {
             task_id text primary key,
             session_id text,
             agent text,
+            project_id text,                 -- the project it works for: a token limited to projects sees its own
             kind text not null,
             payload text not null,
             status text not null,
@@ -101,6 +102,13 @@ INDEXES = (
     "create index if not exists events_task on events (task_id)",
     "create index if not exists approvals_task on approvals (task_id, status)",
 )
+
+
+def _migrate(con: sqlite3.Connection) -> None:
+    """Bring a file an older memlib wrote up to this schema (in the open's transaction)."""
+    columns = {row[1] for row in con.execute("pragma table_info(tasks)")}
+    if "project_id" not in columns:  # schema 1: tasks of no project (every project's)
+        con.execute("alter table tasks add column project_id text")
 
 
 def path_for(store_uri: str, settings: Settings) -> Path:
@@ -167,11 +175,11 @@ class Database:
             for ddl in (*TABLES.values(), *INDEXES):
                 con.execute(ddl)
             row = con.execute("select value from meta where key = 'schema_version'").fetchone()
-            if row is None:
-                con.execute("insert into meta values ('schema_version', ?)", (str(SCHEMA_VERSION),))
-            elif int(row[0]) > SCHEMA_VERSION:
+            if row is not None and int(row[0]) > SCHEMA_VERSION:
                 raise StoreError(f"the control plane at {self.path} was written by a newer memlib "
                                  f"(schema {row[0]}, this one reads {SCHEMA_VERSION})")
+            _migrate(con)
+            con.execute("insert or replace into meta values ('schema_version', ?)", (str(SCHEMA_VERSION),))
 
     @contextmanager
     def writing(self) -> Iterator[sqlite3.Connection]:

@@ -14,7 +14,9 @@ the same transaction, so the event log is the task's history and the report's so
 
 Guarantees: a task is leased to one worker at a time; only the lease's holder can heartbeat,
 ack or nack it (its token); a lease that runs out returns the task to the queue (at the next
-claim), counting as an attempt; a task that has used `max_attempts` attempts becomes a dead
+claim, or when its holder comes back with it: a heartbeat, ack or nack past the lease is
+refused), counting as an attempt; a task may belong to a project, and a claim may take only
+the tasks of some projects; a task that has used `max_attempts` attempts becomes a dead
 letter. A batch enqueue is one transaction: all there or none.
 """
 
@@ -322,23 +324,28 @@ class DispatchQueue:
 
     # -- claim ----------------------------------------------------------------------------
 
-    def claim(self, worker: str, lease: float = LEASE_SECONDS, wait: float = 0) -> Lease | None:
+    def claim(self, worker: str, lease: float = LEASE_SECONDS, wait: float = 0,
+              projects: Iterable[str] | None = None) -> Lease | None:
         """The oldest of the highest-priority queued tasks, leased to `worker` for `lease`
         seconds; None when nothing is free, or when `max_in_flight` tasks are leased already
-        (after waiting up to `wait` seconds for one)."""
+        (after waiting up to `wait` seconds for one). `projects`: only tasks of these projects
+        (a worker whose token is limited to them); None: any task."""
         if not isinstance(worker, str) or not worker.strip() or len(worker) > 200:
             raise InvalidInput("a claim needs a worker name of 1 to 200 characters")
         _check_lease(lease)
+        only = None if projects is None else tuple(dict.fromkeys(projects))
+        if only is not None and not only:
+            return None
         deadline = time.monotonic() + max(0.0, wait)
         while True:
-            got = self._claim(worker, lease)
+            got = self._claim(worker, lease, only)
             if got is not None or time.monotonic() >= deadline:
                 return got
             time.sleep(POLL)
 
-    def _claim(self, worker: str, lease: float) -> Lease | None:
+    def _claim(self, worker: str, lease: float, projects: tuple[str, ...] | None = None) -> Lease | None:
         with self.db.writing() as con:
-            return _claim(con, self.plane.now_us(), worker, lease)
+            return _claim(con, self.plane.now_us(), worker, lease, projects)
 
     # -- the holder's calls ---------------------------------------------------------------
 
@@ -358,13 +365,18 @@ class DispatchQueue:
                      claimed_at=from_us(row["claimed_us"]), until=from_us(row["lease_until_us"]))
 
     def heartbeat(self, lease: Lease, extend: float = LEASE_SECONDS) -> Lease:
-        """The lease runs `extend` seconds from now (if it is still the holder's)."""
+        """The lease runs `extend` seconds from now (if it is still the holder's and has not
+        run out)."""
         _check_lease(extend)
         now = self.plane.now_us()
         until = now + int(extend * 1_000_000)
         with self.db.writing() as con:
-            _held(con, lease, now)
-            con.execute("update tasks set lease_until_us = ? where task_id = ?", (until, lease.task_id))
+            lapsed = _lapsed(con, lease, now)
+            if lapsed is None:
+                _held(con, lease, now)
+                con.execute("update tasks set lease_until_us = ? where task_id = ?", (until, lease.task_id))
+        if lapsed is not None:
+            raise LeaseLost(lapsed)
         return lease.model_copy(update={"until": from_us(until)})
 
     def ack(self, lease: Lease, output: Any = None, status: str = "succeeded") -> Result:
@@ -372,26 +384,38 @@ class DispatchQueue:
         text = _output(output, status)
         now = self.plane.now_us()
         with self.db.writing() as con:
-            return _ack(con, now, lease, output, text, status)
+            lapsed = _lapsed(con, lease, now)
+            if lapsed is None:
+                return _ack(con, now, lease, output, text, status)
+        raise LeaseLost(lapsed)
 
     def ack_and_claim(self, lease: Lease, output: Any = None, status: str = "succeeded",
-                      lease_seconds: float = LEASE_SECONDS) -> tuple[Result, Lease | None]:
+                      lease_seconds: float = LEASE_SECONDS,
+                      projects: Iterable[str] | None = None) -> tuple[Result, Lease | None]:
         """ack, then claim the next task for the same worker, in one transaction (a worker's
-        loop commits once per task instead of twice)."""
+        loop commits once per task instead of twice); `projects` as in `claim`."""
         text = _output(output, status)
         _check_lease(lease_seconds)
+        only = None if projects is None else tuple(dict.fromkeys(projects))
         now = self.plane.now_us()
         with self.db.writing() as con:
-            result = _ack(con, now, lease, output, text, status)
-            return result, _claim(con, now, lease.worker, lease_seconds)
+            lapsed = _lapsed(con, lease, now)
+            if lapsed is None:
+                result = _ack(con, now, lease, output, text, status)
+                return result, (None if only == () else _claim(con, now, lease.worker, lease_seconds, only))
+        raise LeaseLost(lapsed)
 
     def nack(self, lease: Lease, error: str | None = None, retry_in: float | None = None) -> Task:
         """The attempt failed: retry after a backoff (doubling from 1 s, or `retry_in`), or
         dead-letter the task when it has used its attempts."""
         now = self.plane.now_us()
         with self.db.writing() as con:
-            row = _held(con, lease, now)
-            _retry(con, now, row, "nacked", lease.worker, error, retry_in)
+            lapsed = _lapsed(con, lease, now)
+            if lapsed is None:
+                row = _held(con, lease, now)
+                _retry(con, now, row, "nacked", lease.worker, error, retry_in)
+        if lapsed is not None:
+            raise LeaseLost(lapsed)
         return self.plane.tasks.get(lease.task_id)
 
     # -- the queue's state ---------------------------------------------------------------
@@ -420,20 +444,22 @@ def _check_lease(seconds: float) -> None:
         raise InvalidInput(f"a lease lasts from 0.001 to 86400 seconds, not {seconds!r}")
 
 
-def _claim(con, now: int, worker: str, lease: float) -> Lease | None:
-    """Return expired leases to the queue, then lease the first free task (if fewer than
-    max_in_flight are leased)."""
+def _claim(con, now: int, worker: str, lease: float, projects: tuple[str, ...] | None = None) -> Lease | None:
+    """Return expired leases to the queue, then lease the first free task (of `projects`,
+    when given), if fewer than max_in_flight are leased."""
     _expire(con, now)
     if con.execute("select count(*) from tasks indexed by tasks_leased where status = 'running'").fetchone()[0] \
             >= setting(con, "max_in_flight"):
         return None
     until = now + int(lease * 1_000_000)
     token = uuid.uuid4().hex
+    of_projects = "" if projects is None else f" and project_id in ({','.join('?' * len(projects))})"
     cursor = con.execute(
         "update tasks set status = 'running', attempts = attempts + 1, lease_owner = ?, lease_token = ?, "
         "lease_until_us = ?, claimed_us = ?, updated_us = ? where rowid = ("
-        "  select rowid from tasks indexed by tasks_ready where status = 'queued' and available_us <= ? "
-        "  order by priority desc, rowid limit 1) returning *", (worker, token, until, now, now, now))
+        "  select rowid from tasks indexed by tasks_ready where status = 'queued' and available_us <= ?"
+        f"{of_projects} order by priority desc, rowid limit 1) returning *",
+        (worker, token, until, now, now, now, *(projects or ())))
     rows = dicts(cursor)
     if not rows:
         return None
@@ -469,9 +495,9 @@ def _insert(con, now: int, new: list[NewTask], payloads: list[str], ids: list[st
         raise InvalidInput(f"task {clash[0]} already exists")
     try:
         con.executemany(
-            "insert into tasks (task_id, session_id, agent, kind, payload, status, priority, max_attempts, "
-            "available_us, created_us, updated_us) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(i, t.session_id, t.agent, t.kind, p, "queued", t.priority, t.max_attempts, now, now, now)
+            "insert into tasks (task_id, session_id, agent, project_id, kind, payload, status, priority, "
+            "max_attempts, available_us, created_us, updated_us) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(i, t.session_id, t.agent, t.project_id, t.kind, p, "queued", t.priority, t.max_attempts, now, now, now)
              for t, p, i in zip(new, payloads, ids)])
     except Exception as exc:
         if "UNIQUE" in str(exc):
@@ -485,10 +511,24 @@ def _insert(con, now: int, new: list[NewTask], payloads: list[str], ids: list[st
             _request(con, now, str(uuid.uuid4()), {"task_id": i, "session_id": t.session_id, "attempts": 0},
                      t.approval, t.agent)
     at = from_us(now)
-    return [Task(task_id=i, session_id=t.session_id, agent=t.agent, kind=t.kind, payload=t.payload,
+    return [Task(task_id=i, session_id=t.session_id, agent=t.agent, project_id=t.project_id, kind=t.kind,
+                 payload=t.payload,
                  status="queued" if t.approval is None else "blocked", priority=t.priority, attempts=0,
                  max_attempts=t.max_attempts, available_at=at, lease_owner=None, lease_until=None,
                  last_error=None, created_at=at, updated_at=at) for t, i in zip(new, ids)]
+
+
+def _lapsed(con, lease: Lease, now: int) -> str | None:
+    """If `lease` ran out before `now` and nobody claimed the task since, the task goes back
+    to the queue (or becomes a dead letter) here, as a claim would have done, and this says
+    why the holder lost it; else None. The caller commits, then raises LeaseLost."""
+    row = _task_row(con, lease.task_id)
+    if row is None or row["status"] != "running" or row["lease_token"] != lease.token \
+            or row["lease_until_us"] >= now:
+        return None
+    _retry(con, row["lease_until_us"], row, "lease_expired", row["lease_owner"], "lease expired", 0)
+    return (f"{lease.worker} no longer holds task {lease.task_id}: its lease ran out "
+            f"{(now - row['lease_until_us']) / 1e6:.1f} s ago and the task went back to the queue")
 
 
 def _held(con, lease: Lease, now: int) -> dict:

@@ -51,6 +51,7 @@ class NewTask(BaseModel):
     payload: Any = None
     session_id: str | None = Field(default=None, min_length=1, max_length=200)
     agent: str | None = Field(default=None, min_length=1, max_length=200)
+    project_id: str | None = Field(default=None, min_length=1, max_length=200)  # None: every project's
     priority: int = Field(default=0, ge=-1_000, le=1_000)
     max_attempts: int = Field(default=5, ge=1, le=100)
     task_id: str | None = Field(default=None, min_length=1, max_length=200)
@@ -73,6 +74,7 @@ class Task(BaseModel):
     kind: str
     payload: Any
     status: TaskStatus
+    project_id: str | None = None
     priority: int
     attempts: int
     max_attempts: int
@@ -87,6 +89,7 @@ class Task(BaseModel):
     def from_row(cls, row: dict) -> "Task":
         """A task as the database holds it (written through NewTask: not validated again)."""
         return cls.model_construct(task_id=row["task_id"], session_id=row["session_id"], agent=row["agent"], kind=row["kind"],
+                   project_id=row.get("project_id"),
                    payload=json.loads(row["payload"]), status=row["status"], priority=row["priority"],
                    attempts=row["attempts"], max_attempts=row["max_attempts"],
                    available_at=from_us(row["available_us"]), lease_owner=row["lease_owner"],

@@ -52,6 +52,9 @@ GROUPED_TOOLS = frozenset({"save_insight", "save_issue", "save_learning"})
 # Tools that touch memories of no one project: the review queue is every project's
 TEAM_TOOLS = frozenset({"list_reviews", "decide_review", "report_fragment"})
 ID_FIELDS = ("memory_id", "insight_id", "learning_id")
+# A tool that takes work from the queue: it touches the tasks of every project its token may
+# write, and only those (its claims are limited to them)
+CLAIM_TOOLS = frozenset({"claim_task"})
 
 
 # -- the request bodies (and so the OpenAPI description) ------------------------------------
@@ -163,6 +166,18 @@ class Server:
         self.writing = threading.local()  # set while this thread holds the write lock
         self.commit = GroupCommit(store, self.lock, **({} if window is None else {"window": window}))
         self.tools_store = _Grouped(self)
+        self._plane = None
+        self._plane_lock = threading.Lock()
+
+    @property
+    def plane(self):
+        """The store's control plane (the queue tools'), opened once, on first use."""
+        with self._plane_lock:
+            if self._plane is None:
+                from memlib.control import ControlPlane
+
+                self._plane = ControlPlane.open(self.store.uri, settings=self.store.settings)
+            return self._plane
 
     # who, and what they may touch
 
@@ -216,10 +231,16 @@ class Server:
                 self.writing.active = False
 
     def toolbox(self, caller: Caller, session_id: str | None = None) -> Toolbox:
-        return Toolbox(store=self.tools_store, agent=caller.agent, workspace=self.workspace, session_id=session_id)
+        return Toolbox(store=self.tools_store, agent=caller.agent, workspace=self.workspace, session_id=session_id,
+                       projects=None if caller.every_project else caller.projects,
+                       open_plane=lambda: self.plane)
 
     def check_tool(self, caller: Caller, name: str, arguments: dict[str, Any]) -> None:
-        """Refuse (Refused: 403) a tool call that touches a project its token does not allow."""
+        """Refuse (Refused: 403) a tool call that touches a project its token does not allow:
+        every project a call names or reaches (through a memory, a session or a task) must be
+        the token's to read, or to write for a tool that changes anything; a change that
+        names no project (a session or a task of every project) is for a token of every
+        project; a claim takes only the tasks of the token's projects (Toolbox.projects)."""
         if caller.every_project or name not in agent_tools.TOOLS:
             return
         if name in TEAM_TOOLS:
@@ -231,6 +252,11 @@ class Server:
         except ValidationError:
             return  # the call itself says what is wrong with it
         write = name not in READ_TOOLS
+        if name in CLAIM_TOOLS:
+            if not caller.projects:
+                raise Refused(f"agent {caller.agent!r}'s token only reads ({', '.join(caller.readable)}): "
+                              f"{name} takes work, which is a write")
+            return
         projects = [args.project_id] if getattr(args, "project_id", None) else []
         ids = [getattr(args, f) for f in ID_FIELDS if getattr(args, f, None)] + list(getattr(args, "memory_ids", []) or [])
         if ids:
@@ -241,6 +267,11 @@ class Server:
                 raise Refused(f"session {args.session_id!r} has no project, so it recalls from every project: "
                               f"agent {caller.agent!r}'s token is limited to {', '.join(caller.readable)}")
             projects.append(project)
+        if getattr(args, "task_id", None):  # a queued task is its project's
+            projects.append(self.plane.tasks.get(args.task_id).project_id)
+        if write and not projects:
+            raise Refused(f"{name} names no project, so what it writes is every project's: agent "
+                          f"{caller.agent!r}'s token is limited to {', '.join(caller.readable)} (give project_id)")
         self.check(caller, projects, write)
 
     def run_tool(self, name: str, fn: Callable[[], Any]) -> Any:
@@ -259,6 +290,9 @@ class Server:
 
     def close(self) -> None:
         self.commit.close()
+        with self._plane_lock:
+            if self._plane is not None:
+                self._plane.close()
 
 
 class _Grouped:
@@ -469,6 +503,9 @@ def create_app(server: Server):
     @app.post("/v1/sessions", tags=["sessions"])
     async def start_session(body: SessionBody, who: Caller = Depends(caller)) -> dict:
         def run():
+            if body.project_id is None and not who.every_project:
+                raise Refused(f"a session without a project recalls from every project: agent {who.agent!r}'s "
+                              f"token is limited to {', '.join(who.readable)} (give project_id)")
             if body.project_id is not None:
                 server.check(who, [body.project_id], write=True)
             return sessions.start(who.agent, project_id=body.project_id, preferences=body.preferences)
@@ -476,12 +513,15 @@ def create_app(server: Server):
 
     @app.get("/v1/sessions/{session_id}", tags=["sessions"])
     async def get_session(session_id: str, who: Caller = Depends(caller)) -> dict:
-        return _jsonable(await read(lambda: own_session(session_id, who)))
+        return await in_session(session_id, who, lambda: sessions.get(session_id), False)
 
     async def in_session(session_id: str, who: Caller, fn: Callable[[], Any], changes: bool):
-        """`fn` on the caller's own session: a change under the write lock, or a read."""
+        """`fn` on the caller's own session, whose project the token must still read (or
+        write, for a change, which runs under the write lock)."""
         def run():
-            own_session(session_id, who)
+            session = own_session(session_id, who)
+            if not who.every_project:
+                server.check(who, [session.project_id], write=changes)
             return fn()
         return _jsonable(await (change(run) if changes else read(run)))
 
