@@ -153,8 +153,22 @@ def test_bad_requests_are_one_line_4xx_and_no_token_is_logged(team):
     assert "valid token" in one_line_error(served.client(None).get("/v1/memories/x"), 401)
     assert "valid token" in one_line_error(served.client("mlt_000000000000_" + "A" * 43).get("/v1/memories/x"), 401)
     assert "valid token" in one_line_error(served.client(tokens["lead"][:-1] + "x").post("/mcp", json={}), 401)
-    assert one_line_error(lead.post("/v1/memories", content=b"{not json", headers={"content-type": "application/json"}),
-                          422).endswith("is not valid JSON")
+    assert "is not valid JSON (" in one_line_error(lead.post("/v1/memories", content=b"{not json",
+                                                            headers={"content-type": "application/json"}), 422)
+    # a hostile body: nested 100,000 deep (was a 500 and a traceback), not UTF-8 (FastAPI's
+    # own body), a Content-Length that is no number (uvicorn's plain text), on every route
+    deep = b'{"kind": "zq", "payload": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    for path in ("/v1/tools/enqueue_task", "/v1/memories", "/mcp"):
+        assert one_line_error(lead.post(path, content=deep, headers={"content-type": "application/json"}), 400) \
+            == "payload[0][0][0][0][0][0][0]...: nested more than 64 levels deep"
+    assert one_line_error(lead.post("/v1/search", content=b'{"query": "caf\xe9"}'), 400).startswith(
+        "the body is not UTF-8 text")
+    for length in ("abc", "-1", "1e3"):
+        status, body = _raw(served.url, f"POST /v1/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                                         f"{tokens['lead']}\r\nContent-Length: {length}\r\n\r\n{{}}")
+        assert status == 400 and "\n" not in json.loads(body)["error"], (length, body)
+    assert one_line_error(lead.get("/v1/nothing-here"), 404) == "no route GET /v1/nothing-here (the routes: /openapi.json)"
+    assert "does not take DELETE" in one_line_error(lead.delete("/v1/search"), 405)
     assert one_line_error(lead.post("/v1/search", json={"query": "x", "mood": "happy"}), 422) == "mood: is not a field here"
     assert one_line_error(lead.post("/v1/search", json={"query": "x", "scope": {"project_id": a.id, "x": 1}}),
                           422) == "scope.x: is not a field here"
@@ -171,6 +185,40 @@ def test_bad_requests_are_one_line_4xx_and_no_token_is_logged(team):
     # a token is mlt_<id>_<secret>, and the secret may hold underscores (or start with one:
     # split("_")[2] was then '', found in any log, a failure one run in about 20)
     assert "Traceback" not in logged and not any(t.split("_", 2)[2] in logged for t in tokens.values())
+
+
+def test_the_readmes_curl_example_runs_as_written(team):
+    """curl's -d sends form data's content type: the README's own example answered 422. A
+    body is JSON whatever type it declares; the example is taken from the README as it is."""
+    import shutil
+    from pathlib import Path
+
+    store, (a, b, c), tokens, served = team
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    (command,) = re.findall(r"^(curl .*?/v1/search)$", readme.replace("\\\n", ""), re.M)
+    if shutil.which("curl") is None:
+        pytest.skip("no curl on this machine")
+    done = subprocess.run(["bash", "-c", command.replace("http://127.0.0.1:8765", served.url)],
+                          env={**os.environ, "TOKEN": tokens["coder"], "PROJECT_ID": a.id},
+                          capture_output=True, text=True, timeout=60)
+    hits = json.loads(done.stdout)
+    assert "the payments service retries idempotent writes" in [h["memory"].get("content") for h in hits], done.stdout
+    assert {h["memory"].get("project_id") or h["memory"]["id"] for h in hits} == {a.id}
+
+
+def _raw(url: str, request: str) -> tuple[int, str]:
+    """The status and body the server answers a request sent as these bytes."""
+    import socket
+    from urllib.parse import urlparse
+
+    where = urlparse(url)
+    with socket.create_connection((where.hostname, where.port), timeout=30) as sock:
+        sock.sendall(request.encode())
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    head, _, body = data.decode().partition("\r\n\r\n")
+    return int(head.split(" ")[1]), body
 
 
 def _declared_too_big(url: str, token: str) -> str:

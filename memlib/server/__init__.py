@@ -29,8 +29,10 @@ def serve(store: MemoryInterface, host: str = HOST, port: int = PORT, window: fl
 
     server = Server(store, window=window, workspace=workspace)
     threading.Thread(target=warm_quietly, args=(store,), daemon=True, name="memlib-warm").start()
+    from memlib.server.guard import h11_protocol
+
     config = uvicorn.Config(create_app(server), host=host, port=port, log_level="warning", access_log=False,
-                            timeout_graceful_shutdown=30, lifespan="on")
+                            timeout_graceful_shutdown=30, lifespan="on", http=h11_protocol())
     runner = uvicorn.Server(config)
     if ready is not None:
         started = runner.startup

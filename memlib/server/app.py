@@ -22,6 +22,7 @@ import anyio.to_thread
 from fastapi import Depends, FastAPI, Header, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -36,11 +37,11 @@ from memlib.lifecycle import curation
 from memlib.models import MAX_TEXT, parse_memory, record_label
 from memlib.scope import Scope
 from memlib.server.commit import GroupCommit
+from memlib.server.guard import MAX_BODY, BodyGuard
 from memlib.server.tokens import Caller, Tokens
 from memlib.store.concurrency import Contended
 
 log = logging.getLogger("memlib.server")
-MAX_BODY = 8 * 2**20  # bytes of one request body
 MAX_MEMORIES = 1_000  # memories in one write
 
 # The agent tools by what they do to the store. Reads run beside everything; the saves' one
@@ -337,7 +338,8 @@ def create_app(server: Server):
     async def _invalid(request, exc):
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"] if p != "body") or "(body)"
-        message = {"extra_forbidden": "is not a field here", "json_invalid": "is not valid JSON"}.get(
+        message = {"extra_forbidden": "is not a field here",
+                   "json_invalid": f"is not valid JSON ({(err.get('ctx') or {}).get('error', 'unreadable')})"}.get(
             err["type"], err["msg"].removeprefix("Value error, "))
         return error(422, f"{where}: {message}")
 
@@ -356,13 +358,17 @@ def create_app(server: Server):
         log.error("%s %s failed: %s", request.method, request.url.path, reason)
         return error(500, f"internal error ({reason})")
 
-    @app.middleware("http")
-    async def _guard(request: Request, call_next):
-        """Bodies over MAX_BODY are refused before they are read; /mcp needs a token too."""
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-            return error(413, f"the body is over {MAX_BODY // 2**20} MiB")
-        return await call_next(request)
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request, exc):  # no such route, a method it does not take, ...
+        if exc.status_code == 404:
+            message = f"no route {request.method} {request.url.path} (the routes: /openapi.json)"
+        elif exc.status_code == 405:
+            message = f"{request.url.path} does not take {request.method} (the routes: /openapi.json)"
+        else:
+            message = first_line(exc.detail if isinstance(exc.detail, str) else exc)
+        return JSONResponse({"error": message}, status_code=exc.status_code, headers=exc.headers)
+
+    app.add_middleware(BodyGuard)  # every body bounded, UTF-8, not nested past reason, JSON
 
     def caller(authorization: str | None = Header(default=None, description="Bearer <token>")) -> Caller:
         who = server.caller(authorization)
