@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     TypeAdapter,
@@ -33,6 +34,19 @@ from memlib.clock import EARLIEST, LATEST, MAX_DAYS, utc
 from memlib.errors import InvalidInput, InvalidMemory, shown
 
 MAX_TEXT = 10_000
+
+
+def _not_boolean(value):
+    """A number as a caller gives it: true and false are not 1 and 0, which pydantic's lax
+    mode would make of them."""
+    if isinstance(value, bool):
+        raise ValueError(f"must be a number, not {str(value).lower()}")
+    return value
+
+
+# the numbers of every model a caller fills (memories, request bodies, tool inputs, tasks)
+Int = Annotated[int, BeforeValidator(_not_boolean)]
+Float = Annotated[float, BeforeValidator(_not_boolean)]
 
 FLOAT32_MAX = 3.4028234663852886e38  # embeddings are stored as 32-bit floats
 
@@ -114,7 +128,7 @@ def _check_text(value: str) -> str:
 
 Text = Annotated[str, Field(max_length=MAX_TEXT)]
 # -1: never expires; else days after created_at (bounded, so expires_at stays a date).
-TTL = Annotated[int, Field(ge=-1, le=MAX_DAYS)]
+TTL = Annotated[Int, Field(ge=-1, le=MAX_DAYS)]
 
 
 # Trust. A memory's `source` says where it came from: a person ("manual", "workspace",
@@ -151,12 +165,12 @@ class Memory(BaseModel):
     user_id: str | None = Field(default=None, min_length=1, max_length=200)
     created_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
     updated_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
-    usage_count: int = Field(default=0, ge=0)
+    usage_count: Int = Field(default=0, ge=0)
     last_accessed_at: datetime | None = None
     # Bookkeeping of `maintain`: recall events flushed up to this time are in usage_count.
     recalls_folded_until: datetime | None = None
     manual_promote_flag: bool = False
-    confidence: int = Field(default=100, ge=0, le=100)
+    confidence: Int = Field(default=100, ge=0, le=100)
     ttl_days: TTL = -1
     tags: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)

@@ -42,7 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from memlib.clock import MAX_DAYS
 from memlib.errors import InvalidInput
-from memlib.models import Kind
+from memlib.models import Float, Int, Kind
 
 PACKAGED = resources.files("memlib") / "policies"  # shipped inside the package
 KINDS = tuple(k.value for k in Kind)
@@ -86,14 +86,14 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     drop_expired: bool = True
-    min_decay_score: float = Field(default=0.05, ge=0, le=1)
-    min_confidence: int = Field(default=0, ge=0, le=100)
-    grace_days: int = Field(default=14, ge=0, le=MAX_DAYS)
-    keep_iterations: int = Field(default=10, ge=1, le=100_000)
+    min_decay_score: Float = Field(default=0.05, ge=0, le=1)
+    min_confidence: Int = Field(default=0, ge=0, le=100)
+    grace_days: Int = Field(default=14, ge=0, le=MAX_DAYS)
+    keep_iterations: Int = Field(default=10, ge=1, le=100_000)
     protected_kinds: tuple[str, ...] = ()
     protected_tags: tuple[str, ...] = ()
-    ttl_days: dict[str, int] = Field(default_factory=dict)
-    half_life_days: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_HALF_LIVES))
+    ttl_days: dict[str, Int] = Field(default_factory=dict)
+    half_life_days: dict[str, Float] = Field(default_factory=lambda: dict(DEFAULT_HALF_LIVES))
 
     @field_validator("protected_kinds")
     @classmethod
@@ -129,7 +129,7 @@ class Policy(Settings):
     """A named, versioned policy with its projects' overrides."""
 
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-    version: int = Field(default=1, ge=1)
+    version: Int = Field(default=1, ge=1)
     description: str = ""
     projects: dict[str, dict[str, Any]] = Field(default_factory=dict)
 

@@ -239,3 +239,51 @@ def test_the_python_api_refuses_a_wrong_type_in_one_line(store, tree):
     vector = HashEmbedder().embed(["z"])[0].tolist()
     (made,) = store.add([{"kind": "project", "name": "z"}], vectors=[vector])
     assert store.get(made).name == "z"
+
+
+def test_a_boolean_is_not_a_number_anywhere_a_number_is_asked(store, tree):
+    """`confidence: true` was stored as 1 through REST and the Python API: pydantic's lax
+    mode makes 1 of true. Every number a caller gives refuses a boolean, in one line, and
+    nothing is written."""
+    from fastapi.testclient import TestClient
+
+    from memlib import Insight
+    from memlib.agents import tools
+    from memlib.lifecycle import curation
+    from memlib.server import Server, Tokens
+    from memlib.server.app import create_app
+
+    project, insight = tree["project"].id, tree["insight"].id
+    before = (store.count(), store.get(insight).confidence)
+    with pytest.raises(InvalidMemory, match="confidence.*must be a number, not true"):
+        store.add([{"kind": "insight", "project_id": project, "content": "x", "confidence": True}])
+    with pytest.raises(ValueError, match="must be a number, not false"):
+        Insight(project_id=project, content="x", confidence=False)
+    with pytest.raises(InvalidMemory, match="ttl_days.*must be a number, not true"):
+        store.add([{"kind": "insight", "project_id": project, "content": "y", "ttl_days": True}])
+    with pytest.raises(InvalidMemory, match="confidence.*must be a number, not true"):
+        curation.revise(store, insight, "r", confidence=True)
+    with pytest.raises(InvalidInput, match="a confidence change must be a whole number from -100 to 100, not True"):
+        curation.adjust_confidence(store, insight, True, "r")
+    box = tools.Toolbox(store, agent="coder")
+    for name, arguments in [("update_memory", {"memory_id": insight, "reason": "r", "confidence": True}),
+                            ("query_memory", {"project_id": project, "limit": True}),
+                            ("enqueue_task", {"kind": "k", "priority": True}),
+                            ("claim_task", {"lease_seconds": True})]:
+        with pytest.raises(InvalidInput, match="must be a number, not true"):
+            tools.call(box, name, arguments)
+    token = Tokens(store).create("lead")[0]
+    with TestClient(create_app(Server(store))) as client:
+        auth = {"Authorization": f"Bearer {token}"}
+        for method, path, body in [
+                ("POST", "/v1/memories", {"memories": [{"kind": "insight", "project_id": project, "content": "z",
+                                                        "confidence": True}]}),
+                ("PATCH", f"/v1/memories/{insight}", {"reason": "r", "changes": {"confidence": True}}),
+                ("POST", f"/v1/memories/{insight}/confidence", {"delta": True, "reason": "r"}),
+                ("POST", "/v1/search", {"query": "x", "k": True}),
+                ("POST", "/v1/search", {"query": "x", "scope": {"min_confidence": True}})]:
+            response = client.request(method, path, json=body, headers=auth)
+            assert response.status_code in (400, 422) and "must be a number, not true" in response.json()["error"], \
+                (path, response.text)
+    store.refresh()
+    assert (store.count(), store.get(insight).confidence) == before

@@ -18,6 +18,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field
 
+from memlib.models import Int
 from memlib.scope import Scope
 
 
@@ -27,7 +28,7 @@ class MemlibRetriever(BaseRetriever):
     store: Any = Field(description="A memlib.MemoryStore (or anything with its recall).")
     project_id: str | None = None
     scope: Scope | None = None
-    k: int = Field(default=4, ge=1, le=200)
+    k: Int = Field(default=4, ge=1, le=200)
     mode: str = "hybrid"
     agent: str = "langchain"
 

@@ -27,7 +27,7 @@ from memlib.agents import review
 from memlib.agents.review import REVIEWS
 from memlib.errors import InvalidInput, invalid
 from memlib.interface import MemoryInterface
-from memlib.models import Memory, Summary
+from memlib.models import Int, Memory, Summary
 
 MAX_SUMMARY = 2_000
 
@@ -69,7 +69,7 @@ class MemoryLifecyclePolicy(Protocol):
 class _Recall(BaseModel):
     model_config = ConfigDict(extra="forbid")
     enabled: bool = True
-    top_k: int = Field(default=3, ge=1, le=100)
+    top_k: Int = Field(default=3, ge=1, le=100)
 
 
 class _WriteBack(BaseModel):

@@ -24,7 +24,7 @@ from memlib.clock import utc
 from memlib.embeddings import count_tokens
 from memlib.errors import InvalidInput, invalid
 from memlib.interface import MemoryInterface
-from memlib.models import Kind, Memory, from_row
+from memlib.models import Int, Kind, Memory, from_row
 from memlib.scope import Scope, sql_literal
 
 TYPES = {"decisions": Kind.DECISION, "patterns": Kind.PATTERN, "insights": Kind.INSIGHT,
@@ -48,9 +48,9 @@ class MemoryQuery(BaseModel):
     tags: list[str] = Field(default_factory=list, max_length=20, description="Every one must be present.")
     since: datetime | None = None
     until: datetime | None = None
-    latest_iterations: int | None = Field(default=None, ge=1, le=1_000,
+    latest_iterations: Int | None = Field(default=None, ge=1, le=1_000,
                                           description="Iteration knowledge of the latest N iterations.")
-    limit: int = Field(default=10, ge=1, le=100)
+    limit: Int = Field(default=10, ge=1, le=100)
     iteration_id: str | None = Field(default=None, description="Required for the iteration scope.")
 
     @field_validator("keywords", "tags")

@@ -21,7 +21,7 @@ from memlib.agents import knowledge, review
 from memlib.agents.query import MemoryQuery, query_memory as run_query
 from memlib.errors import InvalidInput, NotFound, invalid
 from memlib.lifecycle import curation
-from memlib.models import MAX_TEXT, Importance, Insight, Issue, Kind, Learning
+from memlib.models import Float, Importance, Insight, Int, Issue, Kind, Learning, MAX_TEXT
 
 MAX_FILES = 500
 
@@ -58,7 +58,7 @@ class _Input(BaseModel):
 
 
 class QueryMemoryInput(MemoryQuery):
-    budget_tokens: int = Field(default=2_000, ge=50, le=100_000,
+    budget_tokens: Int = Field(default=2_000, ge=50, le=100_000,
                                description="Token budget of the returned context string.")
 
 
@@ -243,7 +243,7 @@ class UpdateMemoryInput(_Input):
     content: str | None = Field(default=None, max_length=MAX_TEXT)
     title: str | None = Field(default=None, max_length=MAX_TEXT)
     tags: list[str] | None = None
-    confidence: int | None = Field(default=None, ge=0, le=100)
+    confidence: Int | None = Field(default=None, ge=0, le=100)
     importance: Literal["critical", "important", "normal"] | None = None
 
 
@@ -312,13 +312,13 @@ class EnqueueTaskInput(_Input):
                                    description="The project the work is for: only agents that may write it claim "
                                                "it. Required from a token limited to some projects.")
     payload: Any = Field(default=None, description="The task's instructions, any JSON value.")
-    priority: int = Field(default=0, ge=-1_000, le=1_000, description="Higher is claimed first.")
-    max_attempts: int = Field(default=5, ge=1, le=100)
+    priority: Int = Field(default=0, ge=-1_000, le=1_000, description="Higher is claimed first.")
+    max_attempts: Int = Field(default=5, ge=1, le=100)
     approval: str | None = Field(default=None, description="Hold the task until a person approves this request.")
 
 
 class ClaimTaskInput(_Input):
-    lease_seconds: float = Field(default=30.0, ge=0.001, le=86_400,
+    lease_seconds: Float = Field(default=30.0, ge=0.001, le=86_400,
                                  description="How long the task is the caller's; heartbeat_task extends it.")
 
 
@@ -328,7 +328,7 @@ class _Held(_Input):
 
 
 class HeartbeatTaskInput(_Held):
-    extend_seconds: float = Field(default=30.0, ge=0.001, le=86_400)
+    extend_seconds: Float = Field(default=30.0, ge=0.001, le=86_400)
 
 
 class AckTaskInput(_Held):
@@ -338,7 +338,7 @@ class AckTaskInput(_Held):
 
 class NackTaskInput(_Held):
     error: str | None = Field(default=None, max_length=2_000)
-    retry_in_seconds: float | None = Field(default=None, ge=0, le=86_400,
+    retry_in_seconds: Float | None = Field(default=None, ge=0, le=86_400,
                                            description="Default: backoff doubling from 1 s.")
 
 
@@ -415,24 +415,24 @@ class AppendTurnInput(SessionInput):
 
 
 class TranscriptInput(SessionInput):
-    last: int | None = Field(default=None, ge=1, le=10_000, description="Only the last N turns.")
+    last: Int | None = Field(default=None, ge=1, le=10_000, description="Only the last N turns.")
 
 
 class SavePendingLoopInput(SessionInput):
     goal: str = Field(min_length=1, max_length=MAX_TEXT)
-    step: int = Field(ge=0)
+    step: Int = Field(ge=0)
     state: dict[str, Any] = Field(default_factory=dict)
 
 
 class BuildContextInput(SessionInput):
     goal: str = Field(min_length=1, max_length=MAX_TEXT, description="What the next turn is about.")
-    budget_tokens: int = Field(default=4_000, ge=50, le=200_000)
+    budget_tokens: Int = Field(default=4_000, ge=50, le=200_000)
 
 
 class ReportFragmentInput(_Input):
     content: str = Field(min_length=1, max_length=MAX_TEXT, description="One finding, in your words.")
     topic_candidates: list[str] = Field(default_factory=list, max_length=20)
-    confidence: float = Field(default=1.0, ge=0, le=1)
+    confidence: Float = Field(default=1.0, ge=0, le=1)
     trace_pointer: str | None = Field(default=None, description="What it came from: a memory id or a recall id.")
     evidence: str | None = Field(default=None, max_length=1_000_000,
                                  description="Or the text it came from (a tool's output, a page): registered, "

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from memlib.clock import utc
 from memlib.errors import invalid
-from memlib.models import MAX_TEXT, checked_vector
+from memlib.models import Float, Int, MAX_TEXT, checked_vector
 
 TOPIC_SUM_TOLERANCE = 1e-6
 
@@ -49,16 +49,16 @@ class Fragment(_Record):
     source_agent: str = Field(min_length=1, max_length=200)
     timestamp: datetime | None = None  # when it was reported; left out, when it is added (the store's clock)
     topic_candidates: list[str] = Field(default_factory=list)
-    confidence: float = 1.0
+    confidence: Float = 1.0
     tool_fingerprint: str = ""
-    citation_count: int = Field(default=0, ge=0)
+    citation_count: Int = Field(default=0, ge=0)
     trace_pointer: str = Field(min_length=1)
     embedding: list[float] | None = Field(default=None, repr=False)
     metadata: dict[str, str] = Field(default_factory=dict)
     # the order memlib received it in among the store's fragments (0, 1, ...), set by
     # Consensus.add (a value given is replaced); it orders fragments reported at one time
     # (clustering.order_key). None: stored before memlib recorded it
-    arrival: int | None = Field(default=None, ge=0)
+    arrival: Int | None = Field(default=None, ge=0)
 
     _confidence = field_validator("confidence")(classmethod(lambda cls, v: _unit(v)))
     _embedding = field_validator("embedding")(classmethod(lambda cls, v: checked_vector(v)))
@@ -97,7 +97,7 @@ class Cluster(_Record):
     fragment_ids: list[str] = Field(min_length=1)
     centroid: list[float] = Field(repr=False)
     topic_distribution: dict[str, float]
-    conflict_risk: float = 0.0
+    conflict_risk: Float = 0.0
     last_updated: datetime
 
     _risk = field_validator("conflict_risk")(classmethod(lambda cls, v: _unit(v)))
@@ -135,8 +135,8 @@ class Disagreement(_Record):
 
 
 class SlotConstraint(_Record):
-    min_items: int = Field(default=1, ge=0)
-    min_coverage_ratio: float = 0.0
+    min_items: Int = Field(default=1, ge=0)
+    min_coverage_ratio: Float = 0.0
     required: bool = True
 
     _ratio = field_validator("min_coverage_ratio")(classmethod(lambda cls, v: _unit(v)))
@@ -149,11 +149,11 @@ class RetentionContract(_Record):
     contract_id: str = Field(min_length=1)
     version: str = Field(min_length=1)
     slots: dict[str, SlotConstraint] = Field(default_factory=dict)
-    source_weights: dict[str, float] = Field(default_factory=dict)
+    source_weights: dict[str, Float] = Field(default_factory=dict)
     topic_allowlist: list[str] = Field(default_factory=list)
     topic_blocklist: list[str] = Field(default_factory=list)
-    length_budget: int = Field(gt=0)
-    max_rounds: int = Field(default=3, ge=1)
+    length_budget: Int = Field(gt=0)
+    max_rounds: Int = Field(default=3, ge=1)
 
     @field_validator("source_weights")
     @classmethod

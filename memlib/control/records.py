@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from memlib.control.db import from_us
 from memlib.errors import invalid
+from memlib.models import Int
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,99}$")  # a task kind, an event kind
 MAX_PAYLOAD = 1_000_000  # characters of JSON: a task carries instructions, not data sets
@@ -52,8 +53,8 @@ class NewTask(BaseModel):
     session_id: str | None = Field(default=None, min_length=1, max_length=200)
     agent: str | None = Field(default=None, min_length=1, max_length=200)
     project_id: str | None = Field(default=None, min_length=1, max_length=200)  # None: every project's
-    priority: int = Field(default=0, ge=-1_000, le=1_000)
-    max_attempts: int = Field(default=5, ge=1, le=100)
+    priority: Int = Field(default=0, ge=-1_000, le=1_000)
+    max_attempts: Int = Field(default=5, ge=1, le=100)
     task_id: str | None = Field(default=None, min_length=1, max_length=200)
     approval: str | None = Field(default=None, min_length=1, max_length=4_000)  # held until approved
 

@@ -5,7 +5,7 @@ correcting it with a new one, and forgetting memories. Each change is audited, w
 from __future__ import annotations
 
 from memlib.clock import days_until
-from memlib.errors import InvalidInput, NotFound
+from memlib.errors import InvalidInput, NotFound, whole_number
 from memlib.interface import StoreInterface
 from memlib.models import Kind, Memory, parse_memory, title_key
 from memlib.scope import sql_literal
@@ -96,6 +96,7 @@ def adjust_confidence(store: StoreInterface, memory_id: str, delta: int, reason:
     store.check_writable()
     if not reason or not reason.strip():
         raise InvalidInput("a confidence change needs a reason (--reason)")
+    whole_number(delta, "a confidence change", -100, 100)
     if delta == 0:
         raise InvalidInput("a confidence change must not be zero")
     return store.modify(memory_id, lambda memory: {"confidence": max(0, min(100, memory.confidence + delta))},

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from memlib.clock import utc
 from memlib.errors import InvalidInput
 from memlib.interface import StoreInterface
-from memlib.models import Memory, trusted, vector_problem
+from memlib.models import Float, Int, Memory, trusted, vector_problem
 from memlib.scope import Scope
 from memlib.search.answers import asked_for, holds
 from memlib.search.chatter import said_nothing
@@ -39,21 +39,21 @@ class SearchConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     fusion: Literal["convex", "rrf"] = "convex"  # hybrid: score-aware, or ranks only
-    alpha: float = Field(0.4, ge=0, le=1)          # convex: weight of the vector list, 1 - alpha of full text
-    rrf_k: int = Field(60, ge=1)
-    candidates: int = Field(50, ge=1, le=MAX_K)    # per list in hybrid mode, at least k
-    nprobes: int = Field(16, ge=1)                 # IVF partitions probed when a vector index exists
-    refine_factor: int | None = Field(4, ge=1)     # re-rank that many times k by exact distance
-    ef: int | None = Field(None, ge=1)             # HNSW search breadth inside each probed partition
-    exact_below: int = Field(20_000, ge=0)         # a scope this small is scanned exactly (numpy), not probed
-    neighbours: float = Field(0.8, ge=0, le=1)     # hybrid: share of the best adjacent turn's score a turn gains
+    alpha: Float = Field(0.4, ge=0, le=1)          # convex: weight of the vector list, 1 - alpha of full text
+    rrf_k: Int = Field(60, ge=1)
+    candidates: Int = Field(50, ge=1, le=MAX_K)    # per list in hybrid mode, at least k
+    nprobes: Int = Field(16, ge=1)                 # IVF partitions probed when a vector index exists
+    refine_factor: Int | None = Field(4, ge=1)     # re-rank that many times k by exact distance
+    ef: Int | None = Field(None, ge=1)             # HNSW search breadth inside each probed partition
+    exact_below: Int = Field(20_000, ge=0)         # a scope this small is scanned exactly (numpy), not probed
+    neighbours: Float = Field(0.8, ge=0, le=1)     # hybrid: share of the best adjacent turn's score a turn gains
     # hybrid: share of the best score a candidate gains when written in the period the query names
-    dated: float = Field(1.0, ge=0, le=1)
+    dated: Float = Field(1.0, ge=0, le=1)
     # hybrid: share of the best score a candidate gains when its own words hold the kind of thing
     # the query asks for (a time for "when", a number for "how many", a place for "where")
-    answer: float = Field(0.15, ge=0, le=1)
+    answer: Float = Field(0.15, ge=0, le=1)
     # hybrid: share of the best score a conversation turn gains when its speaker is the one the query names
-    speaker: float = Field(0.15, ge=0, le=1)
+    speaker: Float = Field(0.15, ge=0, le=1)
     # how the full-text index cuts text into words: 'icu' finds words in Chinese and Japanese
     # (which have no spaces) as well as in English; 'simple' splits at what is not a letter or
     # digit, so a run of Chinese is one word (the tokenizer of stores made before 'icu')

@@ -34,7 +34,7 @@ from memlib.agents.tools import Toolbox
 from memlib.errors import InvalidInput, MemlibError, NotFound, Refused, first_line
 from memlib.interface import MemoryInterface
 from memlib.lifecycle import curation
-from memlib.models import MAX_TEXT, parse_memory, record_label
+from memlib.models import MAX_TEXT, Int, parse_memory, record_label
 from memlib.scope import Scope
 from memlib.server.commit import GroupCommit
 from memlib.server.guard import MAX_BODY, BodyGuard
@@ -69,7 +69,7 @@ class ScopeBody(_Body):
 
     project_id: str | None = None
     root_task_id: str | None = None
-    level: int | None = Field(default=None, ge=0, le=2)
+    level: Int | None = Field(default=None, ge=0, le=2)
     kinds: list[str] = Field(default_factory=list, max_length=20)
     tags: list[str] = Field(default_factory=list, max_length=100)
     all_tags: list[str] = Field(default_factory=list, max_length=100)
@@ -78,7 +78,7 @@ class ScopeBody(_Body):
     user_id: str | None = None
     created_after: datetime | None = None
     created_before: datetime | None = None
-    min_confidence: int | None = Field(default=None, ge=0, le=100)
+    min_confidence: Int | None = Field(default=None, ge=0, le=100)
     include_expired: bool = False
     trusted_only: bool = False
     as_of: datetime | None = Field(default=None, description="Judge expiry at this moment instead of now.")
@@ -96,7 +96,7 @@ class AddBody(_Body):
 
 class SearchBody(_Body):
     query: str = Field(min_length=1, max_length=MAX_TEXT)
-    k: int = Field(default=10, ge=1, le=200)
+    k: Int = Field(default=10, ge=1, le=200)
     mode: Literal["hybrid", "vector", "fts"] = "hybrid"
     scope: ScopeBody = Field(default_factory=ScopeBody)
 
@@ -111,7 +111,7 @@ class ChangeBody(_Body):
 
 
 class ConfidenceBody(_Body):
-    delta: int = Field(ge=-100, le=100)
+    delta: Int = Field(ge=-100, le=100)
     reason: str = Field(min_length=1, max_length=MAX_TEXT)
 
 
@@ -136,14 +136,14 @@ class TurnBody(_Body):
 
 class LoopBody(_Body):
     goal: str = Field(min_length=1, max_length=MAX_TEXT)
-    step: int = Field(ge=0)
+    step: Int = Field(ge=0)
     state: dict[str, Any] = Field(default_factory=dict)
 
 
 class ContextBody(_Body):
     session_id: str
     goal: str = Field(min_length=1, max_length=MAX_TEXT)
-    budget_tokens: int = Field(default=4_000, ge=50, le=200_000)
+    budget_tokens: Int = Field(default=4_000, ge=50, le=200_000)
 
 
 class FragmentsBody(_Body):

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError, f
 
 from memlib.errors import InvalidInput, NotFound, invalid, text_id, whole_number
 from memlib.interface import MemoryInterface
-from memlib.models import MAX_TEXT, Kind
+from memlib.models import Int, Kind, MAX_TEXT
 from memlib.scope import sql_literal
 from memlib.store.concurrency import committing
 from memlib.sessions.tables import PENDING_LOOPS, SCHEMAS, SESSIONS, SHORT_TERM
@@ -78,7 +78,7 @@ class PendingLoop(BaseModel):
     session_id: str
     loop_id: str
     goal: str = Field(max_length=MAX_TEXT)
-    step: int = Field(ge=0)
+    step: Int = Field(ge=0)
     state: dict[str, Any] = Field(default_factory=dict)
     saved_at: datetime
 

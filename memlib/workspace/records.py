@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from memlib.errors import InvalidInput, invalid
 from memlib.workspace.markdown import FIELDS, Document, _trim
+from memlib.models import Int
 
 _ITEM = re.compile(r"^[ \t]*[-*+][ \t]+(?:\[(?P<check>[ xX])\][ \t]+)?(?P<text>.*\S)[ \t]*$")
 _TOOL = re.compile(r"^(?:`(?P<quoted>[^`]+)`|(?P<name>[\w.-]+))(?:\((?P<args>[^)]*)\))?[ \t]*(?:[:：][ \t]*(?P<desc>.*))?$")
@@ -44,7 +45,7 @@ class OwnerProfile(Record):
     """Whom the assistant works for."""
 
     name: str = Field(min_length=1, max_length=100)
-    age: int | None = Field(default=None, ge=0, le=150)
+    age: Int | None = Field(default=None, ge=0, le=150)
     occupation: str | None = Field(default=None, max_length=200)
     interests: list[str] = Field(default_factory=list)
     goals: list[str] = Field(default_factory=list)
