@@ -13,11 +13,11 @@ arrows make no loop (tests/test_layout.py checks these lines, and the README's l
 against the imports):
 
     cli          -> agents, analytics, control, lifecycle, memory_store, sample, search, server, store, workspace
-    server       -> agents, consensus, lifecycle, store
+    server       -> agents, consensus, control, lifecycle, store
     agents       -> consensus, control, lifecycle, sessions, store
     sample       -> consensus, control, lifecycle, sessions, store
     memory_store -> consensus, lifecycle, search, server, store, workspace
-    workspace    -> lifecycle
+    workspace    -> lifecycle, store
     lifecycle    -> analytics, consensus, search, store
     analytics    -> consensus, control, sessions, store
     consensus    -> store

@@ -268,13 +268,14 @@ class MemoryStore(Store):
         text = store.meta().get(META_SEARCH)
         if text is None:  # a store from before memlib recorded its search: the defaults then
             store.search_config = search or SearchConfig(**BEFORE_RECORDED)
-            return store
-        store.search_config = SearchConfig.from_json(text, f"store {store.uri!r}", missing=BEFORE_RECORDED)
-        if search is not None and search != store.search_config:
+        else:
+            store.search_config = SearchConfig.from_json(text, f"store {store.uri!r}", missing=BEFORE_RECORDED)
+        if text is not None and search is not None and search != store.search_config:
             mine, given = store.search_config.model_dump(), search.model_dump()
             differ = ", ".join(f"{k} {mine[k]!r} (not {given[k]!r})" for k in mine if mine[k] != given[k])
             raise StoreError(f"store {store.uri!r} was created to search with {differ}; "
                              f"a store keeps the search settings it records")
+        store.finish_unfinished()  # what a writer killed between its commits left undone
         return store
 
     @staticmethod

@@ -1,5 +1,5 @@
 """A retention apply killed with SIGKILL leaves the store as before or as after, and the next
-apply completes it. The kills are real: a child process runs the apply, and the fault
+open of the store (or apply) completes it. The kills are real: a child process runs the apply, and the fault
 injection lives here, in the child's `on_step` hook, not in the library."""
 
 from __future__ import annotations
@@ -78,7 +78,9 @@ def test_killed_at_each_step(built, tmp_path, step):
     proc.communicate(timeout=300)
     assert proc.returncode == -signal.SIGKILL
     ids = _check_and_finish(path, before, plan)
-    assert ids == (before if step in ("started", "tagged", "archived") else before - plan)
+    # the first open after the kill finishes the run (its promise, store/journal.py): rolled
+    # forward once its rows were archived
+    assert ids == (before if step in ("started", "tagged") else before - plan)
 
 
 def test_killed_at_random_moments(built, tmp_path):

@@ -270,12 +270,26 @@ class Consensus:
             first = clusterer.next_arrival
             batch = [f.model_copy(update={"arrival": first + f.arrival}) for f in batch]
             new = [i for i, f in enumerate(batch) if f.fragment_id not in done]
+            events = store.event_rows("fragment_add", [batch[i].fragment_id for i in new], actor=actor, details=[
+                {"source_agent": batch[i].source_agent, "trace_pointer": batch[i].trace_pointer} for i in new])
             try:
-                opened = self._place(clusterer, [batch[i] for i in new], vectors[new], table, actor)
+                # killed between the fragments' commit and the clusters', the next open places them
+                with store.promising("memlib.consensus.store:finish_add", {"threshold": self.threshold,
+                                                                            "actor": actor}, events):
+                    opened = self._place(clusterer, [batch[i] for i in new], vectors[new], table, actor)
+                    store.append_events(events)
             except BaseException:
                 self._memory.clusterer = None  # it holds what failed to commit: read the tables again
                 raise
         return [(f.fragment_id, clusterer.where.get(f.fragment_id), f.fragment_id in opened) for f in batch]
+
+    def stored(self, fragment_ids: list[str]) -> set[str]:
+        """Which of these fragments are stored."""
+        table = self._table(FRAGMENTS, create=False)
+        if table is None or not fragment_ids:
+            return set()
+        return set(table.to_lance().to_table(columns=["fragment_id"], filter=sql_in("fragment_id", fragment_ids))
+                   .column("fragment_id").to_pylist())
 
     def _already_stored(self, table, batch: list[Fragment]) -> set[str]:
         """The ids of the batch stored already, as given (a retried add, whose first try
@@ -694,3 +708,19 @@ def _recorded(table) -> dict | None:
     except ValueError:
         return None
     return made if isinstance(made, dict) else None
+
+
+def finish_add(store: StoreInterface, promise) -> None:
+    """Keep a killed add's promise (store/journal.py): the fragments it stored are placed in
+    their clusters, and logged."""
+    details = promise.details
+    consensus = Consensus(store, threshold=details.get("threshold"))
+    with consensus._memory.lock, store.lock.held():
+        consensus._complete(details.get("actor"))
+    events = promise.events
+    if events is None or not len(events):
+        return
+    ids = events.column("subject_id").to_pylist()
+    stored, logged = consensus.stored(ids), store.logged_events(events.column("event_id").to_pylist())
+    store.append_events(events.filter(pa.array([i in stored and e not in logged for i, e in zip(
+        ids, events.column("event_id").to_pylist())], pa.bool_())))

@@ -4,11 +4,14 @@ correcting it with a new one, and forgetting memories. Each change is audited, w
 
 from __future__ import annotations
 
+import uuid
+
 from memlib.clock import days_until
 from memlib.errors import InvalidInput, NotFound, whole_number
 from memlib.interface import StoreInterface
 from memlib.models import Kind, Memory, parse_memory, title_key
 from memlib.scope import sql_literal
+from memlib.store.journal import audit_what_committed, gated
 
 PROMOTIONS = {Kind.INSIGHT: Kind.DECISION, Kind.LEARNING: Kind.PATTERN}
 
@@ -154,9 +157,13 @@ def forget(store: StoreInterface, memory_ids: list[str], reason: str, actor: str
         children = store.children(ids)
         if children:
             raise InvalidInput(f"{children} memories hang off these; forget them too, or delete with cascade")
-        outcome = retention.remove(store, ids, {"policy": action, "reason": reason, "candidates": len(ids)}, actor)
-        store.log_event(action, ids, actor=actor, run_id=outcome.run_id,
-                        details=[{"reason": reason, "project_id": found[i]["project_id"]} for i in ids])
+        run_id = str(uuid.uuid4())
+        events = store.event_rows(action, ids, actor=actor, run_id=run_id,
+                                  details=[{"reason": reason, "project_id": found[i]["project_id"]} for i in ids])
+        with store.promising(events=gated(events, ids, [None] * len(ids))):  # each logged once it is gone
+            outcome = retention.remove(store, ids, {"policy": action, "reason": reason, "candidates": len(ids)},
+                                       actor, run_id=run_id)
+            store.append_events(events)
     return outcome
 
 
@@ -187,12 +194,31 @@ def correct(store: StoreInterface, memory_id: str, reason: str, actor: str | Non
         new = parse_memory(data, record=f"correction of {memory_id}")
         if all(getattr(new, k) == getattr(old, k) for k in changes):
             raise InvalidInput(f"memory {memory_id} says that already: nothing to correct")
-        run = retention.remove(store, [memory_id], {"policy": "correct", "reason": reason.strip(),
-                                                    "corrected_by": new.id, "candidates": 1}, actor)
-        (new_id,) = store.add([new], actor=actor, duplicates="link")  # its own link says where it came from
-        store.log_event("correct", [memory_id, new_id], actor=actor, run_id=run.run_id,
-                        details={"from": memory_id, "to": new_id, "reason": reason.strip()})
-    return store.get(new_id), run.run_id
+        run_id = str(uuid.uuid4())
+        events = store.event_rows("correct", [memory_id, new.id], actor=actor, run_id=run_id,
+                                  details={"from": memory_id, "to": new.id, "reason": reason.strip()})
+        # killed before the correction is written, the next open puts the old memory back
+        with store.promising("memlib.lifecycle.curation:finish_correct", {"run_id": run_id, "new": new.id},
+                             gated(events, [new.id, new.id], [0, 0])):
+            retention.remove(store, [memory_id], {"policy": "correct", "reason": reason.strip(),
+                                                  "corrected_by": new.id, "candidates": 1}, actor, run_id=run_id)
+            (new_id,) = store.add([new], actor=actor, duplicates="link")  # its own link says where it came from
+            store.append_events(events)
+    return store.get(new_id), run_id
+
+
+def finish_correct(store: StoreInterface, promise) -> None:
+    """Keep a killed correction's promise: with the correction written, its events; without,
+    the old memory back (the run that took it out undone)."""
+    from memlib.lifecycle import retention
+
+    if store.lookup([promise.details["new"]], ["id"]):
+        audit_what_committed(store, promise)
+        return
+    retention.finish_unfinished(store)
+    run_id = promise.details["run_id"]
+    if any(r["run_id"] == run_id and r["status"] == "done" for r in retention.runs(store)):
+        retention.undo(store, run_id, actor="recovery")
 
 
 def _remaining_days(old: Memory, now) -> int:
@@ -220,10 +246,12 @@ def uncorrect(store: StoreInterface, run_id: str, actor: str | None = None) -> s
     later -= {e["run_id"] for e in store.audit_events(f"action = 'uncorrect' AND subject_id = {sql_literal(new)}")}
     if later:  # ... that were not undone
         raise InvalidInput(f"the correction {new} was corrected again: undo that correction first")
-    retention.undo(store, run_id, actor=actor)
-    if store.lookup([new], ["id"]):
-        store.delete([new], actor=actor)
-    store.log_event("uncorrect", [old, new], actor=actor, run_id=run_id, details={"from": old, "to": new})
+    events = store.event_rows("uncorrect", [old, new], actor=actor, run_id=run_id, details={"from": old, "to": new})
+    with store.promising(events=gated(events, [old, new], [0, None])):
+        retention.undo(store, run_id, actor=actor)
+        if store.lookup([new], ["id"]):
+            store.delete([new], actor=actor)
+        store.append_events(events)
     return old
 
 

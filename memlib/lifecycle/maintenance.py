@@ -121,6 +121,7 @@ def maintain(store: StoreInterface, progress: bool = False, history_days: int = 
     older than `grace`. `vector_index`: build Lance's vector index now whatever the size."""
     whole_number(history_days, "history_days", 0, MAX_DAYS, "days")
     store.check_writable()
+    store.finish_unfinished()
     started = time.perf_counter()
     steps = ["flush recalls", "fold usage", "clusters", "indexes", "compact", "vector index", "as-of window", "clean up"]
     bar = None

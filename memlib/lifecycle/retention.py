@@ -31,6 +31,7 @@ from memlib.errors import InvalidInput, NotFound, whole_number
 from memlib import policy as policies
 from memlib.interface import StoreInterface
 from memlib.scope import sql_in, sql_literal
+from memlib.store.journal import audit_what_committed, gated, ungated
 from memlib.store.storage import tree_bytes
 from memlib.store.tables import ARCHIVE, MEMORIES, add_missing_columns
 CHUNK = 5_000  # ids per filter when rows are read by id
@@ -218,14 +219,20 @@ def apply(store: StoreInterface, policy, as_of=None, actor: str | None = None, o
         return remove(store, chosen.ids, chosen.summary(), actor, on_step, resumed)
 
 
+def finish_runs(store: StoreInterface, promise) -> None:
+    """Keep a killed run's promise (store/journal.py): finish it as the next apply would."""
+    finish_unfinished(store)
+
+
 def remove(store: StoreInterface, ids: list[str], details: dict[str, Any], actor: str | None = None,
-           on_step: Step = _nothing, resumed: list[str] | None = None) -> RunOutcome:
+           on_step: Step = _nothing, resumed: list[str] | None = None, run_id: str | None = None) -> RunOutcome:
     """Remove these memories as a retention run: archived and tagged first, one delete,
-    reversible by `undo`. `details` describe why (a policy's plan, or another caller's)."""
+    reversible by `undo`. `details` describe why (a policy's plan, or another caller's);
+    `run_id`: the run's id, when the caller has made it (else a new one)."""
     store.check_writable()
-    with store.lock.held():
+    with store.lock.held(), store.promising("memlib.lifecycle.retention:finish_runs"):
         store.refresh()
-        run_id = str(uuid.uuid4())
+        run_id = run_id or str(uuid.uuid4())
         before = store.version
         tag = f"retention-{run_id}"
         store.log_event("retention_apply", [run_id], status="started", actor=actor, run_id=run_id,
@@ -261,14 +268,37 @@ def undo(store: StoreInterface, run_id: str, actor: str | None = None) -> int:
             raise InvalidInput(f"retention run {run_id} was already {known[run_id]['status']}")
         archive = _open_archive(store, create=False)
         rows = archive.to_lance().to_table(filter=f"run_id = {sql_literal(run_id)}") if archive else None
-        restored: list[str] = []
-        if rows is not None and len(rows):
-            restored, version = store.restore(rows)
-            store.log_event("restore", restored, actor=actor, run_id=run_id, version=version)
-            archive.delete(f"run_id = {sql_literal(run_id)}")
-        store.log_event("retention_undo", [run_id], actor=actor, run_id=run_id,
-                        details={"restored": len(restored)})
+        archived = [] if rows is None else rows.column("id").to_pylist()
+        held = set(_present(store, archived))
+        back = [i for i in archived if i not in held]  # what the undo puts back
+        revisions = {} if rows is None or "revision" not in rows.column_names else dict(
+            zip(rows.column("id").to_pylist(), rows.column("revision").to_pylist()))
+        events = pa.concat_tables([
+            gated(store.event_rows("restore", back, actor=actor, run_id=run_id), back,
+                  [revisions.get(i) or 0 for i in back]),
+            gated(store.event_rows("retention_undo", [run_id], actor=actor, run_id=run_id,
+                                   details={"restored": len(back)}), [None], [None])])
+        with store.promising("memlib.lifecycle.retention:finish_undo", {"run_id": run_id}, events):
+            restored: list[str] = []
+            version = None
+            if rows is not None and len(rows):
+                restored, version = store.restore(rows)
+            store.append_events(ungated(events.slice(0, len(back))), version)
+            store.append_events(ungated(events.slice(len(back))))
+            if rows is not None and len(rows):
+                archive.delete(f"run_id = {sql_literal(run_id)}")
     return len(restored)
+
+
+def finish_undo(store: StoreInterface, promise) -> None:
+    """Keep a killed undo's promise: the events of what it restored, and its archive rows
+    dropped once they are back."""
+    audit_what_committed(store, promise)
+    run_id = promise.details["run_id"]
+    if store.audit_events(f"action = 'retention_undo' AND run_id = {sql_literal(run_id)}"):
+        archive = _open_archive(store, create=False)
+        if archive is not None:
+            archive.delete(f"run_id = {sql_literal(run_id)}")
 
 
 def purge(store: StoreInterface, run_id: str, actor: str | None = None) -> dict[str, Any]:

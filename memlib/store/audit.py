@@ -1,6 +1,7 @@
 """The append-only audit log: every write, update, delete, promotion, retention run, undo and
 purge appends events to the `audit_log` table, one commit per call (a batch of memories is
-one commit, never one per row). Events are never updated or deleted; a run's progress is a
+one commit, never one per row). A change makes its events before it commits and promises them
+(store/journal.py), so a process killed between the two commits loses none. Events are never updated or deleted; a run's progress is a
 sequence of events with the same run_id (started, then done or abandoned).
 
     subject_id  the memory, or the run (a retention run, a purge) the event is about
@@ -8,7 +9,7 @@ sequence of events with the same run_id (started, then done or abandoned).
                 promote, promoted, flag, confidence, finalize, retention_apply,
                 retention_remove, retention_undo, restore, purge, duplicate (a new memory
                 that repeats another, details.of), corroborate (a repeat not written: the
-                memory it repeats, details.duplicate)
+                memory it repeats, details.duplicate), fragment_add (a consensus fragment)
     status      done, started, abandoned, nothing
     version     the `memories` table version the event's change committed (null for events
                 that changed no memory): the ledger time travel reads (store/versions.py)
@@ -26,6 +27,7 @@ import numpy as np
 import pyarrow as pa
 
 from memlib.clock import Clock
+from memlib.scope import sql_in
 from memlib.store.concurrency import committing
 from memlib.store.tables import AUDIT_LOG, add_missing_columns, open_or_create, open_table
 
@@ -96,9 +98,35 @@ class AuditLog:
         """One event per subject, all in one commit. `actor` and `details` are shared, or one
         per subject (a group commit writes for several agents); `version` is the memories
         table version this change committed, if it changed any."""
+        if len(subjects):
+            self.append(self.rows(action, subjects, status, actor, run_id, details, version))
+
+    def append(self, rows: pa.Table, version: int | None = None) -> None:
+        """Log events made by `rows` (a change promised them before it committed: the
+        journal), in one commit; `version`: the memories table version the change made."""
+        if version is not None:
+            rows = rows.set_column(rows.schema.get_field_index("version"), "version",
+                                   pa.array([version] * len(rows), pa.int64()))
+        if len(rows):
+            committing(lambda: self.table.add(rows.select(SCHEMA.names).cast(SCHEMA)))
+
+    def logged(self, event_ids: Sequence[str]) -> set[str]:
+        """Which of these events the log holds."""
+        data = self.dataset()
+        if data is None or not event_ids:
+            return set()
+        found: set[str] = set()
+        for start in range(0, len(event_ids), 1_000):
+            found.update(data.to_table(columns=["event_id"], filter=sql_in("event_id", event_ids[start:start + 1_000]))
+                         .column("event_id").to_pylist())
+        return found
+
+    def rows(self, action: str, subjects: Sequence[str | None], status: str = "done",
+             actor: str | Sequence[str | None] | None = None, run_id: str | None = None,
+             details: dict[str, Any] | Sequence[dict[str, Any] | None] | None = None,
+             version: int | None = None) -> pa.Table:
+        """The events `record` would log, made now (their ids and times fixed), unlogged."""
         n = len(subjects)
-        if n == 0:
-            return
         if details is None or isinstance(details, dict):
             shared = None if details is None else json.dumps(details, sort_keys=True, default=str)
             texts = [shared] * n
@@ -117,7 +145,7 @@ class AuditLog:
             "details": pa.array(texts, pa.string()),
             "version": pa.array([version] * n, pa.int64()),
         }, schema=SCHEMA)
-        committing(lambda: self.table.add(batch))
+        return batch
 
     def events(self, where: str | None = None) -> list[dict[str, Any]]:
         """Events (oldest first) matching a SQL filter over the columns above."""

@@ -23,6 +23,7 @@ from memlib.errors import StoreError
 from memlib.store import versions
 from memlib.store.audit import event_ids
 from memlib.store.concurrency import committing
+from memlib.store.journal import AUDIT
 from memlib.store.tables import open_or_create, open_table
 
 log = logging.getLogger("memlib")
@@ -40,6 +41,29 @@ class Doors:
         """Record one audit event per subject, in one commit (store/audit.py)."""
         self.audit.record(action, subjects, status=status, actor=actor, run_id=run_id,
                           details=details, version=version)
+
+    def event_rows(self, action: str, subjects: Sequence[str | None], status: str = "done",
+                   actor: str | Sequence[str | None] | None = None, run_id: str | None = None,
+                   details: dict[str, Any] | Sequence[dict[str, Any] | None] | None = None) -> pa.Table:
+        """The audit events `log_event` would log, made now and not logged: a change
+        promises them before it commits (`promising`), logs them after (`append_events`)."""
+        return self.audit.rows(action, subjects, status, actor, run_id, details)
+
+    def promising(self, finish: str = AUDIT, details: dict[str, Any] | None = None,
+                  events: pa.Table | None = None):
+        """A promise kept by the next open or maintain if this process stops before the body
+        ends (store/journal.py): with `events` gated by journal.gated, and `finish` the
+        memlib function that keeps it."""
+        return self.journal.promise(finish, details, events)
+
+    def logged_events(self, event_ids: Sequence[str]) -> set[str]:
+        """Which of these audit events the log holds (a promise kept twice logs once)."""
+        return self.audit.logged(list(event_ids))
+
+    def append_events(self, rows: pa.Table, version: int | None = None) -> None:
+        """Log audit events made before (`event_rows`), in one commit; `version`: the
+        memories table version their change made."""
+        self.audit.append(rows, version)
 
     def audit_events(self, where: str | None = None) -> list[dict[str, Any]]:
         """Audit events (oldest first) matching a SQL filter over the log's columns."""

@@ -28,6 +28,7 @@ from memlib.settings import Settings
 from memlib.store import batch as batches
 from memlib.store import versions
 from memlib.store.audit import AuditLog
+from memlib.store.journal import Journal, gated
 from memlib.store.doors import Doors
 from memlib.store.concurrency import ATTEMPTS, Contended, WriterLock, committing, pause, writable_dir
 from memlib.store.recall_log import RecallLog, spool_dir_for
@@ -60,6 +61,13 @@ def actors(actor: str | Mapping[str, str] | None, ids: Sequence[str]) -> str | l
     """Who wrote `ids`, for the audit log: one writer for all, or each id's (a mapping)."""
     return [actor.get(i) for i in ids] if isinstance(actor, Mapping) else actor
 
+def _of(events: pa.Table, ids: Sequence[str]) -> pa.Table:
+    """The events (one per subject) of these subjects."""
+    if len(ids) == len(events):
+        return events
+    return events.filter(pc.is_in(events.column("subject_id"), pa.array(list(ids), pa.string())))
+
+
 class Store(Doors):
     """The write half of memlib over any LanceDB URI (its named doors: store/doors.py)."""
 
@@ -80,6 +88,7 @@ class Store(Doors):
         self._unwritable: str | None = None
         self.recalls = RecallLog(db, spool_dir_for(uri, settings.cache_dir), self.clock)
         self.audit = AuditLog(db, self.clock, actor=settings.actor)
+        self.journal = Journal(uri, settings)  # a change's promised events, until they are logged
         self.read_only = False
         self._version: int | None = None
         self._seen = table.version  # the last version read (its model chose `embedder`): a new one may record another
@@ -234,6 +243,18 @@ class Store(Doors):
         return versions.committed_at(versions.kept(self._table), self.audit.ledger(),
                                      self.version if version is None else version)
 
+    def finish_unfinished(self) -> int:
+        """Keep the promises of writers that stopped between a change's commits (a change
+        committed without its audit events, a correction half made): store/journal.py.
+        Returns how many; a handle that cannot write leaves them for one that can."""
+        if self.read_only or not self.journal.names():
+            return 0
+        try:
+            self.check_writable()
+        except StoreError:
+            return 0
+        return self.journal.finish(self)
+
     def check_writable(self) -> None:
         """Refuse in one line, before anything is done, a write this handle cannot make."""
         if self.read_only:
@@ -319,9 +340,11 @@ class Store(Doors):
             with self.lock.held():
                 # unchanged since it was checked: no commit since, or none to these ids
                 if self.refresh() == batch.version or self.revisions(batch.ids) == batch.read:
-                    applied, version = self._commit(batch.rows, upsert)
-                    self.audit.record(action, applied, actor=actors(actor, applied), details=details,
-                                      version=version)
+                    ids = batch.rows.column("id").to_pylist()
+                    events = self.audit.rows(action, ids, actor=actors(actor, ids), details=details)
+                    with self.journal.promise(events=gated(events, ids, batch.rows.column("revision").to_pylist())):
+                        applied, version = self._commit(batch.rows, upsert)
+                        self.audit.append(_of(events, applied), version)
                 else:
                     applied = []
             if applied:
@@ -412,12 +435,15 @@ class Store(Doors):
         # Lance 0.40 panics on a conditional merge of some columns through the id index
         # (tests/test_store.py::test_partial_conditional_merge); such a merge scans instead.
         partial = set(rows.column_names) != set(self._table.schema.names)
-        result = committing(lambda: self._table.merge_insert("id").use_index(not partial)
-                            .when_matched_update_all(where=CAS).execute(rows))
-        version = self._committed(result)
-        applied = (rows.column("id").to_pylist() if result.num_updated_rows == rows.num_rows
-                   else self._took_effect(rows) if result.num_updated_rows else [])
-        self.audit.record(action, applied, actor=actor, details=details, version=version)
+        ids = rows.column("id").to_pylist()
+        events = self.audit.rows(action, ids, actor=actor, details=details)
+        with self.journal.promise(events=gated(events, ids, rows.column("revision").to_pylist())):
+            result = committing(lambda: self._table.merge_insert("id").use_index(not partial)
+                                .when_matched_update_all(where=CAS).execute(rows))
+            version = self._committed(result)
+            applied = (ids if result.num_updated_rows == rows.num_rows
+                       else self._took_effect(rows) if result.num_updated_rows else [])
+            self.audit.append(_of(events, applied), version)
         return applied, version
 
     def update(self, memory_id: str, action: str = "update", actor: str | None = None,
@@ -481,8 +507,10 @@ class Store(Doors):
             if cascade:
                 where = f"{where} OR {sql_in('root_task_id', ids)} OR {sql_in('project_id', ids)}"
             removed = self.dataset().to_table(columns=["id"], filter=where).column("id").to_pylist()
-            version = self.delete_where(where)
-            self.audit.record("delete", removed, actor=actor, details={"cascade": cascade}, version=version)
+            events = self.audit.rows("delete", removed, actor=actor, details={"cascade": cascade})
+            with self.journal.promise(events=gated(events, removed, [None] * len(removed))):
+                version = self.delete_where(where)
+                self.audit.append(events, version)
         return len(removed)
 
     def children(self, ids: Sequence[str]) -> int:

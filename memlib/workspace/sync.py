@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -32,6 +33,7 @@ from memlib.errors import InvalidInput
 from memlib.interface import StoreInterface
 from memlib.models import Kind, from_row, title_key
 from memlib.scope import sql_in, sql_literal
+from memlib.store.journal import gated
 from memlib.workspace import convert, markdown
 from memlib.workspace.files import MEMORY, STATE_DIR, day_of
 
@@ -392,11 +394,15 @@ class _Sync:
             present = set(store.lookup(self.deletes, ["id"]))
             ids = [i for i in self.deletes if i in present]
             if ids:
-                outcome = retention.remove(store, ids, {"reason": "deleted from the workspace files",
-                                                        "workspace": str(self.ws.files.root)}, actor=self.actor)
+                run_id = str(uuid.uuid4())
+                events = store.event_rows("workspace_delete", ids, actor=self.actor, run_id=run_id,
+                                          details={"workspace": str(self.ws.files.root)})
+                with store.promising(events=gated(events, ids, [None] * len(ids))):  # logged once they are gone
+                    outcome = retention.remove(store, ids, {"reason": "deleted from the workspace files",
+                                                            "workspace": str(self.ws.files.root)}, actor=self.actor,
+                                               run_id=run_id)
+                    store.append_events(events)
                 self.report.undo = outcome.run_id
-                store.log_event("workspace_delete", ids, actor=self.actor, run_id=outcome.run_id,
-                                details={"workspace": str(self.ws.files.root)})
             self.report.deleted = len(ids)
         for memory_id, event in self.conflicts:
             store.log_event("workspace_conflict", [memory_id], actor=self.actor, details=event)
