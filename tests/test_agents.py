@@ -20,6 +20,7 @@ from memlib.agents import (
     load_lifecycle_policy,
     query_memory,
     save_knowledge_snapshot,
+    write_back,
 )
 from memlib.agents import tools
 from memlib.agents.knowledge import load_document_summary
@@ -140,6 +141,23 @@ def test_conservative_policy_recalls_three_and_writes_back_only_when_told(projec
     assert again.id == summary.id  # same content, same id: the store refuses it twice
     with pytest.raises(MemlibError, match="already exists"):
         store.add([again])
+
+
+def test_write_back_asks_the_session_whether_a_loop_is_pending(project_memory):
+    """The README's agent loop passes no pending_loop_active flag: write-back wrote a summary
+    while the session held a pending loop. The session decides."""
+    store, p, _ = project_memory
+    policy, sessions = ConservativePolicy(automatic_write_back=True), Sessions(store)
+    session = sessions.start("coder", project_id=p.id)
+    sessions.save_loop(session.session_id, "settle the ledger", 2, {"at": "bank file"})
+    before = store.count()
+    request = WriteInput("settle the ledger", "Batched the bank file", "coder", p.id, session.session_id)
+    assert write_back(store, policy, request) == [] and store.count() == before
+    sessions.clear_loop(session.session_id)
+    (written,) = write_back(store, policy, request)
+    assert store.get(written).metadata["session_id"] == session.session_id
+    # a session id that names no session is provenance only: nothing pending there
+    assert write_back(store, policy, WriteInput("another goal", "done", "coder", p.id, "no-such-session"))
 
 
 def test_lifecycle_policy_file_is_validated(tmp_path):
@@ -293,6 +311,39 @@ def test_build_context_labels_parts_and_reports_what_was_cut(project_memory):
     assert sum(words(f"- {t['name']}: {t['description']}\n") for t in tools[:crowded.report()["Tools"]["kept"]]) <= 100
     sessions.save_loop(s.session_id, "g", 1, {})
     assert build_context(store, s.session_id, "ledger", count=words).recalled == []  # loop pending: no recall
+
+
+def test_the_memories_fit_first_one_by_one_and_only_those_shown_are_logged(project_memory):
+    """At 400 tokens with a persona, the default tools and a two-turn transcript, the context
+    showed no memory (its one item, a memory and the contradiction it links to, was kept
+    whole or dropped) while the recall log counted three as recalled."""
+    store, p, _ = project_memory
+    long = "Ledger retries are bounded by the settlement window " + "and the bank's cut-off " * 18
+    a = Decision(project_id=p.id, title="Ledger retry bound", decision=long, created_at=T0 + timedelta(days=40))
+    b = Decision(project_id=p.id, title="Ledger retry limit", decision="Ledger retries stop after 3 attempts "
+                 + "whatever the window " * 18, created_at=T0 + timedelta(days=41))
+    store.add([a, b], duplicates="keep")
+    store.log_event("contradiction", [a.id, b.id], details=[{"with": b.id, "newer": b.id, "kind": "value"},
+                                                            {"with": a.id, "newer": b.id, "kind": "value"}])
+    sessions = Sessions(store)
+    s = sessions.start("coder", project_id=p.id, preferences={"persona": "A careful payments engineer"})
+    sessions.append(s.session_id, "user", "How often do ledger retries run?")
+    sessions.append(s.session_id, "assistant", "Let me check the memory.")
+    before = len([e for e in store.recalls.spooled() if e["tool"] == "build_context"])
+    context = build_context(store, s.session_id, "ledger retry bound settlement window", budget_tokens=400)
+    report = context.report()
+    assert report["Recalled memory"]["kept"] >= 1 and context.tokens <= 400
+    assert report["Transcript"] == {"kept": 2, "cut": 0}
+    assert a.id in context.recalled and b.id in context.recalled  # the pair, each its own item
+    logged = [e for e in store.recalls.spooled() if e["tool"] == "build_context"][before:]
+    assert [e["memory_id"] for e in logged] == context.recalled  # what was shown, in order, nothing else
+    for memory_id in context.recalled:  # each one logged is in the text
+        assert store.get(memory_id).own_text.split(":")[0].split()[0] in context.text
+    # a budget too small for the best memory shows none, and logs none
+    before = len([e for e in store.recalls.spooled() if e["tool"] == "build_context"])
+    tiny = build_context(store, s.session_id, "ledger retry bound settlement window", budget_tokens=60)
+    assert tiny.recalled == [] and tiny.report()["Recalled memory"]["cut"] == 3
+    assert len([e for e in store.recalls.spooled() if e["tool"] == "build_context"]) == before
 
 
 def test_tools_as_plain_functions(project_memory, tmp_path):

@@ -2,11 +2,14 @@
 tools it has, what the lifecycle policy recalls for the goal, and the session's transcript,
 each part labelled and the whole cut to a token budget, with a report of what was cut.
 
-Parts are filled in that order of priority, items whole or not at all (the persona and owner,
-and the tools, take at most a quarter of the budget each): the persona and owner
-profile (from the workspace's SPIRIT.md and OWNER.md when the store has one, else the
-session's preferences), the tools (the workspace's TOOLS.md, else memlib's own), the recalled memories (best first), then the transcript from its latest
-turn backwards (shown in time order). Tokens are counted by `memlib.embeddings.count_tokens`
+The recalled memories (best first, each its own item) take the budget first: they are what
+the context is for. Then the persona and owner profile (from the workspace's SPIRIT.md and
+OWNER.md when the store has one, else the session's preferences), the transcript from its
+latest turn backwards (shown in time order), and the tools (the workspace's TOOLS.md, else
+memlib's own; an agent host declares them to the model too); the profile and the tools take
+at most a quarter of the budget each; items whole or not at all.
+The parts are shown in that order: profile, tools, memories, transcript. Only the memories
+shown are logged as recalled. Tokens are counted by `memlib.embeddings.count_tokens`
 (the store's embedding model's tokenizer) unless the caller passes its own counter.
 """
 
@@ -57,12 +60,13 @@ class Context:
                 "recalled": self.recalled, "parts": self.report()}
 
 
-def recalled_items(store: MemoryInterface, hits) -> list[str]:
-    """The recalled memories rendered: the trusted first, then the untrusted, each labelled
-    with where it came from (models.trusted: an untrusted memory never comes before a
-    trusted one, whatever it says); each one an open contradiction links to another followed
-    by that other (recalled or not) and a line saying which is newer and which is better
-    supported, so the pair reaches the agent together, as one item of the budget."""
+def recalled_items(store: MemoryInterface, hits) -> list[tuple[list[tuple[str, int | None, float | None]], str]]:
+    """The recalled memories rendered, each its own item of the budget: the trusted first,
+    then the untrusted, each labelled with where it came from (models.trusted: an untrusted
+    memory never comes before a trusted one, whatever it says); a memory an open
+    contradiction links to one shown before it comes right after that one, as its own item
+    opening with a line saying which of the two is newer and which is better supported.
+    Each item: ([(memory id, rank, score)] it shows, its text)."""
     hits = sorted(hits, key=lambda h: not h.memory.trusted)
     found = store.disagreements([h.id for h in hits]) if hits else []
     pairs: dict[str, list[dict]] = {}
@@ -75,14 +79,16 @@ def recalled_items(store: MemoryInterface, hits) -> list[str]:
         if hit.id in shown:
             continue
         shown.add(hit.id)
-        lines = [_rendered(hit.memory)]
+        items.append(([(hit.id, hit.rank, hit.score)], _rendered(hit.memory)))
         for pair in pairs.get(hit.id, []):
             other = next(i for i in pair["ids"] if i != hit.id)
             if other in shown:
                 continue
             shown.add(other)
-            lines += [disagreement_note(hit.id, other, pair), _rendered(store.get(other))]
-        items.append("\n".join(lines))
+            ranked = next((h for h in hits if h.id == other), None)
+            items.append(([(other, getattr(ranked, "rank", None), getattr(ranked, "score", None))],
+                          disagreement_note(hit.id, other, pair) + "\n" + _rendered(
+                              ranked.memory if ranked is not None else store.get(other))))
     return items
 
 
@@ -101,6 +107,19 @@ def disagreement_note(first: str, second: str, pair: dict) -> str:
     better = "neither" if a == b else ("the one above" if a > b else "the one below")
     return (f"  CONTRADICTS ({pair['kind']}) the one below: newer is {newer}; better supported: {better} "
             f"({a} against {b} writers)")
+
+
+def _fit(items: list[str], heading: str, room: int, count: Callable[[str], int]) -> tuple[list[str], int]:
+    """The leading items that fit `room` tokens with the heading, whole (none after one that
+    does not fit: order is priority), and the tokens they take."""
+    kept, used = [], 0
+    for item in items:
+        cost = count(item + "\n") + (0 if kept else count(heading))
+        if used + cost > room:
+            break
+        kept.append(item)
+        used += cost
+    return kept, used
 
 
 def build_context(store: MemoryInterface, session_id: str, goal: str, budget_tokens: int = 4_000,
@@ -128,37 +147,37 @@ def build_context(store: MemoryInterface, session_id: str, goal: str, budget_tok
         elif session.preferences.get(key):
             profile.append(f"{key.capitalize()}: {session.preferences[key]}")
     tool_lines = [f"- {t['name']}: {t['description']}" for t in tools]
-    recalled, recall_items = [], []
+    recall_items = []
     query = policy.build_recall_query(RecallInput(
         goal=goal, agent=session.agent, project_id=session.project_id, session_id=session_id,
         pending_loop_active=sessions.pending_loop(session_id) is not None))
     if query is not None:
-        hits = store.recall(query.text, k=query.limit, scope=Scope(project_id=query.project_id),
-                            agent=session.agent, tool="build_context", session_id=session_id)
-        recalled = [h.id for h in hits]
+        hits = store.search(query.text, k=query.limit, scope=Scope(project_id=query.project_id))
         recall_items = recalled_items(store, hits)
     turns = sessions.transcript(session_id)
     turn_items = [f"{t.role}: {t.content}" for t in reversed(turns)]  # latest first
 
-    budget, used = budget_tokens, 0
-    parts: list[Part] = []
-    for label, items in (("Persona and owner", profile), ("Tools", tool_lines),
-                         ("Recalled memory", recall_items), ("Transcript", turn_items)):
-        kept: list[str] = []
-        heading = f"## {label}\n"
-        # the profile and the tools take at most their SHARE each: a long tool list in a small
-        # budget left no room for a single recalled memory
-        ceiling = used + int(SHARE * budget) if label in SHARED else budget
-        for item in items:
-            cost = count(item + "\n") + (0 if kept else count(heading))
-            if used + cost > min(budget, ceiling):
-                break  # whole items only, and none after one that did not fit: order is priority
-            kept.append(item)
-            used += cost
-        parts.append(Part(label, kept, len(items)))
+    # The recalled memories are what the context is for: they take the budget first, one by
+    # one; then the profile, the transcript from its latest turn, and the tools, which an
+    # agent host also declares to the model (the profile and the tools at most SHARE of the
+    # budget each).
+    memories, used = _fit([text for _, text in recall_items], "## Recalled memory\n", budget_tokens, count)
+    kept = {"Recalled memory": memories}
+    for label, items in (("Persona and owner", profile), ("Transcript", turn_items), ("Tools", tool_lines)):
+        room = budget_tokens - used
+        kept[label], cost = _fit(items, f"## {label}\n", min(room, int(SHARE * budget_tokens))
+                                 if label in SHARED else room, count)
+        used += cost
+    order = (("Persona and owner", profile), ("Tools", tool_lines), ("Recalled memory", recall_items),
+             ("Transcript", turn_items))
+    parts = [Part(label, kept[label], len(items)) for label, items in order]
     blocks = []
     for part in parts:
         if part.items:
             items = list(reversed(part.items)) if part.label == "Transcript" else part.items
             blocks.append(f"## {part.label}\n" + "\n".join(items) + "\n")
-    return Context("\n".join(blocks), parts, budget_tokens, used, recalled)
+    shown = [entry for ids, _ in recall_items[:len(memories)] for entry in ids]
+    if query is not None:  # the agent was given what was shown: that is what is logged
+        store.log_recall(query.text, [(memory_id, n, score) for n, (memory_id, _, score) in enumerate(shown, 1)],
+                         "hybrid", session.agent, "build_context", session_id)
+    return Context("\n".join(blocks), parts, budget_tokens, used, [memory_id for memory_id, _, _ in shown])

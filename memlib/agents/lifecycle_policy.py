@@ -14,6 +14,7 @@ like the retention policies: one line names what is wrong.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import tomllib
 import uuid
@@ -134,7 +135,13 @@ def write_back(store: MemoryInterface, policy: MemoryLifecyclePolicy, request: W
     """Write what the policy asks for, leaving out what the store already holds (the same
     content has the same id); what its review setting holds back (agents/review.py) waits in
     the store's control plane (`plane`, opened when not given) instead. Returns the ids
-    written."""
+    written. A session with a pending loop (its latest saved state) writes nothing back,
+    whatever the caller's `pending_loop_active` says: the session decides."""
+    if request.session_id is not None and not request.pending_loop_active:
+        from memlib.sessions.layers import Sessions
+
+        if Sessions(store).pending_loop(request.session_id) is not None:
+            request = dataclasses.replace(request, pending_loop_active=True)
     memories = policy.build_write_request(request) or []
     stored = store.lookup([m.id for m in memories], ["id"])
     new = [m for m in memories if m.id not in stored]
