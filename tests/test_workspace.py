@@ -488,3 +488,52 @@ def test_a_save_whose_file_write_was_lost_is_written_by_the_next_sync(setup, mon
     assert (report.written, report.added, report.deleted) == (1, 0, 0)
     assert "\n备份每天一次\n" in _read(ws, "MEMORY.md")
     assert ws.sync(store).parsed == 0
+
+
+def test_an_undo_of_a_syncs_deletion_puts_the_entry_back_in_its_file(tmp_path):
+    """Delete an entry from a daily log, sync (1 deleted, undo offered), undo the run: the
+    memory came back to the store and no later sync wrote it to its file, and `retention
+    runs` listed the run as 'None vNone as of 0 memories'. Through the installed command."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    memlib = str(Path(sys.executable).with_name("memlib"))
+
+    def run(*args):
+        done = subprocess.run([memlib, "--store", str(tmp_path / "store"), *args], capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    run("init", "--embedder", "hash")
+    run("workspace", "init", str(tmp_path / "ws"), "--language", "en")
+    log = tmp_path / "ws" / "memory" / "2026-02-14.md"
+    both = ("# 2026-02-14 Log\n\n## Entries\n\n### 10:30 - decision\nWe use React for the front end\n\n"
+            "### 11:00 - insight\nThe invoices job retries three times\n")
+    log.write_text(both, encoding="utf-8")
+    run("workspace", "sync", str(tmp_path / "ws"))
+    log.write_text(both.replace("\n### 11:00 - insight\nThe invoices job retries three times\n", ""), encoding="utf-8")
+    synced = run("workspace", "sync", str(tmp_path / "ws"), "--json")
+    run_id = json.loads(synced)["undo"]
+    assert json.loads(synced)["deleted"] == 1 and run_id
+    listed = run("retention", "runs")
+    assert "None" not in listed and "deleted from the workspace files" in listed and "1 memories removed" in listed
+    undone = run("retention", "undo", run_id)
+    assert "restored 1 memories" in undone and "1 entries written back" in undone
+    text = log.read_text(encoding="utf-8")
+    assert "The invoices job retries three times" in text and text.count("We use React") == 1
+    again = json.loads(run("workspace", "sync", str(tmp_path / "ws"), "--json"))
+    assert (again["added"], again["deleted"], again["written"]) == (0, 0, 0)
+    assert log.read_text(encoding="utf-8") == text
+    # the Python API's undo leaves the files to the next sync, which writes the entry back
+    store = MemoryStore.open(str(tmp_path / "store"))
+    ws = Workspace.configured(tmp_path / "ws")
+    log.write_text(both.replace("\n### 11:00 - insight\nThe invoices job retries three times\n", ""), encoding="utf-8")
+    removed = ws.sync(store)
+    assert removed.deleted == 1
+    from memlib.lifecycle import retention
+
+    retention.undo(store, removed.undo)
+    assert ws.sync(store).written == 1 and "The invoices job retries three times" in log.read_text(encoding="utf-8")
+    assert ws.sync(store).written == 0

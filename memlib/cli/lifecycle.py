@@ -69,10 +69,22 @@ def retention_apply(ctx, policy, as_of):
 @click.argument("run_id")
 @click.pass_context
 def retention_undo(ctx, run_id):
-    """Restore every memory a run removed, unchanged."""
+    """Restore every memory a run removed, unchanged (and, for a workspace's deletions, the
+    entries in its files)."""
     from memlib.lifecycle import retention as lifecycle
 
-    click.echo(f"restored {lifecycle.undo(open_store(ctx), run_id):,} memories of run {run_id}")
+    store = open_store(ctx)
+    click.echo(f"restored {lifecycle.undo(store, run_id):,} memories of run {run_id}")
+    root = next((r.get("workspace") for r in lifecycle.runs(store) if r["run_id"] == run_id), None)
+    if root:  # the run removed what was deleted from a workspace's files: they get it back
+        from memlib.workspace import Workspace
+
+        workspace = Workspace.configured(root)
+        if workspace is None:
+            click.echo(f"the workspace {root} is gone: the memories are back in the store only")
+            return
+        report = workspace.sync(store, actor=ctx.obj["settings"].actor)
+        click.echo(f"workspace {root}: {report.written:,} entries written back to its files")
 
 
 @retention.command("runs")
@@ -89,9 +101,8 @@ def retention_runs(ctx, as_json):
     if not runs:
         click.echo("no retention runs")
     for run in runs:
-        click.echo(f"{run['run_id']}  {run['started_at']:%Y-%m-%d %H:%M}  {run.get('policy')} "
-                   f"v{run.get('version')}  as of {run.get('as_of', '')[:10]}  "
-                   f"{run.get('candidates', 0):,} memories  {lifecycle.space(run)}")
+        click.echo(f"{run['run_id']}  {run['started_at']:%Y-%m-%d %H:%M}  {lifecycle.described(run)}  "
+                   f"{lifecycle.space(run)}")
 
 
 @retention.command("purge")

@@ -121,6 +121,22 @@ def runs(store: StoreInterface) -> list[dict[str, Any]]:
     return list(out.values())
 
 
+def described(run: dict[str, Any]) -> str:
+    """What a run was, in one line: its policy and the date it judged as of, or why it
+    removed what it did (a forget, a correction, a sync of a workspace's deletions), and how
+    many memories it removed."""
+    if run.get("version") is not None:
+        why = f"policy {run.get('policy')} v{run.get('version')} as of {str(run.get('as_of', ''))[:10]}"
+    else:
+        why = run.get("policy") or "removal"
+        if run.get("reason"):
+            why += f": {run['reason']}"
+        if run.get("workspace"):
+            why += f" ({run['workspace']})"
+    removed = run.get("removed", run.get("candidates"))
+    return f"{why}; {'?' if removed is None else f'{removed:,}'} memories removed"
+
+
 def space(run: dict[str, Any]) -> str:
     """What a run's rows take, as a person should read it: nothing is freed until a purge."""
     if run["status"] == "done":

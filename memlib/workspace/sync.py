@@ -36,6 +36,7 @@ from memlib.scope import sql_in, sql_literal
 from memlib.store.journal import gated
 from memlib.workspace import convert, markdown
 from memlib.workspace.files import MEMORY, STATE_DIR, day_of
+from memlib.workspace.markdown import ENTRY_KINDS
 
 STATE = f"{STATE_DIR}/state.json"
 NEXT = f"{STATE_DIR}/state.next.json"
@@ -154,6 +155,13 @@ class _Sync:
         paths = ws.entry_files()
         current = {p: ws.files.read(p) or "" for p in paths}
         state = load_state(ws, current)
+        back = self._unrecorded(state, current)
+        if back:  # in the store and in no file (an undo restored them): written back where they were
+            ws.append(store, back, self.actor, back=True)
+            self.report.written += len(back)
+            paths = ws.entry_files()
+            current = {p: ws.files.read(p) or "" for p in paths}
+            state = load_state(ws, current)
         gone = [p for p in state["files"] if p not in paths]
         self.report.files = len(paths)
         recorded = {i: rec for f in state["files"].values() for i, rec in _by_id(f).items()}
@@ -196,6 +204,31 @@ class _Sync:
         return self.report
 
     # -- reading both sides -------------------------------------------------------------------
+
+    def _unrecorded(self, state: dict[str, Any], current: dict[str, str]) -> list:
+        """The memories that came from the workspace's files and are in the store, but in no
+        file and no record of one: put back by an undo of the sync that deleted them. Oldest
+        first. (An entry a killed sync added to the store is still in its file, under the
+        key its id derives from: not one of these.)"""
+        recorded = {rec["id"] for f in state["files"].values() for rec in f["entries"].values()}
+        kinds = sorted(k.value for k in ENTRY_KINDS)
+        ids = self.store.dataset().to_table(columns=["id"], filter=(
+            f"project_id = {sql_literal(self.ws.project_id)} AND source = {sql_literal(convert.SOURCE)} "
+            f"AND {sql_in('kind', kinds)}")).column("id").to_pylist()
+        missing = [i for i in ids if i not in recorded]
+        if not missing:
+            return []
+        back, in_files = [], {}
+        for memory in self._read(missing).values():
+            relative = (memory.metadata or {}).get("source_file") if memory is not None else None
+            if relative is None or (relative != MEMORY and day_of(relative) is None):
+                continue
+            if relative not in in_files:  # a file deleted whole is made again
+                doc = markdown.parse(current.get(relative, ""), entries_of(relative))
+                in_files[relative] = {convert.derived_id(self.ws.project_id, relative, e.key) for e in doc.entries}
+            if memory.id not in in_files[relative]:
+                back.append(memory)
+        return sorted(back, key=lambda m: (m.created_at, m.id))
 
     def _store_changes(self, recorded: dict[str, dict]) -> dict[str, Any]:
         """The memories whose text changed since the last sync: id -> memory, or None when it

@@ -200,51 +200,62 @@ class Workspace:
         todo = [m for m in memories if m.kind in ENTRY_KINDS and m.source != convert.SOURCE]
         if not todo:
             return []
-        zone = self.zone
         with self.files.locked():
-            texts: dict[str, str] = {}
-            journal, events = [], []
+            return self.append(store, todo, actor)
 
-            def doc_of(relative: str, kind: str):
-                text = texts.get(relative)
-                if text is None:
-                    text = self.files.read(relative)
-                if text is None:
-                    text = (daily_starter(day_of(relative), self.language)
-                            if kind == "daily" else STARTER[self.language][MEMORY])
-                return markdown.parse(text, kind)
+    def append(self, store: StoreInterface, memories, actor: str | None = None, back: bool = False) -> list[str]:
+        """`saved`, by a caller holding the files' lock. `back`: the memories come back to
+        the files (an undo restored them): each goes where it came from, its file and
+        section, with no line in the day's log."""
+        zone = self.zone
+        texts: dict[str, str] = {}
+        journal, events = [], []
 
-            for memory in todo:
-                local = memory.created_at.astimezone(zone)
-                daily = daily_path(local.date())
-                relative, kind = (MEMORY, "memory") if memory.kind in convert.LONG_TERM else (daily, "daily")
-                doc = doc_of(relative, kind)
-                text = convert.entry_text(memory, doc.language or self.language, "heading", zone,
-                                          dated=kind == "memory")
-                new = markdown.appended(doc, text, kind, "entries" if kind == "daily" else None)
-                before = {e.key for e in doc.entries}
-                entry = next(e for e in new.entries if e.key not in before)
-                texts[relative] = new.render()
-                journal.append({"file": relative, "key": entry.key, "entry": {
-                    "id": memory.id, "file": convert.file_hash(entry), "store": convert.store_hash(memory),
-                    "rev": None, "pending": True}})
-                events.append((memory.id, relative))
-                if kind == "memory":  # the day's log says what was kept for good
-                    log = doc_of(daily, "daily")
-                    title = convert.text_of(memory)[0] or convert.first_line(convert.text_of(memory)[1])
-                    # a heading that is not an entry (its label is the arrow): it ends the
-                    # entry above it and is no one's body
-                    line = (f"### {local:%H:%M} → {MEMORY} "
-                            f"({markdown.label(memory.kind, log.language or self.language)}): {title}\n")
-                    texts[daily] = markdown.appended(log, line, "daily", "entries").render()
-            with open(self.files.path(sync.JOURNAL), "a", encoding="utf-8") as fh:
-                fh.write("".join(json.dumps(j, ensure_ascii=False) + "\n" for j in journal))
-                fh.flush()
-                os.fsync(fh.fileno())
-            for relative, text in texts.items():
-                self.files.write(relative, text)
+        def doc_of(relative: str, kind: str):
+            text = texts.get(relative)
+            if text is None:
+                text = self.files.read(relative)
+            if text is None:
+                text = (daily_starter(day_of(relative), self.language)
+                        if kind == "daily" else STARTER[self.language][MEMORY])
+            return markdown.parse(text, kind)
+
+        for memory in memories:
+            local = memory.created_at.astimezone(zone)
+            daily = daily_path(local.date())
+            relative, kind = (MEMORY, "memory") if memory.kind in convert.LONG_TERM else (daily, "daily")
+            source = (memory.metadata or {}).get("source_file") if back else None
+            if source == MEMORY or (source and day_of(source) is not None):
+                relative, kind = source, sync.entries_of(source)
+            doc = doc_of(relative, kind)
+            text = convert.entry_text(memory, doc.language or self.language, "heading", zone,
+                                      dated=kind == "memory")
+            section = (memory.metadata or {}).get("section") if back else None
+            new = markdown.appended(doc, text, kind, section or ("entries" if kind == "daily" else None))
+            before = {e.key for e in doc.entries}
+            entry = next(e for e in new.entries if e.key not in before)
+            texts[relative] = new.render()
+            journal.append({"file": relative, "key": entry.key, "entry": {
+                "id": memory.id, "file": convert.file_hash(entry), "store": convert.store_hash(memory),
+                "rev": None, "pending": True}})
+            events.append((memory.id, relative))
+            if kind == "memory" and not back:  # the day's log says what was kept for good
+                log = doc_of(daily, "daily")
+                title = convert.text_of(memory)[0] or convert.first_line(convert.text_of(memory)[1])
+                # a heading that is not an entry (its label is the arrow): it ends the
+                # entry above it and is no one's body
+                line = (f"### {local:%H:%M} → {MEMORY} "
+                        f"({markdown.label(memory.kind, log.language or self.language)}): {title}\n")
+                texts[daily] = markdown.appended(log, line, "daily", "entries").render()
+        with open(self.files.path(sync.JOURNAL), "a", encoding="utf-8") as fh:
+            fh.write("".join(json.dumps(j, ensure_ascii=False) + "\n" for j in journal))
+            fh.flush()
+            os.fsync(fh.fileno())
+        for relative, text in texts.items():
+            self.files.write(relative, text)
         store.log_event("workspace_append", [memory_id for memory_id, _ in events], actor=actor,
-                        details=[{"file": relative} for _, relative in events])  # one commit
+                        details=[{"file": relative, **({"back": True} if back else {})}
+                                 for _, relative in events])  # one commit
         return sorted(texts)
 
     # -- persona, owner, tools --------------------------------------------------------------
