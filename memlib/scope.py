@@ -47,7 +47,8 @@ class Predicate:
     """One condition of a scope: `column` `op` `value`. The one description of a scope that
     both Lance's `where` (Scope.where) and the vector cache's masks (search/vector_cache.py)
     are derived from. Ops: eq, in (value a tuple), not_in, has_any (a list column holding any
-    of the values), has_all (every one of them), has_none (none of them), ge, lt, unexpired_at (expires_at null or after the value),
+    of the values), has_all (every one of them), has_none (none of them), in_or_null (null or
+    one of the values), ge, lt, unexpired_at (expires_at null or after the value),
     any (value a tuple of predicate tuples: at least one tuple holds in full; no column)."""
 
     column: str
@@ -66,6 +67,8 @@ def _sql(p: Predicate) -> str:
         return f"array_has_all({p.column}, {sql_list(p.value)})"
     if p.op == "not_in":
         return f"({p.column} IS NULL OR NOT {sql_in(p.column, p.value)})"
+    if p.op == "in_or_null":
+        return f"({p.column} IS NULL OR {sql_in(p.column, p.value)})" if p.value else f"{p.column} IS NULL"
     if p.op == "has_none":
         return f"NOT array_has_any({p.column}, {sql_list(p.value)})"
     if p.op == "ge":
@@ -105,7 +108,8 @@ class Scope:
     present, `all_tags` if every one is; `iteration_ids`: knowledge of these iterations;
     `any_of`: scopes of which a row must match at least one besides all of this scope's
     fields (their expiry and `as_of` are this scope's), so one search covers, say, a
-    project's decisions and its latest iteration's insights."""
+    project's decisions and its latest iteration's insights. None among `iteration_ids`:
+    knowledge saved in no iteration too."""
 
     project_id: str | None = None
     root_task_id: str | None = None
@@ -137,8 +141,12 @@ class Scope:
         if bad:
             raise InvalidInput(f"unknown kind {bad[0]!r}; kinds are {', '.join(k.value for k in Kind)}")
         object.__setattr__(self, "kinds", kinds)
-        for name in ("tags", "all_tags", "iteration_ids"):
+        for name in ("tags", "all_tags"):
             object.__setattr__(self, name, _strings(getattr(self, name), name.replace("_", " ")))
+        iterations = self.iteration_ids  # None among them: knowledge of no iteration
+        named = _strings([i for i in iterations if i is not None]
+                         if isinstance(iterations, (list, tuple)) else iterations, "iteration ids")
+        object.__setattr__(self, "iteration_ids", named + ((None,) if None in iterations else ()))
         if self.level is not None and self.level not in {lv.value for lv in Level}:
             raise InvalidInput(f"level must be 0, 1 or 2, not {self.level!r}")
         if self.min_confidence is not None and not 0 <= self.min_confidence <= 100:
@@ -165,7 +173,9 @@ class Scope:
         if self.all_tags:
             out.append(Predicate("tags", "has_all", self.all_tags))
         if self.iteration_ids:
-            out.append(Predicate("iteration_id", "in", self.iteration_ids))
+            named = tuple(i for i in self.iteration_ids if i is not None)
+            out.append(Predicate("iteration_id", "in_or_null", named) if None in self.iteration_ids
+                       else Predicate("iteration_id", "in", named))
         if self.created_after is not None:
             out.append(Predicate("created_at", "ge", self.created_after))
         if self.created_before is not None:

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memlib import Decision, Insight, Issue, Learning, MemoryStore, Pattern, Project
+from memlib import Decision, Insight, Issue, Learning, MemoryStore, Pattern, Project, Scope
 from memlib.agents import (
     ConservativePolicy,
     DisabledPolicy,
@@ -193,6 +193,30 @@ def test_project_iteration_and_smart_scopes(project_memory):
         query_memory(store, {"project_id": p.id, "scope": "iteration"})
     with pytest.raises(InvalidInput, match="types"):
         query_memory(store, {"project_id": p.id, "types": ["rumours"]})
+
+
+def test_what_an_agent_saves_without_an_iteration_its_query_finds(project_memory, agent_tools):
+    """save_insight takes no iteration_id (it is optional), and query_memory's smart scope
+    read only the latest iterations: an insight saved so was never returned (over MCP and
+    /v1/tools), while /v1/search found it first."""
+    store, p, _ = project_memory
+    with agent_tools(store, "coder") as call:
+        saved = call("save_insight", {"project_id": p.id, "content": "Pagination uses keyset cursors"})
+        got = call("query_memory", {"project_id": p.id, "keywords": ["keyset pagination"], "types": ["insights"]})
+        assert got["items"] and got["items"][0]["id"] == saved["id"]
+        assert "Pagination uses keyset cursors" in got["context"]
+        listed = call("query_memory", {"project_id": p.id, "types": ["insights"]})  # newest first, no keywords
+        assert listed["items"][0]["id"] == saved["id"]
+        # the iteration scope stays the iteration's own
+        one = call("query_memory", {"project_id": p.id, "scope": "iteration", "iteration_id": "it3",
+                                    "types": ["insights"]})
+        assert saved["id"] not in [i["id"] for i in one["items"]] and one["items"]
+    store.refresh()
+    no_iteration = [r for r in store.rows(f"project_id = '{p.id}'", 100) if r["iteration_id"] is None]
+    assert saved["id"] in {r["id"] for r in no_iteration}
+    assert store.count(Scope(project_id=p.id, iteration_ids=(None,), include_expired=True)) == len(no_iteration)
+    assert store.count(Scope(project_id=p.id, iteration_ids=("it1", None), include_expired=True)) == \
+        len(no_iteration) + sum(1 for r in store.rows(f"project_id = '{p.id}' AND iteration_id = 'it1'", 100))
 
 
 def test_latest_iterations_agree_from_memory_and_from_lance(project_memory):

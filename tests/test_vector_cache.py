@@ -53,7 +53,9 @@ def random_scopes(store, count: int, seed: int = 1):
         if rng.random() < 0.2 and row["tags"]:
             fields["all_tags"] = tuple(row["tags"][:2]) + (("missing-tag",) if rng.random() < 0.3 else ())
         if rng.random() < 0.2:
-            fields["iteration_ids"] = (row["iteration_id"] or "no-such-iteration", "o'brien")
+            # a row of no iteration asks for knowledge of none too (the smart query's part)
+            fields["iteration_ids"] = (row["iteration_id"] or "no-such-iteration", "o'brien") + (
+                (None,) if row["iteration_id"] is None else ())
         if rng.random() < 0.3:
             fields["created_after"] = row["created_at"]
         if rng.random() < 0.3:

@@ -5,7 +5,8 @@ A `MemoryQuery` names a project and a scope:
 - `project`: the project's decisions and patterns (project-level knowledge, any iteration);
 - `iteration`: one iteration's insights, issues and learnings (`iteration_id` required);
 - `smart`: both, the iteration knowledge taken from the latest iteration (or the latest
-  `latest_iterations`), the view an agent at work needs.
+  `latest_iterations`) and from none (an insight saved without an iteration), the view an
+  agent at work needs.
 Keywords are searched with memlib's hybrid search (full-text and vectors, so case, word
 forms and partial matches rank as a search engine ranks them, not as a substring loop);
 without keywords the newest memories come first. Tags must all be present. Every memory an
@@ -186,8 +187,10 @@ def query_memory(store: MemoryInterface, query: MemoryQuery | dict, agent: str |
     parts = []  # project knowledge, iteration knowledge: one scope, so one ranking of both
     if project_kinds:
         parts.append(Scope(kinds=tuple(k.value for k in project_kinds)))
-    if iteration_kinds and iterations:
-        parts.append(Scope(kinds=tuple(k.value for k in iteration_kinds), iteration_ids=tuple(iterations)))
+    if iteration_kinds and (iterations or query.scope == "smart"):
+        # the smart scope's knowledge is the latest iterations' and what was saved in none
+        parts.append(Scope(kinds=tuple(k.value for k in iteration_kinds), iteration_ids=tuple(iterations) + (
+            (None,) if query.scope == "smart" else ())))
     text = " ".join(query.keywords)
     items: list[Item] = []
     if parts:

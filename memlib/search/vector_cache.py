@@ -268,8 +268,9 @@ class VectorCache:
                 coded = self.coded[p.column]
                 if p.op == "eq":
                     parts.append(at(coded.codes) == coded.lookup.get(p.value, -2))  # -2: no row holds it
-                else:  # in, not_in
-                    inside = np.isin(at(coded.codes), [coded.lookup[v] for v in p.value if v in coded.lookup])
+                else:  # in, not_in, in_or_null (-1: null)
+                    codes = [coded.lookup[v] for v in p.value if v in coded.lookup]
+                    inside = np.isin(at(coded.codes), codes + ([-1] if p.op == "in_or_null" else []))
                     parts.append(~inside if p.op == "not_in" else inside)
             elif p.column == "tags" and p.op == "has_none":
                 parts.append(~at(self._any_tag(p.value)))
