@@ -422,3 +422,48 @@ def test_the_exploration_notebook_runs_on_a_store(store_uri, tmp_path, monkeypat
     text = "".join(str(o.get("data", {}).get("text/html", "")) for o in outputs)
     assert all(name in text for name, _ in ordered_views())  # every view, one line each
     assert any("image/svg+xml" in o.get("data", {}) for o in outputs)  # the chart, drawn offline
+
+
+def test_memlib_lab_starts_as_root_and_says_so(tmp_path):
+    """As root (the default in containers) JupyterLab refused to start ('Running as root is
+    not recommended. Use --allow-root') and memlib exited 1 with no line of its own."""
+    import os
+    import re
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    memlib = str(Path(sys.executable).with_name("memlib"))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt")}
+    proc = subprocess.Popen([memlib, "--store", str(tmp_path / "store"), "lab", "--dir", str(tmp_path / "nb"),
+                             "--no-browser", "--ip", "127.0.0.1", "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
+    seen, deadline = "", time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline and not re.search(rf"http://127\.0\.0\.1:{port}/lab", seen):
+            line = proc.stdout.readline()
+            if not line:
+                break
+            seen += line
+        assert re.search(rf"http://127\.0\.0\.1:{port}/lab", seen), seen
+        assert proc.poll() is None, seen
+        if os.geteuid() == 0:
+            assert "JupyterLab is started with --allow-root" in seen
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    if os.geteuid() == 0:  # refused on request: memlib's own line after Jupyter's
+        done = subprocess.run([memlib, "--store", str(tmp_path / "store"), "lab", "--dir", str(tmp_path / "nb"),
+                               "--no-browser", "--no-allow-root", "--port", str(port)],
+                              capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+        assert done.returncode == 1 and done.stderr.strip().splitlines()[-1].startswith(
+            "memlib: error: JupyterLab stopped with status 1"), done.stderr

@@ -61,8 +61,12 @@ def report_run(ctx, names, run_all, as_of, params, out, show_code):
               help="Where the exploration notebook is copied (kept if it exists).")
 @click.option("--port", type=int, default=None, help="JupyterLab's port.")
 @click.option("--no-browser", is_flag=True, help="Do not open a browser.")
+@click.option("--ip", default=None, help="The address JupyterLab listens on (its default: localhost; 0.0.0.0 "
+                                         "for a browser outside a container).")
+@click.option("--allow-root/--no-allow-root", "allow_root", default=None,
+              help="Let JupyterLab run as root (default: on when memlib runs as root, as in most containers).")
 @click.pass_context
-def lab(ctx, folder, port, no_browser):
+def lab(ctx, folder, port, no_browser, ip, allow_root):
     """Open JupyterLab on the store, with an exploration notebook that starts from
     analytics.connect (the store is passed in $MEMLIB_STORE)."""
     import os
@@ -70,6 +74,7 @@ def lab(ctx, folder, port, no_browser):
     import sys
 
     from memlib.analytics import reports
+    from memlib.errors import MemlibError
 
     notebook = reports.exploration_notebook(folder)
     store = ctx.obj["settings"].store
@@ -79,5 +84,15 @@ def lab(ctx, folder, port, no_browser):
         command.append(f"--port={port}")
     if no_browser:
         command.append("--no-browser")
+    if ip:
+        command.append(f"--ip={ip}")
+    as_root = hasattr(os, "geteuid") and os.geteuid() == 0
+    if allow_root or (allow_root is None and as_root):
+        command.append("--allow-root")
+        if allow_root is None:
+            click.echo("memlib runs as root (as in a container): JupyterLab is started with --allow-root "
+                       "(--no-allow-root to refuse)", err=True)
     click.echo(f"JupyterLab on store {env['MEMLIB_STORE']}: {notebook}")
-    sys.exit(subprocess.call(command, env=env))
+    status = subprocess.call(command, env=env)
+    if status not in (0, -2, 130):  # Ctrl-C ends a lab as it should
+        raise MemlibError(f"JupyterLab stopped with status {status} (its own messages are above)")
