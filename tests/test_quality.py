@@ -76,3 +76,32 @@ def test_the_quality_report_agrees_with_the_audit_log(tmp_path):
             for r in report.tables["Memories by source"].iter_rows(named=True)} == dict(sources)
     one = report_data.quality(analytics.connect(store, project_id=b.id))
     assert one.headline["duplicates_merged"] == 0 and one.headline["updates_recognised"] == counted["update"]
+
+
+def test_a_correction_counts_once_and_an_undone_one_not_at_all(tmp_path):
+    """`memlib correct`, `memlib correct --undo`, the quality report: it said corrected 2
+    (one event on each memory, the undo ignored), and `memlib history` showed the event
+    twice. The report's numbers against the audit log counted here by run."""
+    from memlib.lifecycle import retention
+    from memlib.store.history import memory_history
+
+    store = MemoryStore.open(str(tmp_path / "s"))
+    p = Project(name="shop")
+    kept, undone, gone, back = (Insight(project_id=p.id, content=t) for t in (
+        "Cache TTL is 300 s", "Deploys run on Fridays", "Logs are kept for 30 days", "The queue has 4 workers"))
+    store.add([p, kept, undone, gone, back])
+    curation.correct(store, kept.id, "measured", content="Cache TTL is 90 s")
+    _, run = curation.correct(store, undone.id, "misread", content="Deploys run on Thursdays")
+    curation.uncorrect(store, run)
+    curation.forget(store, [gone.id], "stale")
+    retention.undo(store, curation.forget(store, [back.id], "wrong one").run_id)
+
+    headline = report_data.quality(analytics.connect(store)).headline
+    events = store.audit.events()
+    corrections = {e["run_id"] for e in events if e["action"] == "correct"}
+    reversed_runs = {e["run_id"] for e in events if e["action"] in ("uncorrect", "retention_undo")}
+    forgets = {e["subject_id"] for e in events if e["action"] == "forget" and e["run_id"] not in reversed_runs}
+    assert headline["corrected"] == len(corrections - reversed_runs) == 1
+    assert headline["forgotten"] == len(forgets) == 1
+    life = memory_history(store, kept.id)["events"]
+    assert [e["action"] for e in life].count("correct") == 1

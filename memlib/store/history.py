@@ -16,8 +16,12 @@ def memory_history(store, memory_id: str) -> dict[str, Any]:
     name it. Ids match exactly. On a handle opened as of a version, events after it are left
     out (the audit log is append-only, so its past is a filter)."""
     events = store.audit.events(f"subject_id = {sql_literal(memory_id)} OR details IS NOT NULL")
-    events = [e for e in events if e["subject_id"] == memory_id
-              or any((e["details"] or {}).get(key) == memory_id for key in LINKS)]
+    own = [e for e in events if e["subject_id"] == memory_id]
+    # a change recorded on two memories (a correction: one event on each) is shown once
+    once = {(e["action"], e["run_id"], e["at"]) for e in own}
+    named = [e for e in events if e["subject_id"] != memory_id and (e["action"], e["run_id"], e["at"]) not in once
+             and any((e["details"] or {}).get(key) == memory_id for key in LINKS)]
+    events = sorted(own + named, key=lambda r: (r["at"], r["event_id"]))
     if store.read_only:
         until = store.version_time()
         events = [e for e in events if e["at"] <= until]
