@@ -12,7 +12,7 @@ class InvalidMemory(MemlibError):
 
     def __init__(self, record: str, field: str, message: str):
         self.record, self.field, self.message = record, field, message
-        super().__init__(f"{record}: field '{field}': {message}")
+        super().__init__(f"{record}: {message}" if field == "(record)" else f"{record}: field '{field}': {message}")
 
 
 class NotFound(MemlibError):

@@ -18,7 +18,7 @@ from memlib.clock import Clock
 from memlib.consensus import conflicts, duplicates
 from memlib.embeddings import Embedder
 from memlib.errors import InvalidInput, NotFound, StoreError
-from memlib.models import Memory, listed, parse_memory, record_label
+from memlib.models import Memory, as_memories, listed, parse_memory, record_label
 from memlib.scope import Scope, sql_in
 from memlib.search import Hit, SearchConfig, search
 from memlib.search.search import vector_candidates
@@ -70,9 +70,11 @@ class MemoryStore(Store):
         self.workspace = None  # a memlib.workspace.Workspace the memories saved here go to
 
     def add(self, memories, vectors=None, progress: bool = False, labels=None,
-            actor: str | Mapping[str, str] | None = None, duplicates: str = "merge") -> list[str]:
+            actor: str | Mapping[str, str] | None = None, duplicates: str = "merge",
+            user_id: str | None = None, project_id: str | None = None) -> list[str]:
         """See `Store.add`. With a workspace configured, what was saved is also appended to
         its markdown files (memlib.workspace.Workspace.saved)."""
+        memories = as_memories(memories, user_id, project_id)
         if self.workspace is None:
             return super().add(memories, vectors, progress, labels, actor, duplicates)
         items = listed(memories)

@@ -28,6 +28,7 @@ from pydantic import (
     TypeAdapter,
     ValidationError,
     field_validator,
+    model_validator,
 )
 
 from memlib.clock import EARLIEST, LATEST, MAX_DAYS, utc
@@ -443,7 +444,19 @@ class Summary(_Note):
 
 
 class Manual(_Note):
+    """A note a person or an agent keeps: in a project, or a person's own (`user_id`, no
+    project: a personal assistant's memory, "I prefer tea")."""
+
     kind: Literal[Kind.MANUAL] = Kind.MANUAL
+    project_id: str | None = None
+
+    @model_validator(mode="after")
+    def _someones(self) -> "Manual":
+        if self.project_id is None and self.user_id is None:
+            raise ValueError("a note belongs to a project (project_id) or a person (user_id): give one")
+        if self.project_id is None and self.root_task_id is not None:
+            raise ValueError("a person's note without a project has no root task")
+        return self
 
 
 MODELS: dict[Kind, type[Memory]] = {
@@ -493,6 +506,18 @@ def _invalid(record: str, exc: ValidationError) -> InvalidMemory:
     if err["type"] == "extra_forbidden":
         message = "is not a field of this kind"
     return InvalidMemory(record, field, message)
+
+
+def as_memories(memories: Any, user_id: str | None = None, project_id: str | None = None) -> Any:
+    """What `add` is given: memories, or one text to remember, a note (`Manual`) of a person
+    (`user_id`) or a project (`project_id`). The two ids go with a text only."""
+    if isinstance(memories, str):
+        note = {"kind": Kind.MANUAL.value, "content": memories}
+        return [note | {k: v for k, v in (("user_id", user_id), ("project_id", project_id)) if v is not None}]
+    if user_id is not None or project_id is not None:
+        raise InvalidInput("user_id and project_id go with a text to remember (add('I prefer tea', user_id=...)); "
+                           "a memory given whole names its own")
+    return memories
 
 
 def listed(items: Any, what: str = "memories") -> list:

@@ -402,8 +402,8 @@ def test_tools_as_plain_functions(project_memory, tmp_path):
         with pytest.raises(MemlibError, match=message) as info:
             tools.call(box, name, args)
         assert "\n" not in str(info.value)
-    assert len(tools.describe()) == 28  # the ten of seed 004, update, correct and forget, two reviews, five queue
-    # tools, seven for the session layers and build_context, report_fragment
+    assert len(tools.describe()) == 29  # the ten of seed 004, remember, update, correct and forget, two
+    # reviews, five queue tools, seven for the session layers and build_context, report_fragment
     promoted = store.audit.events("action = 'promoted'")
     assert len(promoted) == 2  # the two refused promotions wrote nothing
 

@@ -134,7 +134,7 @@ def test_every_tool_over_mcp(served, transport):
 
     out = (drive if transport == "stdio" else drive_http)(store.uri, workspace, script)
     assert sorted(out["tools"]) == sorted([
-        "query_memory", "save_insight", "save_issue", "save_learning", "promote_to_decision",
+        "query_memory", "remember", "save_insight", "save_issue", "save_learning", "promote_to_decision",
         "promote_to_pattern", "load_document_summary", "load_base_knowledge", "save_knowledge_snapshot",
         "list_files_workspace", "update_memory", "correct_memory", "forget_memory", "list_reviews", "decide_review",
         "enqueue_task", "claim_task", "heartbeat_task", "ack_task", "nack_task", "start_session", "append_turn",

@@ -65,6 +65,8 @@ def tool_cases(w: dict, agent: str) -> dict[str, list[tuple[dict, str]]]:
     sid, held = w["sessions"][agent], w["held"][agent]
     return {
         "query_memory": [({"project_id": p, "keywords": ["ledger"]}, read)],
+        "remember": [({"project_id": p, "content": "written where it may not"}, REFUSED),
+                     ({"user_id": "alice", "content": "a person's note is every project's"}, REFUSED)],
         "save_insight": [({"project_id": p, "content": "written where it may not"}, REFUSED)],
         "save_issue": [({"project_id": p, "content": "written where it may not"}, REFUSED)],
         "save_learning": [({"project_id": p, "content": "written where it may not"}, REFUSED)],

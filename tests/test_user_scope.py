@@ -58,3 +58,45 @@ def test_a_store_from_before_people_finds_nobody_without_an_error(tmp_path):
         assert old.search("hello", mode=mode, scope=Scope(user_id="ada")) == []
     assert "no matching memories" in run("search", "hello", "--user-id", "ada", store=path).stdout
     assert len(old.search("hello", k=5)) >= 1
+
+
+def test_just_remember_this_takes_one_call(tmp_path):
+    """`memlib add --content "I prefer tea" --user-id alice` said --kind is required, then
+    that a manual note needs a project_id: a personal assistant's memory has no project. One
+    call stores a note, recalled in the person's scope: the CLI, the Python API, the tool."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from memlib import MemoryStore, Scope
+    from memlib.agents import tools
+    from memlib.embeddings import HashEmbedder
+
+    memlib = str(Path(sys.executable).with_name("memlib"))
+    uri = str(tmp_path / "store")
+    MemoryStore.open(uri, embedder=HashEmbedder())
+
+    def cli(*args):
+        return subprocess.run([memlib, "--store", uri, *args], capture_output=True, text=True, timeout=300)
+
+    made = cli("add", "I prefer tea", "--user-id", "alice")
+    assert made.returncode == 0, made.stderr
+    store = MemoryStore.open(uri)
+    note = store.get(made.stdout.strip())
+    assert (note.kind.value, note.content, note.user_id, note.project_id) == ("manual", "I prefer tea", "alice", None)
+    (mine,) = store.add("My birthday is on 12 May", user_id="alice")
+    (theirs,) = store.add("I prefer coffee", user_id="bob")
+    box = tools.Toolbox(store, agent="assistant")
+    kept = tools.call(box, "remember", {"content": "Alice's cat is called Miso", "user_id": "alice"})
+    found = {h.id for h in store.search("what does alice like to drink", k=10, scope=Scope(user_id="alice"))}
+    assert {note.id, mine, kept["id"]} == found and theirs not in found
+    hits = cli("search", "tea", "--user-id", "alice", "--json")
+    assert hits.returncode == 0 and note.id in hits.stdout and theirs not in hits.stdout
+    # with neither a person nor a project, one line saying so, nothing written
+    before = store.count()
+    refused = cli("add", "I prefer tea")
+    assert refused.returncode != 0 and refused.stderr.strip().splitlines() == [
+        "memlib: error: memory: a note belongs to a project (project_id) or a person (user_id): give one"]
+    assert "give a TEXT to remember" in cli("add").stderr
+    store.refresh()
+    assert store.count() == before

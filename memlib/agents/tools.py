@@ -21,7 +21,7 @@ from memlib.agents import knowledge, review
 from memlib.agents.query import MemoryQuery, query_memory as run_query
 from memlib.errors import InvalidInput, NotFound, invalid
 from memlib.lifecycle import curation
-from memlib.models import Float, Importance, Insight, Int, Issue, Kind, Learning, MAX_TEXT
+from memlib.models import MAX_TEXT, Float, Importance, Insight, Int, Issue, Kind, Learning, Manual
 
 MAX_FILES = 500
 
@@ -86,6 +86,16 @@ class SaveIssueInput(_Save):
 
 class SaveLearningInput(_Save):
     pass
+
+
+class RememberInput(_Input):
+    content: str = Field(min_length=1, max_length=MAX_TEXT, description="What to remember, in a sentence or two.")
+    user_id: str | None = Field(default=None, min_length=1, max_length=200,
+                                description="The person it belongs to (a personal memory needs no project).")
+    project_id: str | None = Field(default=None, description="The project it belongs to, if any.")
+    tags: list[str] = Field(default_factory=list)
+    source: Literal["agent", "tool", "web"] = Field(
+        default="agent", description="Where it came from: 'tool' or 'web' is recalled as untrusted.")
 
 
 class PromoteToDecisionInput(_Input):
@@ -156,6 +166,21 @@ def _save(box: Toolbox, model, args: _Save, **extra) -> dict:
         return {"id": memory_id, "kind": memory.kind.value,
                 "note": "already stored in this project: nothing written, counted as corroborating it"}
     return {"id": memory_id, "kind": memory.kind.value}
+
+
+def remember(box: Toolbox, args: RememberInput) -> dict:
+    """REMEMBERS a note: a person's own (user_id, no project: "prefers tea", a birthday), or
+    a project's. Recalled with query_memory or a search in that person's scope."""
+    try:
+        memory = Manual(content=args.content, user_id=args.user_id, project_id=args.project_id, tags=args.tags,
+                        agent=box.agent, source=args.source)
+    except ValidationError as exc:
+        raise invalid("remember", exc) from None
+    (memory_id,) = box.store.add([memory], actor=box.agent, labels=["the note"])
+    if memory_id != memory.id:
+        return {"id": memory_id, "kind": "manual", "note": "already remembered: nothing written, counted as "
+                                                           "corroborating it"}
+    return {"id": memory_id, "kind": "manual"}
 
 
 def save_insight(box: Toolbox, args: SaveInsightInput) -> dict:
@@ -511,7 +536,8 @@ def report_fragment(box: Toolbox, args: ReportFragmentInput) -> dict:
 
 TOOLS: dict[str, tuple[type[BaseModel], Callable[[Toolbox, Any], dict]]] = {
     fn.__name__: (model, fn) for model, fn in [
-        (QueryMemoryInput, query_memory), (SaveInsightInput, save_insight), (SaveIssueInput, save_issue),
+        (QueryMemoryInput, query_memory), (RememberInput, remember), (SaveInsightInput, save_insight),
+        (SaveIssueInput, save_issue),
         (SaveLearningInput, save_learning), (PromoteToDecisionInput, promote_to_decision),
         (PromoteToPatternInput, promote_to_pattern), (LoadDocumentSummaryInput, load_document_summary),
         (LoadBaseKnowledgeInput, load_base_knowledge), (SaveKnowledgeSnapshotInput, save_knowledge_snapshot),

@@ -53,7 +53,8 @@ def _revisable_options(func):
 
 
 @cli.command()
-@click.option("--kind", default=None, help="Kind of the one memory given by flags.")
+@click.argument("text", required=False)
+@click.option("--kind", default=None, help="Kind of the one memory given by flags (with TEXT: manual, a note).")
 @_field_options
 @click.option("--confidence", type=int, default=None)
 @click.option("--ttl-days", type=int, default=None)
@@ -66,17 +67,24 @@ def _revisable_options(func):
                    "written, the one it repeats is corroborated; a near one is linked), link every one, or keep "
                    "all unlooked-at.")
 @click.pass_context
-def add(ctx, kind, confidence, ttl_days, tags, metadata, usage_examples, path, duplicates, **fields):
-    """Add one memory from flags, or many from a JSONL file (one commit)."""
+def add(ctx, text, kind, confidence, ttl_days, tags, metadata, usage_examples, path, duplicates, **fields):
+    """Remember TEXT (a note: `memlib add "I prefer tea" --user-id alice`, a person's own, or
+    with --project-id a project's), add one memory from flags, or many from a JSONL file (one
+    commit)."""
     from memlib.store.transfer import load_memories
 
     if path:
-        if kind or any(v is not None for v in fields.values()):
+        if text is not None or kind or any(v is not None for v in fields.values()):
             raise InvalidInput("give either --file or the flags of one memory, not both")
         memories, labels = load_memories(path)
     else:
+        if text is not None:
+            if fields.get("content") is not None:
+                raise InvalidInput("give the note's text as TEXT or as --content, not both")
+            fields["content"], kind = text, kind or "manual"
         if not kind:
-            raise InvalidInput("--kind is required when adding one memory from flags")
+            raise InvalidInput("give a TEXT to remember (memlib add \"I prefer tea\" --user-id alice), "
+                               "--kind with the memory's fields, or --file")
         record = {k: v for k, v in fields.items() if v is not None} | {"kind": kind}
         for key, value in (("confidence", confidence), ("ttl_days", ttl_days)):
             if value is not None:

@@ -49,7 +49,7 @@ MAX_MEMORIES = 1_000  # memories in one write
 # changes the store one at a time under the write lock.
 READ_TOOLS = frozenset({"query_memory", "load_document_summary", "load_base_knowledge", "list_files_workspace",
                         "list_reviews", "get_transcript", "load_pending_loop", "build_context"})
-GROUPED_TOOLS = frozenset({"save_insight", "save_issue", "save_learning"})
+GROUPED_TOOLS = frozenset({"remember", "save_insight", "save_issue", "save_learning"})
 # Tools that touch memories of no one project: the review queue is every project's
 TEAM_TOOLS = frozenset({"list_reviews", "decide_review", "report_fragment"})
 ID_FIELDS = ("memory_id", "insight_id", "learning_id")

@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from memlib.errors import InvalidInput, NotFound, Refused, StoreError
-from memlib.models import Memory, parse_memory
+from memlib.models import Memory, as_memories, parse_memory
 from memlib.scope import Scope
 
 if TYPE_CHECKING:
@@ -90,11 +90,13 @@ class Client:
 
     # -- memories ----------------------------------------------------------------------------
 
-    def add(self, memories: Iterable[Memory | dict], vectors=None, progress: bool = False, labels=None,
-            actor: str | None = None, duplicates: str = "merge", key: str | None = None) -> list[str]:
+    def add(self, memories: Iterable[Memory | dict] | str, vectors=None, progress: bool = False, labels=None,
+            actor: str | None = None, duplicates: str = "merge", key: str | None = None,
+            user_id: str | None = None, project_id: str | None = None) -> list[str]:
         """See `Store.add`; `key`: an idempotency key (a retry with it writes nothing twice)."""
         if vectors is not None:
             raise InvalidInput("a memory server embeds what it is sent: give no vectors")
+        memories = as_memories(memories, user_id, project_id)
         body = {"memories": [_plain(m) for m in memories], "duplicates": duplicates}
         out = self._call("POST", "/v1/memories", json=body, headers={"Idempotency-Key": key} if key else None)
         self.last_merged = out["merged"]  # as Store.add: {the id a repeat would have had: the one it repeats}

@@ -297,7 +297,7 @@ def check_parents(batch: list[Memory], labels: list[str], stored: dict[str, dict
                                     f"root task {m.root_task_id!r} belongs to another project")
             m.project_id = root["project_id"]
             in_batch[m.id]["project_id"] = m.project_id
-        elif isinstance(m, Knowledge):
+        elif isinstance(m, Knowledge) and m.project_id is not None:  # else a person's own note
             parent(label, "project_id", m.project_id, Kind.PROJECT)
             if m.root_task_id:
                 root = parent(label, "root_task_id", m.root_task_id, Kind.ROOT_TASK)

@@ -22,7 +22,7 @@ from lancedb.index import FTS, Bitmap, BTree, LabelList
 from memlib.clock import AsOf, Clock
 from memlib.embeddings import Embedder, default_embedder, embedder_for
 from memlib.errors import EmbedderMismatch, InvalidInput, NotFound, StoreError, text_id
-from memlib.models import SCHEMA_VERSION, Memory, arrow_schema, from_row, listed, parse_memory
+from memlib.models import SCHEMA_VERSION, Memory, arrow_schema, as_memories, from_row, listed, parse_memory
 from memlib.scope import Scope, sql_in
 from memlib.settings import Settings
 from memlib.store import batch as batches
@@ -291,12 +291,14 @@ class Store(Doors):
     # -- writing ---------------------------------------------------------------------------
     # How these stay right with many processes on one store: store/concurrency.py.
 
-    def add(self, memories: Iterable[Memory | dict], vectors: np.ndarray | None = None,
+    def add(self, memories: Iterable[Memory | dict] | str, vectors: np.ndarray | None = None,
             progress: bool = False, labels: Sequence[str] | None = None,
-            actor: str | Mapping[str, str] | None = None, duplicates: str = "merge") -> list[str]:
+            actor: str | Mapping[str, str] | None = None, duplicates: str = "merge",
+            user_id: str | None = None, project_id: str | None = None) -> list[str]:
         """Insert new memories in one commit; the whole batch is refused if one is invalid.
         `actor`: who writes them, or who writes each (by memory id: a group commit of several
-        agents' writes, memlib.server), for the audit log.
+        agents' writes, memlib.server), for the audit log. A text is one note to remember,
+        a person's (`user_id`, no project needed) or a project's (models.as_memories).
 
         `vectors` (n, dims) may carry precomputed embeddings, one row per memory.
         `duplicates`: what becomes of a new memory that says what a stored one (or one before
@@ -306,8 +308,8 @@ class Store(Doors):
         chosen id, is written and linked to it. 'link' links every one; 'keep' looks for none."""
         if duplicates not in DUPLICATES:
             raise InvalidInput(f"duplicates must be one of {', '.join(DUPLICATES)}, not {duplicates!r}")
-        return self._write(memories, vectors, progress, labels, actor, upsert=False, action="write",
-                           duplicates=duplicates)
+        return self._write(as_memories(memories, user_id, project_id), vectors, progress, labels, actor,
+                           upsert=False, action="write", duplicates=duplicates)
 
     def upsert(self, memories: Iterable[Memory | dict], vectors: np.ndarray | None = None,
                progress: bool = False, labels: Sequence[str] | None = None,
