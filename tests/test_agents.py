@@ -307,6 +307,13 @@ def test_finalize_promotes_critical_insights_with_unique_titles(project_memory):
     (made,) = curation.finalize_iteration(store, p.id, "it3")
     assert made.title == "Ledger retries duplicate rows in iteration 3 (iteration it3)"
     assert made.iteration_id == "it3" and made.promoted_from is not None
+    # an unknown project or iteration was 'finalized; 0 critical insights promoted', rc 0
+    events = len(store.audit_events("action = 'finalize'"))
+    for project, iteration, message in ((p.id, "it9", "has no iteration 'it9'"),
+                                        ("nosuch-project", "it1", "no project 'nosuch-project'")):
+        with pytest.raises(NotFound, match=message):
+            curation.finalize_iteration(store, project, iteration)
+    assert len(store.audit_events("action = 'finalize'")) == events
 
 
 def test_build_context_labels_parts_and_reports_what_was_cut(project_memory):

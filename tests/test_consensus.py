@@ -15,7 +15,7 @@ import pytest
 
 from memlib import Insight, MemoryStore, Project
 from memlib.consensus import Cluster, ClusterMemoryUnit, Consensus, Fragment, RetentionContract
-from memlib.consensus import clustering
+from memlib.consensus import clustering, duplicates
 from memlib.consensus.lexicon import Lexicon
 from memlib.embeddings import HashEmbedder
 from memlib.errors import InvalidInput
@@ -567,6 +567,23 @@ def ttl_cluster(store):
                             for i, (agent, text, topics, conf, cites) in enumerate(says)])
     (cluster_id,) = {p[1] for p in placed}
     return consensus, cluster_id
+
+
+def test_a_unit_says_one_fact_once_in_whatever_words(store):
+    """The summary repeated a fact: 'The checkout cache TTL is 300 seconds. Checkout cache
+    entries expire after 300 seconds.' (another fact beside it stays; so does another number)."""
+    consensus = Consensus(store, threshold=-1.0)
+    pointer = consensus.register_input(b"reports")
+    says = ["The checkout cache TTL is 300 seconds.", "Checkout cache entries expire after 300 seconds.",
+            "The checkout cache holds 2,000 carts at most.", "The checkout cache is warmed at 06:00 UTC."]
+    placed = consensus.add([{"fragment_id": f"g{i}", "content": text, "source_agent": f"agent-{i}",
+                             "confidence": 1.0 - i / 10, "timestamp": T0 + timedelta(minutes=i),
+                             "trace_pointer": pointer} for i, text in enumerate(says)])
+    (cluster_id,) = {p[1] for p in placed}
+    summary = consensus.consolidate(cluster_id, actor="lead").consensus_summary
+    assert summary.count("300 seconds") == 1 and "2,000 carts" in summary and "06:00 UTC" in summary
+    assert duplicates.same_fact(says[0], says[1]) and not duplicates.same_fact(says[0], says[2])
+    assert not duplicates.same_fact("The checkout cache is fast.", "Checkout cache entries are fast.")  # no number
 
 
 def test_a_unit_states_the_agreement_keeps_the_disagreement_and_its_evidence(ttl_cluster, store):

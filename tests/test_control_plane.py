@@ -286,14 +286,25 @@ def test_events_append_per_task_and_session(plane):
         plane.tasks.cancel(task.task_id)
 
 
-def test_object_storage_stores_need_a_local_path(tmp_path, monkeypatch):
+def test_object_storage_stores_keep_theirs_on_this_machine(tmp_path, monkeypatch, caplog):
+    """A store in a bucket keeps its control plane (SQLite, one machine's disk) in memlib's
+    cache folder unless a setting says where, and says so once."""
     monkeypatch.delenv("MEMLIB_CONTROL_PLANE", raising=False)
     monkeypatch.setenv("MEMLIB_CONFIG", str(tmp_path / "memlib.toml"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     (tmp_path / "memlib.toml").write_text("")
-    with pytest.raises(InvalidInput, match="needs a file on this machine's disk.*MEMLIB_CONTROL_PLANE"):
-        ControlPlane.open("s3://bucket/memlib")
     from memlib.control.db import path_for
     from memlib.settings import Settings
+
+    with caplog.at_level("WARNING", logger="memlib"):
+        ControlPlane.open("s3://bucket/memlib").close()
+        ControlPlane.open("s3://bucket/memlib").close()
+    default = path_for("s3://bucket/memlib", Settings.resolve())
+    assert default.parent == tmp_path / "cache" / "memlib" / "control" and default.exists()
+    assert [r.getMessage() for r in caplog.records].count(
+        f"memlib: s3://bucket/memlib is object storage: its control plane (queue, approvals) is kept on this "
+        f"machine at {default} (set MEMLIB_CONTROL_PLANE to share one between machines)") == 1
+    assert path_for("s3://bucket/other", Settings.resolve()) != default
 
     monkeypatch.setenv("MEMLIB_CONTROL_PLANE", str(tmp_path / "cp.db"))
     assert path_for("s3://bucket/memlib", Settings.resolve()) == tmp_path / "cp.db"

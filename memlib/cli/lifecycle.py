@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from memlib.cli.app import as_of_option, cli, echo_json, open_store, through_server
-from memlib.errors import InvalidInput
+from memlib.errors import InvalidInput, MemlibError
 from memlib.embeddings import NAMED
 
 # -- lifecycle ---------------------------------------------------------------------------------
@@ -180,9 +180,18 @@ def confidence(ctx, memory_id, delta, reason):
     from memlib.lifecycle import curation
 
     store = open_store(ctx)
+    try:
+        before = store.get(memory_id).confidence
+    except MemlibError:
+        before = None  # the change below says what is wrong
     memory = (store.adjust_confidence(memory_id, delta, reason) if through_server(store)
               else curation.adjust_confidence(store, memory_id, delta, reason))
-    click.echo(f"confidence of {memory_id} is now {memory.confidence}")
+    if before is not None and before + delta != memory.confidence:  # past a bound: say so
+        bound = "floor" if delta < 0 else "ceiling"
+        click.echo(f"confidence of {memory_id} is now {memory.confidence}: {'lowered' if delta < 0 else 'raised'} by "
+                   f"{abs(memory.confidence - before)} of the {abs(delta)} asked ({memory.confidence} is the {bound})")
+    else:
+        click.echo(f"confidence of {memory_id} is now {memory.confidence}")
 
 
 @cli.group()

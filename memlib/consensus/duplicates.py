@@ -110,6 +110,14 @@ def same_claims(old: str, new: str) -> bool:
     return True
 
 
+def same_fact(one: str, other: str) -> bool:
+    """Two statements of one topic (a cluster's) that state numbers, the same ones, and
+    nothing told apart by their words (`same_claims`): one fact said twice in other words
+    ("The checkout cache TTL is 300 seconds", "Checkout cache entries expire after 300
+    seconds"), which a consensus unit's summary says once."""
+    return bool(_numbers(one)) and same_claims(one, other)
+
+
 def _numbers(text: str) -> list[float]:
     """The numbers `text` states, in digits or in words ("three", "ten")."""
     found = [float(n.replace(",", "")) for n in _NUMBER.findall(text)]

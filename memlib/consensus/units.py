@@ -5,7 +5,8 @@ The summary is chosen from the fragments that are on no losing side of a disagre
 first by `weight`: confidence x the contract's weight of the agent (1 when it names none) x
 (1 + log(1 + citations)) x agreement (the share of the cluster's fragments that claim what it
 claims: its side's size over the cluster's for a fragment in a disagreement, else 1).
-Fragments saying the same words again are left out, and so is a fragment about a blocked
+Fragments saying the same words again, or the same fact in other words (the same numbers and
+nothing stated differently), are left out, and so is a fragment about a blocked
 topic (its topic candidates, or the topic's words in its text); with an allow list, only
 fragments about an allowed topic count.
 
@@ -24,6 +25,7 @@ import re
 from typing import Callable
 
 from memlib.consensus.conflicts import MONTHS, STOP_WORDS
+from memlib.consensus.duplicates import same_fact
 from memlib.consensus.records import ClusterMemoryUnit, Disagreement, RetentionContract
 
 DEFAULT_BUDGET = 1_000  # characters, when no contract is given
@@ -105,14 +107,15 @@ def _length(chosen: list[dict]) -> int:
 
 
 def _fill(candidates: list[dict], budget: int) -> list[dict]:
-    """Best first while the budget lasts; a fragment repeating a chosen one is skipped."""
+    """Best first while the budget lasts; a fragment repeating a chosen one is skipped: its
+    words again, or the same fact in other words (duplicates.same_fact)."""
     chosen, used, seen = [], 0, []
     for f in candidates:
         size = len(f["content"].strip()) + (1 if chosen else 0)
         if used + size > budget:
             continue
         mine = words(f["content"])
-        if _repeats(mine, seen):
+        if _repeats(mine, seen) or any(same_fact(c["content"], f["content"]) for c in chosen):
             continue
         chosen.append(f)
         seen.append(mine)

@@ -17,6 +17,8 @@ Times are integer microseconds since the epoch, UTC (`*_us`); leases compare the
 from __future__ import annotations
 
 import fcntl
+import hashlib
+import logging
 import os
 import sqlite3
 import threading
@@ -30,6 +32,8 @@ from memlib.settings import Settings
 from memlib.store.storage import is_local
 
 FILE = "control-plane.db"
+log = logging.getLogger("memlib")
+_SAID: set[str] = set()  # the object-storage stores whose default control plane was named
 SCHEMA_VERSION = 2  # 2: a task belongs to a project (tasks.project_id)
 # the backpressure defaults (seed 002: 32 in flight); both are stored in the database, so
 # every process on one store agrees on them (`memlib queue config`)
@@ -115,22 +119,27 @@ def path_for(store_uri: str, settings: Settings) -> Path:
     """The control plane's file for a store: beside its tables in the store's directory. A
     store on object storage keeps it where the control_plane setting says ($MEMLIB_CONTROL_PLANE
     or the config's `[control_plane] path`: SQLite needs a file system with working locks, one
-    machine's disk, which the queue's workers on that machine share)."""
+    machine's disk, which the queue's workers on that machine share), by default in memlib's
+    cache folder on this machine, one file per store (said once per process)."""
     if is_local(store_uri):
         return Path(store_uri.removeprefix("file://")) / FILE
-    where = settings.control_plane
-    if not where:
-        raise InvalidInput(f"the control plane needs a file on this machine's disk and {store_uri} is "
-                           "object storage: set MEMLIB_CONTROL_PLANE or [control_plane] path in the config")
-    return Path(where)
+    if settings.control_plane:
+        return Path(settings.control_plane)
+    return Path(settings.cache_dir) / "control" / f"{hashlib.sha256(store_uri.encode()).hexdigest()[:16]}.db"
+
+
+def say_where(store_uri: str, settings: Settings, path: Path) -> None:
+    """Once per process: where the control plane of a store on object storage is kept when no
+    setting said (this machine's cache folder)."""
+    if not is_local(store_uri) and not settings.control_plane and store_uri not in _SAID:
+        _SAID.add(store_uri)
+        log.warning("memlib: %s is object storage: its control plane (queue, approvals) is kept on this machine "
+                    "at %s (set MEMLIB_CONTROL_PLANE to share one between machines)", store_uri, path)
 
 
 def located(store_uri: str, settings: Settings) -> Path | None:
-    """The control plane's file for a store if it has a place (`path_for`), else None."""
-    try:
-        return path_for(store_uri, settings)
-    except InvalidInput:
-        return None
+    """The control plane's file for a store."""
+    return path_for(store_uri, settings)
 
 
 def dicts(cursor: sqlite3.Cursor) -> list[dict]:

@@ -27,7 +27,7 @@ import uuid
 from typing import Any, Iterable
 
 from memlib.clock import Clock
-from memlib.control.db import DEFAULTS, Database, dicts, from_us, path_for, setting, to_us
+from memlib.control.db import DEFAULTS, Database, dicts, from_us, path_for, say_where, setting, to_us
 from memlib.control.records import (FINISHED, NAME, Approval, Event, Lease, NewTask, Result, Task, checked,
                                     dumps)
 from memlib.errors import InvalidInput, MemlibError, NotFound, whole_number
@@ -69,6 +69,7 @@ class ControlPlane:
         if path is None:
             settings = Settings.at_edge(settings, store=store_uri)
             path = path_for(settings.store, settings)
+            say_where(settings.store, settings, path)
         return cls(Database(path, create=create, file_lock=file_lock), clock)
 
     def now_us(self) -> int:

@@ -5,6 +5,8 @@ correcting it with a new one, and forgetting memories. Each change is audited, w
 from __future__ import annotations
 
 import uuid
+from contextlib import contextmanager
+from typing import Iterator
 
 from memlib.clock import days_until
 from memlib.errors import InvalidInput, NotFound, whole_number
@@ -74,12 +76,18 @@ def promote(store: StoreInterface, memory_id: str, title: str | None = None, act
 
 
 def finalize_iteration(store: StoreInterface, project_id: str, iteration_id: str, actor: str | None = None) -> list:
-    """Close an iteration: its critical insights not yet promoted become decisions."""
+    """Close an iteration: its critical insights not yet promoted become decisions. A project
+    the store does not hold, or an iteration of which it holds nothing, is refused."""
     store.check_writable()
     where = (f"kind = 'insight' AND importance = 'critical' AND project_id = {sql_literal(project_id)} "
              f"AND iteration_id = {sql_literal(iteration_id)}")
     with store.lock.held():
         store.refresh()
+        project = store.lookup([project_id], ["id", "kind"]).get(project_id)
+        if project is None or project["kind"] != Kind.PROJECT.value:
+            raise NotFound(f"no project {project_id!r} in this store")
+        if not store.count_rows(f"project_id = {sql_literal(project_id)} AND iteration_id = {sql_literal(iteration_id)}"):
+            raise NotFound(f"project {project_id} has no iteration {iteration_id!r} (no memory names it)")
         ids = store.dataset().to_table(columns=["id"], filter=where).column("id").to_pylist()
         promoted = {e["subject_id"] for e in store.audit_events("action = 'promote'")}
         out = [promote(store, i, actor=actor, reason=f"critical insight of finalized iteration {iteration_id}")
@@ -102,8 +110,9 @@ def adjust_confidence(store: StoreInterface, memory_id: str, delta: int, reason:
     whole_number(delta, "a confidence change", -100, 100)
     if delta == 0:
         raise InvalidInput("a confidence change must not be zero")
-    return store.modify(memory_id, lambda memory: {"confidence": max(0, min(100, memory.confidence + delta))},
-                        action="confidence", actor=actor, reason=reason)
+    with _explained(store, memory_id):
+        return store.modify(memory_id, lambda memory: {"confidence": max(0, min(100, memory.confidence + delta))},
+                            action="confidence", actor=actor, reason=reason)
 
 
 # The fields a person or an agent may change in place (`revise`): what a memory says and how
@@ -117,7 +126,42 @@ def revise(store: StoreInterface, memory_id: str, reason: str, actor: str | None
     the reason in the audit event beside the fields' old and new values. Only REVISABLE
     fields; the reason is required (an agent says why it changes a memory)."""
     _check_change(reason, changes)
-    return store.update(memory_id, action="revise", actor=actor, reason=reason.strip(), **changes)
+    with _explained(store, memory_id):
+        return store.update(memory_id, action="revise", actor=actor, reason=reason.strip(), **changes)
+
+
+@contextmanager
+def _explained(store: StoreInterface, memory_id: str) -> Iterator[None]:
+    """A change of a memory that is gone says where it went: superseded by a correction
+    (which one to change instead), or forgotten (which run brings it back)."""
+    try:
+        yield
+    except NotFound:
+        if not isinstance(memory_id, str):
+            raise
+        why = gone(store, memory_id)
+        if why is None:
+            raise
+        raise NotFound(f"memory {memory_id} {why}") from None
+
+
+def gone(store: StoreInterface, memory_id: str) -> str | None:
+    """Why a memory the store no longer holds is gone, with what to do, or None if the audit
+    log does not say."""
+    last = next((e for e in reversed(store.audit_events(f"subject_id = {sql_literal(memory_id)} AND action IN "
+                                                         "('correct', 'forget', 'quarantine', 'retention_remove', "
+                                                         "'delete')"))), None)
+    if last is None:
+        return None
+    if last["action"] == "correct" and (last["details"] or {}).get("from") == memory_id:
+        newer = last["details"]["to"]
+        later = gone(store, newer) if not store.lookup([newer], ["id"]) else None
+        return (f"was superseded by memory {newer} (corrected: {last['details'].get('reason', '')}); "
+                + (f"that one {later}" if later else f"change that one instead (memlib update {newer})"))
+    if last["action"] == "delete":
+        return "was deleted"
+    return (f"was {'quarantined' if last['action'] == 'quarantine' else 'forgotten'} by run {last['run_id']} "
+            f"(memlib retention undo {last['run_id']} brings it back)")
 
 
 def _reason(reason: str, what: str) -> str:
@@ -179,7 +223,7 @@ def correct(store: StoreInterface, memory_id: str, reason: str, actor: str | Non
 
     _check_change(reason, changes)
     store.check_writable()
-    with store.lock.held():
+    with store.lock.held(), _explained(store, memory_id):
         store.refresh()
         old = store.get(memory_id)
         children = store.children([memory_id])

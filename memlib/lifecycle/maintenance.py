@@ -100,6 +100,20 @@ def ensure_vector_index(store: StoreInterface, force: bool = False, again: bool 
     return True
 
 
+def _vector_index_state(store: StoreInterface, built: bool, had: bool) -> str:
+    """Why maintain built Lance's vector index or did not, in a line."""
+    if built:
+        return "built now"
+    if had:
+        return "built before: the new rows joined it"
+    rows = store.count_rows()
+    if rows == 0:
+        return "not built: the store is empty"
+    return (f"not needed yet: {rows:,} rows fit the vector cache (it is built once they would not, about "
+            f"{int(DEFAULT_VECTOR_CACHE_MB * 2**20 / (vector_bytes(10**7, store.dims) / 10**7)):,} rows; "
+            "memlib maintain --vector-index builds it now)")
+
+
 def _unless_contended(what: str, step) -> bool:
     """Run a maintenance step; one that keeps losing to other writers' commits (after the
     retries) is left for the next run, with a warning, rather than failing maintain."""
@@ -147,6 +161,7 @@ def maintain(store: StoreInterface, progress: bool = False, history_days: int = 
     # writers that keep changing the same fragments; then it waits for the next maintain.
     compacted = _unless_contended("compact the memories", store.optimize)
     done("compact")
+    had = store.has_vector_index()
     vector = ensure_vector_index(store, force=vector_index)
     done("vector index")
     # tagged after compaction: today's tag holds the compacted version, not the fragments it
@@ -162,5 +177,6 @@ def maintain(store: StoreInterface, progress: bool = False, history_days: int = 
         bar.close()
     return {"events_flushed": flushed, "memories_folded": folded, "clusters_made_again": clusters,
             "indexes_created": created,
-            "vector_index_built": vector, "compacted": compacted, "as_of_versions_kept": len(set(window.values())),
+            "vector_index_built": vector, "vector_index": _vector_index_state(store, vector, had),
+            "compacted": compacted, "as_of_versions_kept": len(set(window.values())),
             **cleaned, "seconds": round(time.perf_counter() - started, 2)}

@@ -282,9 +282,6 @@ def build_sample(store: StoreInterface, size: int = DEFAULT_SIZE, seed: int = 7,
     _check_size(size)
     if store.count_rows():
         raise InvalidInput(f"store {store.uri!r} already holds memories; sample needs an empty store")
-    from memlib.control.db import path_for
-
-    path_for(store.uri, store.settings)  # the queue traffic needs a place: refused now, before anything is written
     anchor = anchor or store.clock.now().replace(hour=0, minute=0, second=0, microsecond=0)
     if anchor.tzinfo is None:
         anchor = anchor.replace(tzinfo=timezone.utc)

@@ -90,6 +90,10 @@ class Tokens:
                                f"digit), not {agent!r}")
         projects, read = _projects(projects, "projects"), _projects(read_projects, "read projects")
         read = [p for p in read if p not in projects]
+        found = self.store.lookup([*projects, *read], ["id", "kind"])
+        unknown = next((p for p in (*projects, *read) if (found.get(p) or {}).get("kind") != "project"), None)
+        if unknown is not None:
+            raise InvalidInput(f"{unknown!r} is not a project of this store (memlib search --kind project lists them)")
         token_id, secret = secrets.token_hex(6), secrets.token_urlsafe(32)
         row = {"token_id": token_id, "agent": agent, "secret_sha256": _digest(secret), "projects": projects,
                "read_projects": read, "created_at": self.store.clock.now(), "revoked_at": None}
