@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 class MemlibError(Exception):
     """Base of every error memlib raises on purpose; the CLI prints it as one line."""
@@ -63,10 +65,15 @@ def whole_number(value, name: str, low: int = 0, high: int | None = None, unit: 
     return value
 
 
+_SOURCE = re.compile(r",?\s*/\S+\.rs:\d+(?::\d+)?")  # where in Lance's Rust source an error was raised
+
+
 def first_line(exc: BaseException, limit: int = 300) -> str:
-    """An exception's first line, cut to `limit` characters (its type's name if it says nothing)."""
+    """An exception's first line without the source file a library raised it in, cut to
+    `limit` characters (its type's name if it says nothing)."""
     text = str(exc).strip()
-    line = text.splitlines()[0] if text else type(exc).__name__
+    line = _SOURCE.sub("", text.splitlines()[0]).strip() if text else ""
+    line = line or type(exc).__name__
     return line if len(line) <= limit else line[:limit] + "…"
 
 

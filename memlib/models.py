@@ -508,6 +508,17 @@ def _invalid(record: str, exc: ValidationError) -> InvalidMemory:
     return InvalidMemory(record, field, message)
 
 
+DERIVED = ("level", "expires_at")  # what a memory shows besides its fields: derived, never given
+
+
+def as_json(memory: Memory, embedding: bool = False) -> dict[str, Any]:
+    """A memory as memlib shows it (`memlib get --json`, the REST API): its fields, and its
+    level and expiry, which are derived from them."""
+    data = memory.model_dump(mode="json", exclude=None if embedding else {"embedding"})
+    expires = memory.expires_at
+    return data | {"level": int(memory.level), "expires_at": None if expires is None else expires.isoformat()}
+
+
 def as_memories(memories: Any, user_id: str | None = None, project_id: str | None = None) -> Any:
     """What `add` is given: memories, or one text to remember, a note (`Manual`) of a person
     (`user_id`) or a project (`project_id`). The two ids go with a text only."""

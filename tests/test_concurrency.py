@@ -4,6 +4,7 @@ test per way a team was seen to lose data or read stale answers."""
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -33,6 +34,12 @@ def finish(procs: list[subprocess.Popen], timeout: float = 600) -> list[dict]:
     for proc in procs:
         stdout, stderr = proc.communicate(timeout=timeout)
         assert proc.returncode == 0, stderr[-2000:]
+        # a writer that lost a race says so in memlib's words, once: not Lance's text and
+        # the Rust source line it came from, at every write (Lance's own log lines, which
+        # LANCE_LOG governs and the CLI sets to errors, are Lance's)
+        mine = [line for line in stderr.splitlines() if not re.match(r"\[\d{4}-\d\d-\d\dT.* (WARN|INFO) ", line)]
+        assert not any(".rs:" in line or "Retryable commit conflict" in line for line in mine), stderr[-2000:]
+        assert stderr.count("left indexing and compaction") <= 1, stderr[-2000:]
         out.append(json.loads(stdout.strip().splitlines()[-1]))
     return out
 

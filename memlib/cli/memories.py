@@ -187,8 +187,9 @@ def recall(ctx, query, k, mode, as_json, agent, session_id, **kw):
 @click.pass_context
 def get(ctx, memory_id, embedding):
     """Print one memory as JSON."""
-    memory = open_store(ctx).get(memory_id, with_embedding=embedding)
-    echo_json(memory.model_dump(mode="json", exclude=None if embedding else {"embedding"}))
+    from memlib.models import as_json
+
+    echo_json(as_json(open_store(ctx).get(memory_id, with_embedding=embedding), embedding))
 
 
 @cli.command()

@@ -34,7 +34,7 @@ from memlib.agents.tools import Toolbox
 from memlib.errors import InvalidInput, MemlibError, NotFound, Refused, first_line
 from memlib.interface import MemoryInterface
 from memlib.lifecycle import curation
-from memlib.models import MAX_TEXT, Int, parse_memory, record_label
+from memlib.models import MAX_TEXT, Int, as_json, parse_memory, record_label
 from memlib.scope import Scope
 from memlib.server.commit import GroupCommit
 from memlib.server.guard import MAX_BODY, BodyGuard
@@ -411,7 +411,7 @@ def create_app(server: Server):
         def run():
             memory = store.get(memory_id)
             server.check(who, [getattr(memory, "project_id", None)], write=False)
-            return memory.model_dump(mode="json", exclude={"embedding"})
+            return as_json(memory)
         return await read(run)
 
     @app.post("/v1/search", tags=["memories"])
@@ -452,8 +452,7 @@ def create_app(server: Server):
         """Change what a memory says in place (the same id), with the reason."""
         def run():
             changing([memory_id], who)
-            return curation.revise(store, memory_id, body.reason, actor=who.agent, **body.changes).model_dump(
-                mode="json", exclude={"embedding"})
+            return as_json(curation.revise(store, memory_id, body.reason, actor=who.agent, **body.changes))
         return await change(run)
 
     @app.post("/v1/memories/{memory_id}/correct", tags=["memories"])
@@ -462,7 +461,7 @@ def create_app(server: Server):
         def run():
             changing([memory_id], who)
             memory, run_id = curation.correct(store, memory_id, body.reason, actor=who.agent, **body.changes)
-            return {"memory": memory.model_dump(mode="json", exclude={"embedding"}), "corrects": memory_id,
+            return {"memory": as_json(memory), "corrects": memory_id,
                     "run_id": run_id}
         return await change(run)
 
@@ -473,7 +472,7 @@ def create_app(server: Server):
             changing([memory_id], who)
             memory = curation.adjust_confidence(store, memory_id, body.delta, body.reason, actor=who.agent)
             return {"id": memory.id, "confidence": memory.confidence,
-                    "memory": memory.model_dump(mode="json", exclude={"embedding"})}
+                    "memory": as_json(memory)}
         return await change(run)
 
     @app.post("/v1/forget", tags=["memories"])

@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from memlib.errors import InvalidInput, NotFound, Refused, StoreError
-from memlib.models import Memory, as_memories, parse_memory
+from memlib.models import DERIVED, Memory, as_memories, parse_memory
 from memlib.scope import Scope
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ class Client:
         return out["ids"]
 
     def get(self, memory_id: str, with_embedding: bool = False) -> Memory:
-        return parse_memory(self._call("GET", f"/v1/memories/{memory_id}"), f"memory {memory_id}")
+        return parse_memory(_fields(self._call("GET", f"/v1/memories/{memory_id}")), f"memory {memory_id}")
 
     def search(self, text: str, k: int = 10, mode: str = "hybrid", scope: Scope | None = None) -> list[RemoteHit]:
         return self._hits(self._call("POST", "/v1/search", json={"query": text, "k": k, "mode": mode,
@@ -116,16 +116,17 @@ class Client:
             "query": text, "k": k, "mode": mode, "scope": _scope(scope), "session_id": session_id}))
 
     def revise(self, memory_id: str, reason: str, **changes) -> Memory:
-        return parse_memory(self._call("PATCH", f"/v1/memories/{memory_id}", json={"reason": reason, "changes": changes}))
+        return parse_memory(_fields(self._call("PATCH", f"/v1/memories/{memory_id}",
+                                               json={"reason": reason, "changes": changes})))
 
     def correct(self, memory_id: str, reason: str, **changes) -> tuple[Memory, str]:
         out = self._call("POST", f"/v1/memories/{memory_id}/correct", json={"reason": reason, "changes": changes})
-        return parse_memory(out["memory"]), out["run_id"]
+        return parse_memory(_fields(out["memory"])), out["run_id"]
 
     def adjust_confidence(self, memory_id: str, delta: int, reason: str) -> Memory:
         """See `curation.adjust_confidence`: the memory after the change."""
-        return parse_memory(self._call("POST", f"/v1/memories/{memory_id}/confidence",
-                                       json={"delta": delta, "reason": reason})["memory"])
+        return parse_memory(_fields(self._call("POST", f"/v1/memories/{memory_id}/confidence",
+                                               json={"delta": delta, "reason": reason})["memory"]))
 
     def forget(self, memory_ids: Sequence[str], reason: str) -> RunOutcome:
         """See `curation.forget`: the run's id and how many memories it removed."""
@@ -198,3 +199,8 @@ def _scope(scope: Scope | None) -> dict[str, Any]:
             continue
         out[f.name] = list(value) if isinstance(value, tuple) else value.isoformat() if hasattr(value, "isoformat") else value
     return out
+
+
+def _fields(data: dict) -> dict:
+    """A memory as the server shows it, without what is derived from its fields (models.as_json)."""
+    return {k: v for k, v in data.items() if k not in DERIVED}

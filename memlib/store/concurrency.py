@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator, TypeVar
 
-from memlib.errors import StoreError
+from memlib.errors import StoreError, first_line
 from memlib.store.storage import is_local
 
 T = TypeVar("T")
@@ -43,6 +43,14 @@ def retryable(exc: BaseException) -> bool:
     """A commit Lance refused because another commit got in first; trying again is safe."""
     text = str(exc).lower()
     return any(marker in text for marker in _RETRYABLE)
+
+
+def in_words(exc: BaseException) -> str:
+    """What Lance (or anything under memlib) said, as a person reads it: one line, without
+    the source file it was raised in; a lost commit race said in memlib's words."""
+    if retryable(exc):
+        return "another process committed to the store at the same moment"
+    return first_line(exc)
 
 
 def pause(attempt: int, base: float = 0.01, cap: float = 0.5) -> None:
@@ -86,6 +94,32 @@ class WriterLock:
             self._depth += 1
             try:
                 yield
+            finally:
+                self._depth -= 1
+                if self._depth == 0 and self._fh is not None:
+                    fcntl.flock(self._fh, fcntl.LOCK_UN)
+                    self._fh.close()
+                    self._fh = None
+
+
+    @contextmanager
+    def tried(self) -> Iterator[bool]:
+        """Held if it is free now (True), else not waited for (False): for work that another
+        process busy on the store may as well leave to a later turn (a tidy after a write)."""
+        with self._thread:
+            if self._depth == 0 and self.path is not None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                fh = open(self.path, "a")
+                try:
+                    fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    fh.close()
+                    yield False
+                    return
+                self._fh = fh
+            self._depth += 1
+            try:
+                yield True
             finally:
                 self._depth -= 1
                 if self._depth == 0 and self._fh is not None:

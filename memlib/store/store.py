@@ -30,7 +30,7 @@ from memlib.store import versions
 from memlib.store.audit import AuditLog
 from memlib.store.journal import Journal, gated
 from memlib.store.doors import Doors
-from memlib.store.concurrency import ATTEMPTS, Contended, WriterLock, committing, pause, writable_dir
+from memlib.store.concurrency import ATTEMPTS, Contended, WriterLock, committing, in_words, pause, writable_dir
 from memlib.store.recall_log import RecallLog, spool_dir_for
 from memlib.store.storage import is_local, storage_options
 from memlib.store.tables import (COMPACT_ROWS, MEMORIES, TIDY_EVERY, TIDY_FRAGMENTS, add_missing_columns, open_or_create,
@@ -96,6 +96,7 @@ class Store(Doors):
         self._tidy_at = TIDY_FRAGMENTS  # small fragments that start a tidy
         self._writes = 0  # commits of this handle, of which every TIDY_EVERY-th looks for a tidy
         self._vector_index: bool | None = None
+        self._tidy_said = False  # a tidy after a write that failed was said
         self._dataset = None
         self._dims: int | None = None
         self._migrated = False
@@ -712,7 +713,7 @@ class Store(Doors):
             self.ensure_indexes()
             return True
         except Exception as exc:
-            log.warning("indexes not built now: %s", str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+            log.warning("indexes not built now: %s", in_words(exc))
             return False
 
     def index_quietly(self) -> None:
@@ -722,8 +723,11 @@ class Store(Doors):
             if not self._indexed:
                 self.ensure_indexes()
             self.tidy()
-        except Exception as exc:
-            log.warning("indexes not built now (memlib maintain builds them): %s", str(exc).splitlines()[0])
+        except Exception as exc:  # said once per handle: a busy store would say it at every write
+            if not self._tidy_said:
+                self._tidy_said = True
+                log.warning("memlib: left indexing and compaction after a write to the next memlib maintain (%s)",
+                            in_words(exc))
 
     def tidy(self) -> bool:
         """Merge the small fragments single writes leave behind, once there are enough of
@@ -734,9 +738,12 @@ class Store(Doors):
         self._writes += 1
         if self._writes % TIDY_EVERY:
             return False
-        if self.audit.exists():
-            tidy(self.audit.table)
-        left = tidy(self._table, self._tidy_at, self.dataset())
+        with self.lock.tried() as free:
+            if not free:  # another process is writing: it (or a later write) tidies, not two at once
+                return False
+            if self.audit.exists():
+                tidy(self.audit.table)
+            left = tidy(self._table, self._tidy_at, self.dataset())
         if left is None:
             return False
         self._committed(None)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 from memlib.errors import StoreError
-from memlib.store.concurrency import Contended, committing
+from memlib.store.concurrency import retryable
 
 MEMORIES = "memories"
 RECALL_EVENTS = "recall_events"
@@ -46,9 +46,11 @@ def tidy(table, at: int = TIDY_FRAGMENTS, dataset=None) -> int | None:
         return None
     table.checkout_latest()
     dataset = table.to_lance()
-    try:
-        committing(lambda: dataset.optimize.compact_files(target_rows_per_fragment=TIDY_ROWS))
-    except Contended:
+    try:  # one try: a merge that lost to another writer's is left for a later write
+        dataset.optimize.compact_files(target_rows_per_fragment=TIDY_ROWS)
+    except Exception as exc:
+        if not retryable(exc):
+            raise
         return None
     table.checkout_latest()
     return small_fragments(table.to_lance())
