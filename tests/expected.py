@@ -17,8 +17,17 @@ DEFAULT_HALF_LIVES = policies.load("default").half_life_days  # the decay report
 
 
 def raw(store):
-    """Every memory row and every recall event (flushed or still spooled)."""
+    """Every memory row and every recall event (flushed or still spooled). A memory a
+    retention run removed (a forget, a correction) is one of them until it was removed: its
+    archived row, with `removed_at`."""
     memories = store.dataset().to_table().to_pylist()
+    archive = store.concept_table("archive")
+    if archive is not None:
+        held = {m["id"] for m in memories}
+        for row in archive.to_lance().to_table().to_pylist():
+            if row["id"] not in held:
+                memories.append({k: v for k, v in row.items() if k not in ("run_id", "archived_at")}
+                                | {"removed_at": row["archived_at"]})
     events = store.recalls.table.to_lance().to_table().to_pylist()
     for path in store.recalls.segments():
         for line in path.read_text().splitlines():
@@ -29,7 +38,7 @@ def raw(store):
 
 
 def existing(memories, as_of):
-    return [m for m in memories if m["created_at"] <= as_of]
+    return [m for m in memories if m["created_at"] <= as_of and (m.get("removed_at") is None or m["removed_at"] > as_of)]
 
 
 def usage_as_of(memories, events, as_of):

@@ -316,3 +316,33 @@ def test_paths_that_cannot_be_written_are_one_line_errors(cli_store, tmp_path, c
         assert exited.value.code == 1 and err.count("\n") == 1 and "Traceback" not in err, (args, err)
         assert err.startswith("memlib: error: cannot ") and args[-1] in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "store"]
+
+
+def test_what_a_new_user_met_says_what_is_wrong_and_what_to_do(cli_store):
+    """The hostile run's small items, through the installed command: a superseded memory, a
+    memory's derived fields, why the vector index was not built, a token for a project that
+    is not there, a confidence change past its bounds."""
+    from datetime import datetime, timedelta
+
+    store, project = cli_store["store"], cli_store["project"]
+    old = run("add", "Cache TTL is 300 s", "--kind", "insight", "--project-id", project, store=store).stdout.strip()
+    run("correct", old, "--content", "Cache TTL is 90 s", "--reason", "measured", store=store)
+    new = json.loads(run("search", "Cache TTL is 90 s", "--json", "-k", "1", store=store).stdout)[0]["memory"]["id"]
+    said = fails("update", old, "--content", "x", "--reason", "r", store=store)
+    assert f"memory {old} was superseded by memory {new}" in said and f"memlib update {new}" in said
+    got = json.loads(run("get", new, "--json", store=store).stdout)
+    assert got == json.loads(run("get", new, store=store).stdout) and got["level"] == 1  # an insight of a project, in no root task
+    assert datetime.fromisoformat(got["expires_at"]) == datetime.fromisoformat(got["created_at"]) + timedelta(
+        days=got["ttl_days"])
+    maintained = json.loads(run("maintain", store=store).stdout)
+    assert maintained["vector_index_built"] is False and maintained["vector_index"].startswith("not needed yet: ")
+    assert json.loads(run("maintain", "--vector-index", store=store).stdout)["vector_index"] == "built now"
+    assert json.loads(run("maintain", "--vector-index", store=store).stdout)["vector_index"].startswith("built before")
+    assert "'nosuch' is not a project of this store" in fails("serve", "tokens", "create", "coder", "--project",
+                                                             "nosuch", store=store)
+    assert "must be a whole number from -100 to 100, not -500" in fails("confidence", new, "--by", "-500",
+                                                                       "--reason", "r", store=store)
+    assert run("confidence", new, "--by", "-60", "--reason", "doubtful", store=store).stdout.strip() == \
+        f"confidence of {new} is now 40"
+    assert run("confidence", new, "--by", "-60", "--reason", "doubtful", store=store).stdout.strip() == \
+        f"confidence of {new} is now 0: lowered by 40 of the 60 asked (0 is the floor)"

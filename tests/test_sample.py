@@ -56,9 +56,12 @@ def test_recall_history_is_skewed():
 def test_build_sample_folds_old_events_and_leaves_recent_ones(tmp_path):
     store = MemoryStore.open(str(tmp_path / "s"), embedder=HashEmbedder())
     summary = build_sample(store, size=400, seed=2, anchor=ANCHOR)
-    assert summary["memories"] == store.count(None) == 400
-    assert sorted(m.id for m in generate(400, 2, ANCHOR).memories) == \
-        sorted(store.dataset().to_table(columns=["id"]).column("id").to_pylist())
+    assert summary["memories"] == store.count(None) == 400 + summary["findings"] and summary["history"] == 400
+    held = store.dataset().to_table(columns=["id", "created_at"]).to_pylist()
+    history = {m.id for m in generate(400, 2, ANCHOR).memories}
+    # the history whole, and the last fortnight's findings (memlib/sample/quality.py) besides
+    assert history <= {r["id"] for r in held} and summary["findings"] >= 8
+    assert all(r["created_at"] >= ANCHOR - timedelta(days=14) for r in held if r["id"] not in history)
     events = store.recalls.table.to_lance().to_table().to_pylist()
     cutoff = ANCHOR - timedelta(days=14)
     old = collections.Counter(e["memory_id"] for e in events if e["recalled_at"] < cutoff)
@@ -85,6 +88,9 @@ def test_build_sample_writes_its_history_day_by_day(tmp_path):
         end = datetime.fromisoformat(day).replace(hour=23, minute=59, second=59, microsecond=999999,
                                                   tzinfo=timezone.utc)
         then = MemoryStore.open(store.uri, as_of=day)
-        ids = set(then.dataset().to_table(columns=["id"]).column("id").to_pylist())
-        assert ids == {m.id for m in corpus if m.created_at <= end}, day
+        rows = then.dataset().to_table(columns=["id", "created_at"]).to_pylist()
+        history = {m.id for m in corpus}
+        # the history as of that day, and the findings of the last fortnight written by then
+        assert {r["id"] for r in rows if r["id"] in history} == {m.id for m in corpus if m.created_at <= end}, day
+        assert all(ANCHOR - timedelta(days=14) <= r["created_at"] <= end for r in rows if r["id"] not in history)
         assert then.read_only and (then.version < store.version or day == "2026-10-31")  # the last day: the latest

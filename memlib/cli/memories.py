@@ -140,7 +140,8 @@ def _scope(kw) -> Scope:
 
 
 def _print_hits(hits, as_json: bool, store: MemoryInterface) -> None:
-    """The hits, each followed by the memories an open contradiction links it to."""
+    """The hits, each followed by the memories an open contradiction links it to; an
+    untrusted one (models.trusted: a tool's output, a web page) labelled so."""
     if as_json:
         echo_json([h.to_dict() for h in hits])
         return
@@ -149,8 +150,9 @@ def _print_hits(hits, as_json: bool, store: MemoryInterface) -> None:
     pairs = store.disagreements([h.id for h in hits]) if hits else []
     for hit in hits:
         text = hit.memory.own_text.replace("\n", " | ")
+        label = "" if hit.memory.trusted else f"[UNTRUSTED, from {hit.memory.source}] "
         click.echo(f"{hit.rank:>3}  {hit.score:8.4f}  {hit.memory.kind.value:<12} {hit.memory.id}  "
-                   f"{text[:90]}")
+                   f"{label}{text[:90]}")
         for pair in (p for p in pairs if hit.id in p["ids"]):
             other = next(i for i in pair["ids"] if i != hit.id)
             click.echo(f"{'':15}contradicts ({pair['kind']}) {other}: "
@@ -184,8 +186,9 @@ def recall(ctx, query, k, mode, as_json, agent, session_id, **kw):
 @cli.command()
 @click.argument("memory_id")
 @click.option("--embedding", is_flag=True, help="Include the embedding.")
+@click.option("--json", "as_json", is_flag=True, help="JSON (what it prints anyway: taken as other commands take it).")
 @click.pass_context
-def get(ctx, memory_id, embedding):
+def get(ctx, memory_id, embedding, as_json):
     """Print one memory as JSON."""
     from memlib.models import as_json
 

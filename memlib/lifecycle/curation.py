@@ -148,16 +148,20 @@ def _explained(store: StoreInterface, memory_id: str) -> Iterator[None]:
 def gone(store: StoreInterface, memory_id: str) -> str | None:
     """Why a memory the store no longer holds is gone, with what to do, or None if the audit
     log does not say."""
-    last = next((e for e in reversed(store.audit_events(f"subject_id = {sql_literal(memory_id)} AND action IN "
-                                                         "('correct', 'forget', 'quarantine', 'retention_remove', "
-                                                         "'delete')"))), None)
+    events = store.audit_events(f"subject_id = {sql_literal(memory_id)} AND action IN ('correct', 'uncorrect', "
+                                "'forget', 'quarantine', 'retention_remove', 'delete')")
+    undone = {e["run_id"] for e in events if e["action"] == "uncorrect"}
+    corrections = [e for e in events if e["action"] == "correct" and e["run_id"] not in undone
+                   and (e["details"] or {}).get("from") == memory_id]
+    if corrections:
+        details = corrections[-1]["details"]
+        newer = details["to"]
+        later = gone(store, newer) if not store.lookup([newer], ["id"]) else None
+        return (f"was superseded by memory {newer} (corrected: {details.get('reason', '')}); "
+                + (f"that one {later}" if later else f"change that one instead (memlib update {newer})"))
+    last = next((e for e in reversed(events) if e["action"] not in ("correct", "uncorrect")), None)
     if last is None:
         return None
-    if last["action"] == "correct" and (last["details"] or {}).get("from") == memory_id:
-        newer = last["details"]["to"]
-        later = gone(store, newer) if not store.lookup([newer], ["id"]) else None
-        return (f"was superseded by memory {newer} (corrected: {last['details'].get('reason', '')}); "
-                + (f"that one {later}" if later else f"change that one instead (memlib update {newer})"))
     if last["action"] == "delete":
         return "was deleted"
     return (f"was {'quarantined' if last['action'] == 'quarantine' else 'forgotten'} by run {last['run_id']} "

@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from memlib.interface import StoreInterface
+from memlib.sample import quality
 from memlib.sample import text as T
 from memlib.errors import InvalidInput
 from memlib.models import (
@@ -270,9 +271,11 @@ def approximate_vectors(centroids: dict[str, np.ndarray], topics: list[str], rng
 
 
 def build_sample(store: StoreInterface, size: int = DEFAULT_SIZE, seed: int = 7, anchor: datetime | None = None,
-                 vectors: str = "auto", progress: bool = False) -> dict[str, Any]:
+                 vectors: str = "auto", progress: bool = False, findings: bool = True) -> dict[str, Any]:
     """Write the sample corpus and its recall history into an empty store, one commit per
-    day of the history, each at that day's time by the store's clock."""
+    day of the history, each at that day's time by the store's clock; with `findings`, the
+    last fortnight's repeats, disagreements, untrusted sources, corrections and removals
+    too (memlib/sample/quality.py), as a team's memory holds them."""
     from memlib.lifecycle.maintenance import ensure_vector_index
     from memlib.sample.consensus import build_consensus_sample
     from memlib.sample.control import build_control_sample, write_sessions
@@ -307,6 +310,8 @@ def build_sample(store: StoreInterface, size: int = DEFAULT_SIZE, seed: int = 7,
     steps = [(datetime.combine(day, datetime.max.time(), tzinfo=timezone.utc).replace(microsecond=0), rows)
              for day, rows in sorted(days.items())]
     folded = 0
+    found: dict[str, Any] = {}  # the last fortnight's repeats, corrections ...
+    findings = quality.steps(seed, anchor) if findings else []
     bar = None
     if progress:
         from tqdm import tqdm
@@ -319,6 +324,10 @@ def build_sample(store: StoreInterface, size: int = DEFAULT_SIZE, seed: int = 7,
             if fold_at is not None and when > fold_at:
                 folded = _fold_old_recalls(store, events, fold_at)
                 fold_at = None
+            while findings and findings[0][0] < when:  # in time order with the history
+                at, finding = findings.pop(0)
+                store.clock.set(at)
+                finding(store, found)
             store.clock.set(when)
             # a generated history is written as generated: its templates repeat a text now and
             # then, and the generated memories name one another by id
@@ -328,6 +337,9 @@ def build_sample(store: StoreInterface, size: int = DEFAULT_SIZE, seed: int = 7,
                 bar.update(len(rows))
         if fold_at is not None:
             folded = _fold_old_recalls(store, events, fold_at)
+        for at, finding in findings:
+            store.clock.set(at)
+            finding(store, found)
         store.clock.set(anchor)
         store.add_recall_events(events.filter(pc.equal(events["flush_id"], "sample-recent")))
         ensure_vector_index(store)
@@ -340,7 +352,8 @@ def build_sample(store: StoreInterface, size: int = DEFAULT_SIZE, seed: int = 7,
         store.clock.set(None)
         if bar is not None:
             bar.close()
-    return {"memories": len(ids), "recall_events": events.num_rows,
+    return {"memories": store.count_rows(), "history": len(ids), "findings": store.count_rows() - len(ids),
+            "recall_events": events.num_rows,
             "memories_with_folded_usage": folded, "vectors": vectors, "days": len(steps),
             "consensus_fragments": consensus["fragments"], "consensus_units": consensus["consensus_units"],
             "sessions": n_sessions, "tasks": control["tasks"],
