@@ -569,6 +569,21 @@ def ttl_cluster(store):
     return consensus, cluster_id
 
 
+def test_a_fragment_added_is_audited_as_every_other_write(store):
+    """Consensus.add wrote no audit event; every other write does: one per new fragment, by
+    the agent who added it, and none for a fragment already stored (a retry)."""
+    consensus = Consensus(store, threshold=-1.0)
+    pointer = consensus.register_input(b"notes")
+    fragments = [{"fragment_id": f"h{i}", "content": f"The queue holds {i + 1}00 jobs", "source_agent": "ops-bot",
+                  "timestamp": T0 + timedelta(minutes=i), "trace_pointer": pointer} for i in range(3)]
+    consensus.add(fragments, actor="ops-bot")
+    consensus.add(fragments[:1], actor="ops-bot")  # stored already: no second event
+    events = store.audit_events("action = 'fragment_add'")
+    assert sorted(e["subject_id"] for e in events) == ["h0", "h1", "h2"]
+    assert {(e["actor"], e["details"]["source_agent"], e["details"]["trace_pointer"]) for e in events} == {
+        ("ops-bot", "ops-bot", pointer)}
+
+
 def test_a_unit_says_one_fact_once_in_whatever_words(store):
     """The summary repeated a fact: 'The checkout cache TTL is 300 seconds. Checkout cache
     entries expire after 300 seconds.' (another fact beside it stays; so does another number)."""

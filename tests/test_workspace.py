@@ -341,6 +341,18 @@ def test_a_symlink_that_leaves_the_root_is_refused(setup, tmp_path):
     assert "secret" not in {r["text"] for r in _workspace_memories(store, ws).values()}
 
 
+def test_a_symlink_to_the_workspaces_own_state_is_refused(setup):
+    """`ln -s $W/.memlib/state.json $W/memory/2026-01-13.md` was read as a daily log (nothing
+    added, rc 0)."""
+    store, ws, _ = setup
+    ws.sync(store)
+    version = store.refresh()
+    os.symlink(ws.files.root / ".memlib" / "state.json", ws.files.root / "memory" / "2026-01-13.md")
+    with pytest.raises(InvalidInput, match=r"^'memory/2026-01-13.md' is a link to memlib's own state"):
+        ws.sync(store)
+    assert store.refresh() == version
+
+
 def test_a_stray_markdown_file_in_memory_stops_the_sync_before_anything_is_written(setup):
     store, ws, _ = setup
     _write(ws, "memory/ideas.md", "- an idea\n")

@@ -49,8 +49,8 @@ class Root:
 
     def path(self, relative: str) -> Path:
         """The file a workspace-relative path names; refused in one line when it is absolute,
-        climbs with '..', leaves the root through a symlink, or is under memory/ and not a
-        date (memory/YYYY-MM-DD.md)."""
+        climbs with '..', leaves the root through a symlink (or leads into memlib's own state
+        folder through one), or is under memory/ and not a date (memory/YYYY-MM-DD.md)."""
         pure = PurePosixPath(relative.replace("\\", "/"))
         if pure.is_absolute() or relative.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", relative):
             raise InvalidInput(f"{relative!r}: an absolute path; workspace paths are relative to its root")
@@ -62,6 +62,9 @@ class Root:
         resolved = target.resolve()
         if resolved != self.root and self.root not in resolved.parents:
             raise InvalidInput(f"{relative!r} leads outside the workspace (a symlink to {resolved})")
+        state = self.root / STATE_DIR
+        if pure.parts[:1] != (STATE_DIR,) and (resolved == state or state in resolved.parents):
+            raise InvalidInput(f"{relative!r} is a link to memlib's own state ({resolved}), not a workspace file")
         return target
 
     def daily_logs(self) -> list[str]:
