@@ -229,3 +229,32 @@ def test_maintain_finishes_what_a_killed_writer_left(store):
     assert events(plain, "write", row["id"]) == []
     maintain(plain)
     assert len(events(plain, "write", row["id"])) == 1
+
+
+def test_a_live_writers_promise_is_left_to_it_and_holds_no_reader_up(store):
+    """A promise whose process still runs is that writer's: an open neither keeps it nor
+    waits for the writer lock; once the process is gone, the next open keeps it."""
+    import json
+
+    p = store.project.id
+    waiting = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    try:
+        row = {"kind": "insight", "project_id": p, "content": "written by a live writer"}
+        code = ("import json, os\n"
+                "from memlib.store import journal\n"
+                "real = journal._owner\n"
+                "journal._owner = lambda: {**real(), 'pid': int(os.environ['OWNER']), 'started': None}\n"
+                "store.add([row])\n")
+        env = {**os.environ, "KILL_ACTION": "write", "OWNER": str(waiting.pid)}
+        done = subprocess.run([sys.executable, "-c", CHILD, store.uri, json.dumps({"code": code, "row": row})],
+                              env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == -signal.SIGKILL, done.stderr
+        with store.lock.held():  # a reader opening meanwhile is not held up by the lock
+            opened = reopened(store)
+        assert events(opened, "write", opened.rows("content = 'written by a live writer'", 1)[0]["id"]) == []
+        assert len(list(Path(store.uri, "_pending").iterdir())) == 1
+    finally:
+        waiting.communicate(b"")
+    after = reopened(store)
+    (row,) = after.rows("content = 'written by a live writer'", 1)
+    assert len(events(after, "write", row["id"])) == 1

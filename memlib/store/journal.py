@@ -95,9 +95,13 @@ class Journal:
         table = table.replace_schema_metadata({b"memlib_promise": json.dumps(meta, default=str).encode()})
         fs = self.fs
         fs.create_dir(self.folder, recursive=True)
-        with fs.open_output_stream(f"{self.folder}/{name}") as out:
+        # whole or absent: written aside, then renamed (an object store's put is whole anyway)
+        partial = f"{self.folder}/{name}.partial" if self.local else f"{self.folder}/{name}"
+        with fs.open_output_stream(partial) as out:
             with pa.ipc.new_file(out, table.schema) as writer:
                 writer.write_table(table)
+        if self.local:
+            fs.move(partial, f"{self.folder}/{name}")
         _IN_FLIGHT.add(name)
         try:
             yield name
@@ -131,17 +135,24 @@ class Journal:
     def finish(self, store) -> int:
         """Keep the promises of writers that stopped; returns how many were kept. A promise
         that cannot be kept now (an error) stays for the next time, with a warning."""
-        if not self.names():
+        dead = []
+        for name in self.names():  # a live writer's promise is its own: not waited for
+            try:
+                if not _alive(name, self.read(name).owner):
+                    dead.append(name)
+            except FileNotFoundError:
+                continue  # kept meanwhile
+            except (pa.ArrowInvalid, OSError, KeyError, ValueError):  # not memlib's, or cut short elsewhere
+                log.warning("memlib: %s/%s is not a promise memlib can read: left as it is", self.folder, name)
+        if not dead:
             return 0
         kept = 0
         with store.lock.held():
-            for name in self.names():
+            for name in dead:
                 try:
                     promise = self.read(name)
                 except FileNotFoundError:
                     continue  # kept by another process meanwhile
-                if _alive(name, promise.owner):
-                    continue
                 try:
                     _resolve(promise.finish)(store, promise)
                 except Exception as exc:  # stays for the next open or maintain
