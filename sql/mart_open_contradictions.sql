@@ -25,10 +25,10 @@ support as (
     select subject_id as id, 1 + count(*) as support from events where action = 'corroborate' group by all
 ),
 memories as (
-    select id, project_id, text, created_at from int_memory_as_of
+    select id, project_id, project_name, text, created_at from int_memory_as_of
 )
 select
-    f.kind, n.project_id, f.flagged_at,
+    f.kind, n.project_id, n.project_name, f.flagged_at,
     o.id as older_id, o.text as older_text, coalesce(so.support, 1) as older_support,
     n.id as newer_id, n.text as newer_text, coalesce(sn.support, 1) as newer_support
 from flagged f

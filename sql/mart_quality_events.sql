@@ -3,7 +3,7 @@
 -- flagged, counted once per pair on its newer memory; an update), a pair resolved, a memory
 -- corrected, forgotten or quarantined (once each, and not when the run was undone by the
 -- report's date), a held memory accepted or rejected in review. With who
--- did it and the project of the memory it names: the one the event records, else the
+-- did it and the project of the memory it names (and its name): the one the event records, else the
 -- memory's as of the report's date (null when neither says). With a user_id, the events of that
 -- person's memories still in the store.
 -- reads: stg_audit_log, stg_memories
@@ -31,13 +31,18 @@ undone as (
 ),
 memories as (
     select id, project_id, user_id from stg_memories
+),
+projects as (
+    select id as project_id, name as project_name from stg_memories where kind = 'project'
 )
 select
     e.event_id, e.action, e.actor, e."at", e.subject_id,
     coalesce(e.recorded_project, m.project_id) as project_id,
+    p.project_name,
     e.details->>'kind' as finding
 from events e
 left join memories m on m.id = e.subject_id
+left join projects p on p.project_id = coalesce(e.recorded_project, m.project_id)
 where (e.action not in ('correct', 'forget', 'quarantine') or e.run_id is null
        or e.run_id not in (select run_id from undone))
   and ((select project_id from params) is null

@@ -6,6 +6,6 @@ create or replace view mart_untrusted_memories as
 with trust as (
     select * from memlib_trust
 )
-select m.id, m.kind, m.project_id, m.source, m.agent, m.created_at, m.text
+select m.id, m.kind, m.project_id, m.project_name, m.source, m.agent, m.created_at, m.text
 from int_memory_as_of m, trust t
 where list_contains(t.untrusted_sources, m.source) or list_contains(m.tags, t.untrusted_tag)

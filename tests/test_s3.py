@@ -119,13 +119,13 @@ def test_every_command_on_an_s3_store_keeps_secrets_out(s3_uri, tmp_path):
         done = run("--store", s3_uri, *args, env=env)
         assert done.returncode == 0, f"{args}: {done.stderr[-1500:]}"
         outputs.append(done.stdout + done.stderr)
-    (run_id,) = [r["run_id"] for r in json.loads(done.stdout) if r["status"] == "done"]
+    (run_id,) = [r["run_id"] for r in json.loads(done.stdout) if r["status"] == "done" and r["policy"] == "default"]
     for args in (["retention", "undo", run_id], ["retention", "apply", "--as-of", "2026-10-20"],
                  ["retention", "runs", "--json"]):
         done = run("--store", s3_uri, *args, env=env)
         assert done.returncode == 0, f"{args}: {done.stderr[-1500:]}"
         outputs.append(done.stdout + done.stderr)
-    (again,) = [r["run_id"] for r in json.loads(done.stdout) if r["status"] == "done"]
+    (again,) = [r["run_id"] for r in json.loads(done.stdout) if r["status"] == "done" and r["policy"] == "default"]
     purged = run("--store", s3_uri, "retention", "purge", again, "--yes", env=env)
     assert purged.returncode == 0 and "purged" in purged.stdout, purged.stderr[-1500:]
     outputs.append(purged.stdout + purged.stderr)

@@ -440,10 +440,14 @@ def quality(con, top: int = 20) -> Report:
     return Report(
         headline,
         tables={
-            "Open contradictions": open_pairs.head(top),
+            # as a person reads them: projects by name, memories by their words (one id
+            # column where a row is one memory)
+            "Open contradictions": open_pairs.select(
+                "kind", "project_name", "flagged_at", "newer_text", "newer_support", "older_text",
+                "older_support").head(top),
             "By agent": per("actor"),
-            "By project": per("project_id"),
-            "Untrusted memories": untrusted.head(top),
+            "By project": per("project_name"),
+            "Untrusted memories": untrusted.drop("project_id").head(top),
             "Memories by source": sources,
             "Waiting for review": waiting.head(top),
         },

@@ -215,14 +215,16 @@ def forget(store: StoreInterface, memory_ids: list[str], reason: str, actor: str
     return outcome
 
 
-def correct(store: StoreInterface, memory_id: str, reason: str, actor: str | None = None, **changes):
+def correct(store: StoreInterface, memory_id: str, reason: str, actor: str | None = None,
+            new_id: str | None = None, **changes):
     """Replace a memory with a corrected one: a new memory (a new id; `metadata.corrects`
     names the old) says what the old said with `changes` and, unless they change its TTL,
     expires when the old would have (to the day); the old one leaves recall and
     context as a retention run (archived whole: its history, `memlib history OLD`, ends in a
     `correct` event naming the new one, and `uncorrect` puts it back). Both get a `correct`
-    event with the reason. A correction of a correction works the same. Returns the new memory
-    and the run's id."""
+    event with the reason. A correction of a correction works the same. `new_id`: the
+    correction's id, when the caller chooses it (a deterministic sample). Returns the new
+    memory and the run's id."""
     from memlib.lifecycle import retention
 
     _check_change(reason, changes)
@@ -237,6 +239,8 @@ def correct(store: StoreInterface, memory_id: str, reason: str, actor: str | Non
                                        "last_accessed_at", "recalls_folded_until"})
         data.update(changes)
         data["metadata"] = {**(data.get("metadata") or {}), "corrects": memory_id}
+        if new_id is not None:
+            data["id"] = new_id
         if "ttl_days" not in changes:
             data["ttl_days"] = _remaining_days(old, store.clock.now())
         new = parse_memory(data, record=f"correction of {memory_id}")

@@ -35,6 +35,7 @@ from typing import Any, Iterator
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from memlib.errors import first_line
 from memlib.settings import Settings
 from memlib.store.storage import filesystem, is_local
 
@@ -109,8 +110,9 @@ class Journal:
             _IN_FLIGHT.discard(name)
         try:
             fs.delete_file(f"{self.folder}/{name}")
-        except FileNotFoundError:  # a process that took this one for dead kept it: the same events
-            pass
+        except Exception as exc:  # a process that took this one for dead kept it: the same events
+            if not _missing(exc):
+                raise
 
     def names(self) -> list[str]:
         """The promises waiting, oldest first (a local store's folder is read without pyarrow)."""
@@ -140,10 +142,10 @@ class Journal:
             try:
                 if not _alive(name, self.read(name).owner):
                     dead.append(name)
-            except FileNotFoundError:
-                continue  # kept meanwhile
-            except (pa.ArrowInvalid, OSError, KeyError, ValueError):  # not memlib's, or cut short elsewhere
-                log.warning("memlib: %s/%s is not a promise memlib can read: left as it is", self.folder, name)
+            except Exception as exc:
+                if not _missing(exc):  # removed meanwhile by its writer: nothing to keep
+                    log.warning("memlib: %s/%s is not a promise memlib can read (%s): left as it is",
+                                self.folder, name, first_line(exc))
         if not dead:
             return 0
         kept = 0
@@ -151,20 +153,31 @@ class Journal:
             for name in dead:
                 try:
                     promise = self.read(name)
-                except FileNotFoundError:
-                    continue  # kept by another process meanwhile
+                except Exception as exc:
+                    if _missing(exc):
+                        continue  # kept by another process meanwhile
+                    raise
                 try:
                     _resolve(promise.finish)(store, promise)
                 except Exception as exc:  # stays for the next open or maintain
                     log.warning("memlib: a change a stopped process left unfinished could not be finished now "
                                 "(%s: %s); the next open or maintain tries again", type(exc).__name__, exc)
                     continue
-                self.fs.delete_file(f"{self.folder}/{name}")
+                try:
+                    self.fs.delete_file(f"{self.folder}/{name}")
+                except Exception as exc:
+                    if not _missing(exc):
+                        raise
                 kept += 1
         if kept:
             log.warning("memlib: finished %d change%s a stopped process committed without its audit events",
                         kept, "" if kept == 1 else "s")
         return kept
+
+
+def _missing(exc: Exception) -> bool:
+    """Whether reading a promise failed because it is gone (a file, or an object's key)."""
+    return isinstance(exc, FileNotFoundError) or "NO_SUCH_KEY" in str(exc) or "does not exist" in str(exc)
 
 
 def _owner() -> dict[str, Any]:
