@@ -62,7 +62,7 @@ def maintained_store(size: int, embedder, prefix: str):
     uri = str(Path(tempfile.mkdtemp(prefix=prefix)) / "store")
     store = MemoryStore.open(uri, embedder=embedder)
     store.add(memories, vectors=vectors, progress=True)
-    store.maintain(progress=True)
+    store.maintain(progress=True, read=False)  # search speed needs no reading
     return store, uri
 
 

@@ -1,7 +1,8 @@
 """memlib against the systems a team would pick instead, side by side in one process run.
 
 Same texts, same precomputed embeddings, queries alternating between systems:
-- memlib: `MemoryStore.add(..., vectors=)` then `maintain()`; queries through `store.search`
+- memlib: `MemoryStore.add(..., vectors=)` then `maintain(read=False)` (the judge reads after
+  the write, apart: bench/reading.py); queries through `store.search`
   with the query's vector (`vector=`), in a warm process (vectors held in memory).
 - Chroma: `chromadb.PersistentClient`, cosine HNSW, project and kind as metadata.
 - SQLite: sqlite-vec (`vec0`, cosine, the project as partition key) plus FTS5 (porter
@@ -136,7 +137,7 @@ class Memlib:
         for start in range(0, len(data), CHUNK):
             self.store.add(data.memories[start:start + CHUNK], vectors=data.vectors[start:start + CHUNK])
         added = time.perf_counter() - started
-        self.store.maintain()
+        self.store.maintain(read=False)  # the judge's reading is its own figure (bench/reading.py)
         maintained = time.perf_counter() - started - added
         warm = time.perf_counter()
         self.store.warm()

@@ -63,7 +63,7 @@ def ingest(uri: str, data, embedder) -> tuple[MemoryStore, dict]:
     for start in range(0, len(data), CHUNK):
         store.add(data.memories[start:start + CHUNK], vectors=data.vectors[start:start + CHUNK])
     added = time.perf_counter() - started
-    store.maintain()
+    store.maintain(read=False)
     maintained = time.perf_counter() - started - added
     store.warm()
     total = time.perf_counter() - started

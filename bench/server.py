@@ -107,7 +107,7 @@ def base_store(where: Path) -> tuple[str, str]:
     rng = random.Random(0)
     store.add([project, *[Insight(project_id=project.id, content=sentence(rng, 99, i)) for i in range(2000)]],
               duplicates="keep")
-    store.maintain()
+    store.maintain(read=False)
     return store.uri, project.id
 
 

@@ -12,14 +12,15 @@ concept; each imports only the ones it points to, besides the shared vocabulary,
 arrows make no loop (tests/test_layout.py checks these lines, and the README's layout table,
 against the imports):
 
-    cli          -> agents, analytics, control, lifecycle, memory_store, sample, search, server, store, workspace
+    cli          -> agents, analytics, control, judges, lifecycle, memory_store, sample, search, server, store, workspace
     server       -> agents, consensus, control, lifecycle, store
     agents       -> consensus, control, lifecycle, sessions, store
     sample       -> consensus, control, lifecycle, sessions, store
-    memory_store -> consensus, lifecycle, search, server, store, workspace
+    memory_store -> consensus, judges, lifecycle, search, server, store, workspace
     workspace    -> lifecycle, store
     lifecycle    -> analytics, consensus, search, store
     analytics    -> consensus, control, sessions, store
+    judges       -> consensus, store
     consensus    -> store
     control      -> store
     sessions     -> store
@@ -51,8 +52,10 @@ against the imports):
 - `server/`     the memory server for a team (`memlib serve`): the REST API and the agent tools
                 over MCP's streamable HTTP from one process, bearer tokens per agent, the
                 group commit.
+- `judges/`     what reads memories after they are written and says which contradict or
+                update others: a registry (rules, none, nli:MODEL) and the incremental reader.
 - `memory_store` `MemoryStore`: the store with search, maintenance, the write screen
-                (duplicates, contradictions) and a workspace's hooks; what agents hold.
+                (duplicates), its judge and a workspace's hooks; what agents hold.
 - `adapters/`   memlib in agent frameworks, optional extras: LangGraph's store, a LangChain
                 retriever.
 - `testing`     the S3-compatible server on loopback that tests and benchmarks run against.

@@ -15,9 +15,10 @@ from typing import Any, Mapping, NamedTuple
 import numpy as np
 
 from memlib.clock import Clock
-from memlib.consensus import conflicts, duplicates
+from memlib.consensus import duplicates
 from memlib.embeddings import Embedder
 from memlib.errors import InvalidInput, NotFound, StoreError
+from memlib.judges import DEFAULT as DEFAULT_JUDGE, Judge, from_recorded, judge_for, recorded as judge_recorded
 from memlib.models import Memory, as_memories, listed, parse_memory, record_label
 from memlib.scope import Scope, sql_in
 from memlib.search import Hit, SearchConfig, search
@@ -28,6 +29,7 @@ from memlib.store import Store
 
 log = logging.getLogger("memlib")
 META_SEARCH = "memlib.search"  # the search settings a store records (SearchConfig as JSON)
+META_JUDGE = "memlib.judge"  # the judge a store reads its memories with (memlib.judges.recorded)
 # the settings of stores made before memlib recorded them, where today's default differs
 BEFORE_RECORDED = {"tokenizer": "simple"}
 
@@ -68,6 +70,7 @@ class MemoryStore(Store):
         self.listen(self.vectors.appended)
         self.search_config = SearchConfig()
         self.workspace = None  # a memlib.workspace.Workspace the memories saved here go to
+        self.judged_by: tuple[str | None, Judge] | None = None  # (what the store recorded, that judge)
 
     def add(self, memories, vectors=None, progress: bool = False, labels=None,
             actor: str | Mapping[str, str] | None = None, duplicates: str = "merge",
@@ -94,17 +97,17 @@ class MemoryStore(Store):
         return self.search_config.tokenizer
 
     def screen(self, batch: list[Memory], vectors: np.ndarray, positions: list[int], policy: str) -> list:
-        """See Store.screen. Each new memory of a kind that states something
-        (consensus.duplicates.KINDS) is compared with the nearest stored memories of those
-        kinds in its project (from the in-memory vectors when this process holds them, else
-        Lance) and with those before it in the batch: one of its own kind it repeats is a
-        duplicates.Match (duplicates.judge), one it disagrees with a duplicates.Clash
-        (conflicts.between). Projects with many new memories in the batch have their stored
-        rows read in one scan instead, and each memory is compared with the CANDIDATES nearest
-        of those and of the memories before it in the batch (as many judged as for one memory
-        alone); past duplicates.WITHIN new memories of one project, with the memories before
-        it by their normalised text only (near repeats and disagreements inside so large a
-        batch are not looked for)."""
+        """See Store.screen: the cheap, certain checks a write makes. Each new memory of a kind
+        that states something (consensus.duplicates.KINDS) is compared with the nearest stored
+        memories of those kinds in its project (from the in-memory vectors when this process
+        holds them, else Lance) and with those before it in the batch: one of its own kind it
+        repeats is a duplicates.Match (duplicates.judge: the same normalised text, or a close
+        cosine and the same numbers, negations and names). Whether it contradicts or updates
+        one is read after the write, by the store's judge (memlib.judges.reading). Projects
+        with many new memories in the batch have their stored rows read in one scan instead,
+        and each memory is compared with the CANDIDATES nearest of those and of the memories
+        before it in the batch; past duplicates.WITHIN new memories of one project, with the
+        memories before it by their normalised text only."""
         groups: dict[str, list[int]] = {}
         for i in positions:
             memory = batch[i]
@@ -129,37 +132,24 @@ class MemoryStore(Store):
             options = [_Option(memory_id, score, *(rows[memory_id][c] for c in OPTION))
                        for memory_id, score in near if memory_id in rows]
             options += [_Option.of(batch[j], float(unit[n] @ unit[m])) for m, j in enumerate(members[:n])]
-            found += self._judge(batch, i, options, matched)
+            found += self._repeated(batch, i, options, matched)
         return found
 
     @staticmethod
-    def _judge(batch, i, options, matched) -> list:
-        """What batch[i] is to its options of its own iteration and person (an iteration's
-        knowledge is its own: a later iteration may find again, or find otherwise, what an
-        earlier one did; two people may each hold the same preference): the one of its kind it
-        repeats, else every one it disagrees with."""
+    def _repeated(batch, i, options, matched) -> list:
+        """The option of its own kind, iteration and person batch[i] repeats, as a one-item
+        list (an iteration's knowledge is its own: a later iteration may find again what an
+        earlier one did; two people may each hold the same preference)."""
         memory = batch[i]
-        options = [o for o in options if o.iteration_id == getattr(memory, "iteration_id", None)
-                   and o.user_id == memory.user_id]
         match = duplicates.best(memory.text, [(o.id, o.cosine, o.text, o.created_at) for o in options
-                                              if o.kind == memory.kind.value])
-        if match is not None:
-            of, kind, score = match
-            matched[memory.id] = of = matched.get(of, of)  # a batch-mate that repeats one: that one
-            return [duplicates.Match(i, of, kind, score, memory.project_id)]
-        return [duplicates.Clash(i, o.id, kind, o.cosine, memory.project_id) for o in options
-                if (kind := conflicts.between(o.text, memory.text, o.cosine))
-                and (kind == "update" or not MemoryStore._outdated(o, options, memory.text))]
-
-    @staticmethod
-    def _outdated(old: _Option, options, text: str) -> bool:
-        """Whether a newer option updates `old` and `text` confirms that option (states what
-        it states, conflicts.confirms): the newer supersedes, so what `text` says against
-        `old` is what the update said, not a contradiction ("started 02:31 UTC" after "moved
-        the ETL to 02:30 UTC", against "the ETL kicks off at 01:00 UTC"). The two options'
-        own cosine is not at hand: both are close to `text`, and `between` takes them at CLOSE."""
-        return any(o.created_at > old.created_at and o.cosine >= conflicts.CLOSE and conflicts.confirms(o.text, text)
-                   and conflicts.between(old.text, o.text, conflicts.CLOSE) == "update" for o in options)
+                                              if o.kind == memory.kind.value
+                                              and o.iteration_id == getattr(memory, "iteration_id", None)
+                                              and o.user_id == memory.user_id])
+        if match is None:
+            return []
+        of, kind, score = match
+        matched[memory.id] = of = matched.get(of, of)  # a batch-mate that repeats one: that one
+        return [duplicates.Match(i, of, kind, score, memory.project_id)]
 
     def _screen_many(self, batch, vectors, groups: dict[str, list[int]]) -> list:
         """`screen` for the projects of `groups` ({project: positions}), their stored rows in
@@ -186,7 +176,7 @@ class MemoryStore(Store):
                                if iterations[t] == iteration and users[t] == user]
                     options += [_Option.of(batch[j], cosine) for j, cosine in mates.get(i, ())]
                     options = heapq.nlargest(duplicates.CANDIDATES, options, key=lambda o: o.cosine)  # stable
-                    found += self._judge(batch, i, options, matched)
+                    found += self._repeated(batch, i, options, matched)
             found += self._repeats_within(batch, members, found)
         return found
 
@@ -206,12 +196,46 @@ class MemoryStore(Store):
             first.setdefault(key, i)
         return repeats
 
+    @property
+    def judge(self) -> Judge:
+        """The judge the store reads its memories with (memlib.judges), as it records it."""
+        text = self.meta().get(META_JUDGE)
+        if self.judged_by is None or self.judged_by[0] != text:
+            self.judged_by = (text, from_recorded(text))
+        return self.judged_by[1]
+
+    def use_judge(self, judge: Judge | str) -> Judge:
+        """Record `judge` (a Judge, or its name: "rules", "none", "nli:DIR") as the one the
+        store reads with from now on. What it has not read is unread again (`memlib screen`)."""
+        judge = judge_for(judge) if isinstance(judge, str) else judge
+        if judge_recorded(judge) != judge_recorded(self.judge):
+            self.record_setting(META_JUDGE, judge_recorded(judge))
+        return self.judge
+
+    def read_unread(self, everything: bool = False, progress: bool = False, wait: bool = False) -> dict[str, Any]:
+        """Have the store's judge read the memories it has not read (memlib.judges.reading):
+        what contradicts and what updates what, recorded in the audit log. `wait`: for
+        another process reading this store to finish, rather than leave the work to it."""
+        from memlib.judges import reading
+
+        self.check_writable()
+        return reading.read(self, everything=everything, progress=progress, wait=wait)
+
+    def unread(self, ids: list[str] | None = None) -> int:
+        """How many knowledge memories (of `ids`, or of the store) the judge has not read yet:
+        `disagreements` cannot say anything of those."""
+        from memlib.judges import reading
+
+        return reading.unread(self) if ids is None else reading.unread_of(self, ids)
+
     def disagreements(self, ids: list[str] | None = None) -> list[dict[str, Any]]:
-        """The open contradictions the write screen flagged (`screen`), of `ids` (all when
-        None): one dict per pair, with both ids, the kind, which of the two is newer and how
-        well each is supported (1 + the writers who repeated it: 'corroborate' events). A
-        pair is closed once either side is gone from the store (corrected, forgotten) or it
-        was resolved (`resolve_disagreement`)."""
+        """The open contradictions the store's judge found (memlib.judges.reading), of `ids`
+        (all when None): one dict per pair, with both ids, the kind, which of the two is newer
+        and how well each is supported (1 + the writers who repeated it: 'corroborate'
+        events). A pair is closed once either side is gone from the store (corrected,
+        forgotten) or it was resolved (`resolve_disagreement`). Memories not read yet have
+        none (`unread`)."""
+        spec = self.judge.spec
         where = "action IN ('contradiction', 'resolve')"
         if ids is not None:
             if not ids:
@@ -222,7 +246,7 @@ class MemoryStore(Store):
             pair = frozenset({event["subject_id"], event["details"]["with"]})
             if event["action"] == "resolve":
                 pairs.pop(pair, None)
-            else:
+            elif event["details"].get("judge", DEFAULT_JUDGE) == spec:  # another judge's reading is history
                 pairs[pair] = {"ids": sorted(pair), "kind": event["details"]["kind"],
                                "newer": event["details"]["newer"]}
         if not pairs:
@@ -252,15 +276,20 @@ class MemoryStore(Store):
     def open(cls, uri: str | None = None, embedder: Embedder | None = None, create: bool = True,
              as_of=None, clock: Clock | None = None, search: SearchConfig | None = None,
              workspace=None, settings: Settings | None = None, vector_cache: str | None = None,
-             max_staleness: float | None = None, version: int | str | None = None) -> "MemoryStore":
+             max_staleness: float | None = None, version: int | str | None = None,
+             judge: Judge | str | None = None) -> "MemoryStore":
         """See `Store.open`. `search`: the search settings a new store records (fusion,
         weights, candidates; the defaults when not given). A store searches with what it
         recorded whoever opens it; asking an existing store for other settings is refused.
         `workspace`: a markdown workspace folder (memlib.workspace) saves go to.
-        `vector_cache`: a flag over `settings.vector_cache`."""
+        `vector_cache`: a flag over `settings.vector_cache`. `judge`: the judge a new store
+        reads its memories with (memlib.judges; "rules" when not given); an existing store
+        keeps the one it records (`use_judge` changes it)."""
+        judge = judge_for(judge) if isinstance(judge, str) else judge
         settings = Settings.at_edge(settings, store=uri, vector_cache=vector_cache, max_staleness=max_staleness)
         store = super().open(None, embedder, create, as_of, clock,
-                             recorded={META_SEARCH: (search or SearchConfig()).to_json()}, settings=settings,
+                             recorded={META_SEARCH: (search or SearchConfig()).to_json(),
+                                       META_JUDGE: judge_recorded(judge or judge_for())}, settings=settings,
                              version=version)
         if workspace is not None:
             from memlib.workspace import Workspace
@@ -277,6 +306,9 @@ class MemoryStore(Store):
             differ = ", ".join(f"{k} {mine[k]!r} (not {given[k]!r})" for k in mine if mine[k] != given[k])
             raise StoreError(f"store {store.uri!r} was created to search with {differ}; "
                              f"a store keeps the search settings it records")
+        if judge is not None and judge_recorded(judge) != judge_recorded(store.judge):
+            raise StoreError(f"store {store.uri!r} reads its memories with the judge {store.judge.spec!r}, "
+                             f"not {judge.spec!r}; 'memlib screen --all --judge {judge.spec}' changes it")
         store.finish_unfinished()  # what a writer killed between its commits left undone
         return store
 

@@ -29,6 +29,7 @@ def test_the_quality_report_agrees_with_the_audit_log(tmp_path):
                          actor="ops")
     store.add([{"kind": "insight", "project_id": b.id, "content": "As of March, logs are kept for 90 days"}],
               actor="ops")
+    store.read_unread()  # as maintain or a memory server's reader would
     store.resolve_disagreement(friday.id, never, "Fridays before noon only", actor="ada")
     (web,) = store.add([{"kind": "insight", "project_id": b.id, "content": "Vendor says logs are free", "source": "web"}])
     (tool,) = store.add([{"kind": "insight", "project_id": a.id, "content": "lint output: 40 warnings",
@@ -50,6 +51,7 @@ def test_the_quality_report_agrees_with_the_audit_log(tmp_path):
         "duplicates_merged": counted["corroborate"], "duplicates_linked": counted["duplicate"],
         "contradictions_flagged": counted["contradiction"] // 2, "updates_recognised": counted["update"],
         "open_contradictions": len(store.disagreements()), "forgotten": counted["forget"],
+        "not_read_yet": store.unread(),
         "quarantined": counted["quarantine"], "corrected": counted["correct"],
         "untrusted_memories": sum(not trusted(m["source"], m["tags"]) for m in memories),
         "waiting_for_review": len(review.pending(plane)), "reviews_rejected": counted["review_rejected"],
@@ -57,7 +59,7 @@ def test_the_quality_report_agrees_with_the_audit_log(tmp_path):
     assert report.headline == expected
     assert expected["duplicates_merged"] == 1 and expected["contradictions_flagged"] >= 2
     assert expected["open_contradictions"] >= 1 and expected["untrusted_memories"] == 1
-    assert expected["waiting_for_review"] == 1 and expected["forgotten"] == 1
+    assert expected["waiting_for_review"] == 1 and expected["forgotten"] == 1 and expected["not_read_yet"] == 1
     pairs = [r for r in report.tables["Open contradictions"].iter_rows(named=True)
              if (r["newer_text"], r["older_text"]) == ("Cache TTL is 60 s", "Cache TTL is 300 s")]
     assert {r["project_name"] for r in pairs} == {"shop"}

@@ -560,8 +560,13 @@ def test_the_shell_changes_memories_through_a_server_as_the_tokens_agent(team):
     assert not store.lookup([new_id], ["id"])
     shell("add", "--kind", "insight", "--project-id", a.id, "--content", "Cache TTL is 300 s")
     shell("add", "--kind", "insight", "--project-id", a.id, "--content", "Cache TTL is 60 s")
-    (pair,) = json.loads(shell("contradictions", "--json"))
+    deadline = time.monotonic() + 120  # the server's reader reads what was written, in the background
+    while (listed := json.loads(shell("contradictions", "--json")))["unread"] and time.monotonic() < deadline:
+        time.sleep(0.5)
+    (pair,) = listed["pairs"]
     store.refresh()
-    assert pair["kind"] == "value" and [pair] == store.disagreements()
+    assert pair["kind"] == "value" and [pair] == store.disagreements() and listed["unread"] == 0
+    assert {e["actor"] for e in store.audit.events("action = 'contradiction'")} == {"rules"}
+    assert "without --server" in shell("screen", ok=False)
     assert "drop --actor" in shell("update", insight, "--reason", "x", "--content", "y", "--actor", "mallory", ok=False)
     assert "without --server" in shell("correct", "--undo", "run-1", ok=False)

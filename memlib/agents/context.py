@@ -49,6 +49,7 @@ class Context:
     budget_tokens: int
     tokens: int
     recalled: list[str] = field(default_factory=list)  # ids of the memories recalled
+    unread: int = 0  # of those, how many the store's judge has not read for contradictions yet
 
     def report(self) -> dict[str, dict[str, int]]:
         """What each part kept and cut for the budget."""
@@ -57,7 +58,7 @@ class Context:
     def to_dict(self) -> dict:
         """As the agent tool and the memory server return it."""
         return {"text": self.text, "tokens": self.tokens, "budget_tokens": self.budget_tokens,
-                "recalled": self.recalled, "parts": self.report()}
+                "recalled": self.recalled, "unread": self.unread, "parts": self.report()}
 
 
 def recalled_items(store: MemoryInterface, hits) -> list[tuple[list[tuple[str, int | None, float | None]], str]]:
@@ -180,4 +181,5 @@ def build_context(store: MemoryInterface, session_id: str, goal: str, budget_tok
     if query is not None:  # the agent was given what was shown: that is what is logged
         store.log_recall(query.text, [(memory_id, n, score) for n, (memory_id, _, score) in enumerate(shown, 1)],
                          "hybrid", session.agent, "build_context", session_id)
-    return Context("\n".join(blocks), parts, budget_tokens, used, [memory_id for memory_id, _, _ in shown])
+    recalled = [memory_id for memory_id, _, _ in shown]
+    return Context("\n".join(blocks), parts, budget_tokens, used, recalled, store.unread(recalled) if recalled else 0)

@@ -415,6 +415,7 @@ def quality(con, top: int = 20) -> Report:
 
     open_pairs = _frame(con, "select * from mart_open_contradictions order by flagged_at, newer_id")
     untrusted = _frame(con, "select * from mart_untrusted_memories order by created_at, id")
+    unread = int(con.execute("select count(*) from mart_unread_memories").fetchone()[0])
     waiting = _frame(con, """
         select w.approval_id as id, w.requested_by, w.requested_at, w.request
         from mart_approval_waits w join stg_tasks t using (task_id)
@@ -427,6 +428,7 @@ def quality(con, top: int = 20) -> Report:
     headline = {
         "duplicates_merged": count("corroborate"),
         "open_contradictions": open_pairs.height,
+        "not_read_yet": unread,
         "untrusted_memories": untrusted.height,
         "duplicates_linked": count("duplicate"),
         "contradictions_flagged": count("contradiction"),

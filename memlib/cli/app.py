@@ -13,7 +13,8 @@ from memlib.errors import InvalidInput
 
 
 def open_store(ctx: click.Context, create: bool = False, embedder: str | None = None,
-               as_of: AsOf | None = None, search=None, workspace: bool = True, version: str | None = None):
+               as_of: AsOf | None = None, search=None, workspace: bool = True, version: str | None = None,
+               judge: str | None = None):
     """The store of --store; with the workspace of --workspace (saves go to its files) unless
     `workspace` is False (a command that writes in bulk, or syncs the workspace itself). With
     --server, the memory server's (memlib.server.client)."""
@@ -22,12 +23,12 @@ def open_store(ctx: click.Context, create: bool = False, embedder: str | None = 
 
     settings = ctx.obj["settings"]
     if settings.server:  # a memory server's store: what it serves works, the rest says so in one line
-        if embedder or as_of or version or search is not None:
+        if embedder or as_of or version or judge or search is not None:
             raise InvalidInput(f"--server {settings.server}: this runs where the store is (without --server)")
         return MemoryStore.connect(settings=settings)
     chosen = named(embedder, settings) if embedder else None
     return MemoryStore.open(embedder=chosen, create=create, as_of=as_of, version=version, search=search,
-                            workspace=settings.workspace if workspace else None, settings=settings)
+                            workspace=settings.workspace if workspace else None, settings=settings, judge=judge)
 
 
 def through_server(store, actor: str | None = None) -> bool:

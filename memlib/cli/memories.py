@@ -20,17 +20,19 @@ from memlib.search import MAX_K, MODES, SearchConfig
 @click.option("--search", "settings", multiple=True, metavar="KEY=VALUE",
               help="A search setting a new store records (repeatable), one of "
                    f"{', '.join(SearchConfig.model_fields)} (fusion=convex|rrf).")
+@click.option("--judge", default=None, metavar="NAME",
+              help="The judge a new store reads its memories with: rules (the default), none, nli:DIR.")
 @click.pass_context
-def init(ctx, embedder, settings):
+def init(ctx, embedder, settings, judge):
     """Create an empty store (or check an existing one)."""
     if ctx.obj["settings"].server:
         raise InvalidInput(f"--server {ctx.obj['settings'].server}: init runs where the store is (without --server)")
     given = {key: None if value.strip().lower() in ("", "none") else value.strip()
              for key, value in key_values(settings, "--search").items()}
     search = SearchConfig.from_json(json.dumps(given), "--search") if given else None
-    store = open_store(ctx, create=True, embedder=embedder, search=search)
+    store = open_store(ctx, create=True, embedder=embedder, search=search, judge=judge)
     click.echo(f"store {store.uri}: {store.count()} memories, model {store.model_name} ({store.dims} dims), "
-               f"search {store.search_config.to_json()}")
+               f"search {store.search_config.to_json()}, judge {store.judge.spec}")
 
 
 FIELD_OPTIONS = ["id", "project_id", "root_task_id", "iteration_id", "name", "description",
@@ -296,14 +298,17 @@ def quarantine(ctx, memory_ids, reason, actor):
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 def contradictions(ctx, as_json):
-    """Open contradictions the write screen flagged: pairs of memories that disagree."""
+    """Open contradictions the store's judge found: pairs of memories that disagree, and how
+    many memories it has not read yet (memlib screen reads them now; maintain does too)."""
     if ctx.invoked_subcommand is not None:
         return
     store = open_store(ctx)
-    pairs = store.disagreements()
+    pairs, unread = store.disagreements(), store.unread()
     if as_json:
-        echo_json(pairs)
+        echo_json({"pairs": pairs, "unread": unread})
         return
+    if unread:
+        click.echo(f"{unread} memories not read for contradictions yet: memlib screen reads them")
     if not pairs:
         click.echo("no open contradictions")
     for pair in pairs:
@@ -324,6 +329,40 @@ def contradictions_resolve(ctx, memory_id, other_id, reason, actor):
     """Keep both memories of a flagged pair and close it. To keep one, correct or forget the other."""
     open_store(ctx).resolve_disagreement(memory_id, other_id, reason, actor=actor)
     click.echo(f"resolved: {memory_id} and {other_id} both kept")
+
+
+@cli.command()
+@click.option("--judge", default=None, metavar="NAME",
+              help="Read with this judge from now on (recorded in the store): rules, none, or nli:DIR "
+                   "(a local CrossEncoder NLI model; nli:MODEL-ID where a model hub is reachable).")
+@click.option("--threshold", type=click.FloatRange(0, 1, min_open=True), default=None,
+              help="The nli judge's contradiction probability that flags a pair (default 0.8).")
+@click.option("--all", "everything", is_flag=True, help="Read every memory again (new rules), no pair recorded twice.")
+@click.option("--follow", type=click.FloatRange(0.1, 3600), default=None, metavar="SECONDS",
+              help="Keep reading what is written, every SECONDS, until Ctrl-C or the process that started "
+                   "this one ends (memlib serve runs one so).")
+@click.pass_context
+def screen(ctx, judge, threshold, everything, follow):
+    """Read the memories the store's judge has not read yet, now: which contradict and which
+    update others (maintain does it too; a memory server in the background)."""
+    from memlib.judges import judge_for, reading
+
+    if ctx.obj["settings"].server:
+        raise InvalidInput(f"--server {ctx.obj['settings'].server}: screen runs where the store is (without "
+                           "--server); the server reads in the background")
+    store = open_store(ctx, workspace=False)
+    if threshold is not None and not (judge or store.judge.spec).startswith("nli:"):
+        raise InvalidInput("--threshold is the nli judge's setting (--judge nli:DIR)")
+    if judge is not None or threshold is not None:
+        chosen = judge_for(judge or store.judge.spec, **({} if threshold is None else {"threshold": threshold}))
+        if hasattr(chosen, "load"):
+            chosen.load()  # a model that cannot load is refused before the store records it
+        store.use_judge(chosen)
+    if follow is not None:
+        reading.follow(store, follow)
+        return
+    done = store.read_unread(everything=everything, progress=True, wait=True)
+    echo_json({**done, "unread": store.unread()})
 
 
 @cli.command("import")
@@ -376,11 +415,15 @@ def stats(ctx, as_json):
               help="Build Lance's vector index now, for processes that search without the vector "
                    "cache (default: once the vectors outgrow the cache's default ceiling, about "
                    "2.2M memories).")
+@click.option("--read/--no-read", default=True, show_default=True,
+              help="Have the store's judge read the memories it has not read for contradictions "
+                   "(--no-read: a memory server's reader or memlib screen does).")
 @click.pass_context
-def maintain(ctx, history_days, vector_index):
-    """Flush recalls, fold usage into memories, make clusters made by another rule again,
-    compact tables, update indexes, keep the as-of window's versions and clean up the rest."""
-    options = {"vector_index": vector_index}
+def maintain(ctx, history_days, vector_index, read):
+    """Flush recalls, fold usage into memories, read new memories for contradictions, make
+    clusters made by another rule again, compact tables, update indexes, keep the as-of
+    window's versions and clean up the rest."""
+    options = {"vector_index": vector_index, "read": read}
     if history_days is not None:
         options["history_days"] = history_days
     echo_json(open_store(ctx).maintain(progress=True, **options))

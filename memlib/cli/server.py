@@ -17,8 +17,11 @@ from memlib.cli.app import cli, echo_json, open_store
 @click.option("--workspace", default=None, type=click.Path(file_okay=False),
               help="The root list_files_workspace may list; if it is a memlib workspace, saved memories also "
                    "go to its files (default: memlib --workspace).")
+@click.option("--read-every", default=5.0, show_default=True, type=click.FloatRange(0, 3600), metavar="SECONDS",
+              help="How often a child process reads what was written for contradictions (0: never; "
+                   "memlib maintain or memlib screen read instead).")
 @click.pass_context
-def serve(ctx, host, port, window_ms, workspace):
+def serve(ctx, host, port, window_ms, workspace, read_every):
     """Serve the store to a team's agents: a REST API (/v1, described at /openapi.json) and
     the agent tools over MCP (streamable HTTP at /mcp), one process, one model, one warm
     cache. Every client needs a token: `memlib serve tokens create AGENT`. SIGTERM or Ctrl-C
@@ -39,7 +42,7 @@ def serve(ctx, host, port, window_ms, workspace):
     if not any(t["revoked_at"] is None for t in Tokens(store).list()):
         raise InvalidInput(f"store {store.uri} has no token yet: create one with `memlib serve tokens create AGENT`")
     run(store, host=host, port=port, window=None if window_ms is None else window_ms / 1000,
-        workspace=Path(workspace) if workspace else None,
+        workspace=Path(workspace) if workspace else None, read_every=read_every or None,
         ready=lambda url: click.echo(f"memlib: serving {store.uri} at {url} (REST {url}/v1, MCP {url}/mcp); "
                                      "SIGTERM or Ctrl-C to stop", err=True))
 

@@ -11,16 +11,15 @@ Two memories of one project are
   every run of what is not a letter or digit one space: "Use Postgres 16." and "use
   postgres 16" are one);
 - **near** duplicates when they mean the same: the cosine of their embeddings is at least
-  `NEAR_COSINE`, and nothing a reader could tell apart is stated differently (`same_claims`):
-  no contradiction of any kind between them (another number or date, a negation, another
-  named choice: the consensus detector, `consensus.conflicts.contradiction`), the same scopes
-  (staging, production), the same numbers, no name on one side the other never says, and not
+  `NEAR_COSINE`, and nothing a reader could tell apart by the words alone is stated
+  differently (`same_claims`): the same numbers, the same negations ("not", "never", "no"),
+  the same scopes (staging, production), no name on one side the other never says, and not
   one word swapped for another in otherwise equal words ("rejects"/"accepts",
   "per hour"/"per day": embeddings put such pairs closest of all).
 
-The cosine test alone cannot tell a paraphrase from a statement with one word changed; the
-lexical checks are what stop it, as the consensus lexicon stops clustering on phrasing alone.
-Measured on hand-written pairs: `bench/judgement/dedupe.py`, figures in bench/README.md.
+These are the write's checks: word lists and one comparison each, certain enough to merge or
+link on. Whether a memory contradicts or updates another is read after the write, by the
+store's judge (memlib.judges). Measured on hand-written pairs: `bench/judgement/dedupe.py`.
 """
 
 from __future__ import annotations
@@ -33,8 +32,7 @@ from typing import Any, Iterator, Literal
 
 import numpy as np
 
-from memlib.consensus import conflicts, statements
-from memlib.consensus.statements import WORD_NUMBERS
+from memlib.consensus.statements import STOP_WORDS, WORD_NUMBERS
 
 KINDS = ("decision", "pattern", "insight", "issue", "learning", "manual")
 NEAR_COSINE = 0.9  # chosen on the dev pairs (bench/judgement/duplicates.py); see the README
@@ -49,6 +47,12 @@ _NOT_WORD = re.compile(r"[\W_]+")
 _CONTRACTIONS = re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|ca|wo|should|could|would)n[’']t\b", re.I)
 _NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
 PREFIX = 5  # words compared by their first letters ("deploying" and "deploy" are one)
+_WORD = re.compile(r"[\w][\w.+#-]*[\w+#]|\w")
+NEGATIONS = {w: "not" for w in ("not", "no", "never", "without", "none", "nothing", "neither", "nor", "cannot",
+                                "disabled", "off")}
+SCOPES = {"staging": "staging", "stage": "staging", "production": "production", "prod": "production",
+          "dev": "dev", "development": "dev", "qa": "qa", "sandbox": "sandbox", "preview": "preview",
+          "ios": "ios", "android": "android", "web": "web", "mobile": "mobile", "desktop": "desktop"}
 
 
 @dataclass(frozen=True)
@@ -58,19 +62,6 @@ class Match:
     position: int
     of: str
     kind: Literal["exact", "near"]
-    cosine: float
-    project_id: str  # of both (the screen compares within a project)
-
-
-@dataclass(frozen=True)
-class Clash:
-    """The new memory (its position in the batch) disagrees with `of`, an older memory:
-    `kind` is "value", "choice" or "negation" (a contradiction, flagged), or "update" (the
-    new one reports the change: it supersedes). consensus.conflicts.between judges."""
-
-    position: int
-    of: str
-    kind: str
     cosine: float
     project_id: str  # of both (the screen compares within a project)
 
@@ -93,21 +84,34 @@ def _stems(words) -> set[str]:
 
 def same_claims(old: str, new: str) -> bool:
     """Nothing `old` and `new` state is told apart by their words (see the module docstring)."""
-    a, b = statements.read(_expanded(old)), statements.read(_expanded(new))
-    if conflicts.contradiction(a, b, ignore_change=True) or conflicts.contradiction(b, a, ignore_change=True):
-        return False
-    if a.scopes != b.scopes or a.negated != b.negated:
+    a, b = normalised(old).split(), normalised(new).split()
+    if _marked(a, NEGATIONS) != _marked(b, NEGATIONS) or _marked(a, SCOPES) != _marked(b, SCOPES):
         return False
     if sorted(_numbers(old)) != sorted(_numbers(new)):
         return False
-    lowered_a, lowered_b = normalised(old), normalised(new)
-    if any(n not in lowered_b for n in a.mentioned) and any(n not in lowered_a for n in b.mentioned):
+    said_a, said_b = f" {' '.join(a)} ", f" {' '.join(b)} "
+    if any(f" {n} " not in said_b for n in _names(old)) and any(f" {n} " not in said_a for n in _names(new)):
         return False  # each names something the other never says
-    only_a, only_b = _stems(a.words) - _stems(b.words), _stems(b.words) - _stems(a.words)
-    shared = _stems(a.words) & _stems(b.words)
+    words_a = _stems(w for w in a if w not in STOP_WORDS and w not in NEGATIONS)
+    words_b = _stems(w for w in b if w not in STOP_WORDS and w not in NEGATIONS)
+    only_a, only_b, shared = words_a - words_b, words_b - words_a, words_a & words_b
     if len(only_a) == 1 and len(only_b) == 1 and len(shared) >= 2:
         return False  # one word swapped for another in otherwise equal words
     return True
+
+
+def _marked(words: list[str], marks: dict[str, str]) -> set[str]:
+    """Which of `marks` (a word -> what it marks) `words` hold."""
+    return {marks[w] for w in words if w in marks}
+
+
+def _names(text: str) -> set[str]:
+    """The words `text` writes as a name: capitalised past its first word, or mixing letters
+    with digits or dots ("Postgres", "argon2id", "db.t4g.medium"), normalised."""
+    words = _WORD.findall(text)
+    return {normalised(w) for n, w in enumerate(words)
+            if (n and w[:1].isupper() and not w.isupper() or len(w) > 1 and w.isupper())
+            or (any(c.isdigit() for c in w) and any(c.isalpha() for c in w))} - {""}
 
 
 def same_fact(one: str, other: str) -> bool:

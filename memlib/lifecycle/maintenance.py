@@ -1,5 +1,6 @@
-"""`memlib maintain`: flush the recall spool, fold usage into memories, make clusters made by
-another rule again (memlib.consensus.store.renew), compact, index.
+"""`memlib maintain`: flush the recall spool, fold usage into memories, have the store's judge
+read what it has not (memlib.judges.reading), make clusters made by another rule again
+(memlib.consensus.store.renew), compact, index.
 
 Which recall events a row has not folded yet is defined once, by sql/int_usage_unfolded.sql
 (the view reports read too); the fold adds the flushed ones to usage_count and moves the
@@ -128,16 +129,17 @@ def _unless_contended(what: str, step) -> bool:
 
 
 def maintain(store: StoreInterface, progress: bool = False, history_days: int = HISTORY_DAYS,
-             grace: timedelta = CLEANUP_GRACE, vector_index: bool = False) -> dict[str, Any]:
-    """Flush, fold, make clusters again that were made otherwise (`renew`), index and
-    compact; keep the versions an as-of report of the last
+             grace: timedelta = CLEANUP_GRACE, vector_index: bool = False, read: bool = True) -> dict[str, Any]:
+    """Flush, fold, have the judge read what it has not (`read`: a memory server's reader or
+    `memlib screen` may do it instead), make clusters again that were made otherwise
+    (`renew`), index and compact; keep the versions an as-of report of the last
     `history_days` days reads (and retention runs' tagged ones), and clean up the others
     older than `grace`. `vector_index`: build Lance's vector index now whatever the size."""
     whole_number(history_days, "history_days", 0, MAX_DAYS, "days")
     store.check_writable()
     store.finish_unfinished()
     started = time.perf_counter()
-    steps = ["flush recalls", "fold usage", "clusters", "indexes", "compact", "vector index", "as-of window", "clean up"]
+    steps = ["flush recalls", "fold usage", "read", "clusters", "indexes", "compact", "vector index", "as-of window", "clean up"]
     bar = None
     if progress:
         from tqdm import tqdm
@@ -153,6 +155,9 @@ def maintain(store: StoreInterface, progress: bool = False, history_days: int = 
         done("flush recalls")
         folded = fold_usage(store)
         done("fold usage")
+    reader = getattr(store, "read_unread", None)  # a plain Store has no judge
+    reading = reader(progress=progress) if reader is not None and read else None
+    done("read")
     clusters = renew(store, actor="maintain", progress=progress, reembedded=lambda: bool(runs(store)))
     done("clusters")
     created = store.ensure_indexes() if store.count_rows() else []
@@ -175,7 +180,7 @@ def maintain(store: StoreInterface, progress: bool = False, history_days: int = 
         store.clean_up_recall_log(grace)
     if bar is not None:
         bar.close()
-    return {"events_flushed": flushed, "memories_folded": folded, "clusters_made_again": clusters,
+    return {"events_flushed": flushed, "memories_folded": folded, "read": reading, "clusters_made_again": clusters,
             "indexes_created": created,
             "vector_index_built": vector, "vector_index": _vector_index_state(store, vector, had),
             "compacted": compacted, "as_of_versions_kept": len(set(window.values())),

@@ -3,7 +3,7 @@ sample's last fortnight agents write again what is stored (an exact repeat, merg
 corroboration, and one linked), state numbers that disagree with what a project recorded,
 report a change ("as of ..."), save tool output and a web page (untrusted), and people
 correct, forget and quarantine memories. Deterministic for a seed and an anchor; written
-through the store's own write screen and curation, so every number of the report comes from
+through the store's own write screen, judge and curation, so every number of the report comes from
 what memlib did, not from planted events. `steps` gives each at its time, for the sample's
 history to run in time order between its days.
 """
@@ -61,6 +61,7 @@ def steps(seed: int, anchor: datetime) -> list[tuple[datetime, Step]]:
             change = n == len(SETTINGS) - 1  # reported as a change: an update, not a contradiction
             text = f"As of this week the {what} is {other} {unit}." if change else f"The {what} is {other} {unit}."
             store.add([Insight(id=i, project_id=project(store, n), content=text, agent="tester")], actor="tester")
+            store.read_unread()  # as a memory server's reader would, minutes later
 
         at(13 - n, first)
         at(10 - n, again)

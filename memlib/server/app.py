@@ -434,14 +434,22 @@ def create_app(server: Server):
             tool="rest", session_id=body.session_id)))
 
     @app.post("/v1/disagreements", tags=["memories"])
-    async def disagreements(body: DisagreementsBody, who: Caller = Depends(caller)) -> list[dict]:
-        """Open contradictions the write screen flagged (of these memories, or all the token
-        may read): each pair, its kind, which is newer, how well each side is supported."""
+    async def disagreements(body: DisagreementsBody, who: Caller = Depends(caller)) -> dict:
+        """Open contradictions the store's judge found (of these memories, or all the token
+        may read): each pair, its kind, which is newer, how well each side is supported; and
+        how many memories (of these, or of the store for a token that reads every project)
+        the judge has not read yet (null: not said to a token limited to projects)."""
         def run():
             pairs = store.disagreements(body.ids)
             ids = sorted({i for p in pairs for i in p["ids"]})
             readable = {i for i, p in server.projects_of(ids).items() if who.may_read(p)} if ids else set()
-            return [p for p in pairs if set(p["ids"]) <= readable]
+            if body.ids is not None:
+                asked = [i for i, r in store.lookup(body.ids, ["id", "project_id"]).items()
+                         if who.may_read(r["project_id"])]
+                unread = store.unread(asked)
+            else:
+                unread = store.unread() if who.every_project else None
+            return {"pairs": [p for p in pairs if set(p["ids"]) <= readable], "unread": unread}
         return _jsonable(await read(run))
 
     def changing(memory_ids: list[str], who: Caller) -> None:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from memlib.lifecycle.retention import RunOutcome
 
 SERVED = ("add", "get", "search", "recall", "revise", "correct", "adjust_confidence", "forget", "history",
-          "disagreements", "count",
+          "disagreements", "unread", "count",
           "start_session", "append", "transcript", "end_session", "build_context", "tool")
 
 
@@ -143,7 +143,12 @@ class Client:
         return life
 
     def disagreements(self, ids: list[str] | None = None) -> list[dict[str, Any]]:
-        return self._call("POST", "/v1/disagreements", json={"ids": ids})
+        return self._call("POST", "/v1/disagreements", json={"ids": ids})["pairs"]
+
+    def unread(self, ids: list[str] | None = None) -> int | None:
+        """See MemoryStore.unread: of the memories the token may read (None: of the whole
+        store, not said to a token limited to projects)."""
+        return self._call("POST", "/v1/disagreements", json={"ids": ids})["unread"]
 
     def count(self, scope: Scope | None = None) -> int:
         """See `Store.count`: of the memories the token may read."""

@@ -78,8 +78,9 @@ class WriterLock:
     """The store's writer lock: re-entrant within a process, exclusive across processes.
     A no-op for object storage (no file to lock)."""
 
-    def __init__(self, uri: str):
-        self.path = Path(uri.removeprefix("file://")) / "_lock" / "writer" if is_local(uri) else None
+    def __init__(self, uri: str, name: str = "writer"):
+        """`name`: which of the store's locks (the writer's; the judge's reader, judges.reading)."""
+        self.path = Path(uri.removeprefix("file://")) / "_lock" / name if is_local(uri) else None
         self._thread = threading.RLock()
         self._depth = 0
         self._fh = None

@@ -197,16 +197,21 @@ class Store(Doors):
     def record_model(self, embedder: Embedder) -> None:
         """Record `embedder` as the model the store's vectors are made with, in one commit
         (memlib.lifecycle.reembed); every handle follows within max_staleness."""
+        self.record_setting(META_MODEL, embedder.name)
+        self.embedder = embedder
+
+    def record_setting(self, key: str, value: str) -> None:
+        """Record one of the store's settings (`meta`) in one commit; every handle follows
+        within max_staleness."""
         self.check_writable()
 
         def update() -> None:
             self._table.checkout_latest()
-            self._table.to_lance().update_schema_metadata({META_MODEL: embedder.name})
+            self._table.to_lance().update_schema_metadata({key: value})
 
         committing(update)
         self._table.checkout_latest()
         self._committed(None)
-        self.embedder = embedder
 
     def _versions_stamp(self) -> int | None:
         """For a local store, the modification time of the table's `_versions` directory,
@@ -368,11 +373,8 @@ class Store(Doors):
         """What the screen found, in the audit log, one commit per action: a merged repeat as
         a 'corroborate' event of the memory it repeats (who wrote it again, the id it would
         have had); a linked one as a 'duplicate' event of the new memory naming the one it
-        repeats; a disagreement as a 'contradiction' event on each of the two memories
-        (details.with: the other, details.newer: the new one), or an 'update' event of the
-        new memory when it reports the change (details.of: what it supersedes)."""
-        events: dict[str, tuple[list, list, list]] = {
-            a: ([], [], []) for a in ("corroborate", "duplicate", "contradiction", "update")}
+        repeats. (What contradicts or updates what is read after the write: memlib.judges.)"""
+        events: dict[str, tuple[list, list, list]] = {a: ([], [], []) for a in ("corroborate", "duplicate")}
 
         def add(action: str, subject: str, details: dict) -> None:  # written by new_id's writer
             events[action][0].append(subject)
@@ -383,16 +385,10 @@ class Store(Doors):
             new_id = batch.ids[found.position]
             writer = actor.get(new_id) if isinstance(actor, Mapping) else actor
             details = {"kind": found.kind, "cosine": round(found.cosine, 4), "project_id": found.project_id}
-            if found.kind in ("exact", "near"):
-                if new_id in batch.merged:
-                    add("corroborate", found.of, {**details, "duplicate": new_id})
-                else:
-                    add("duplicate", new_id, {**details, "of": found.of})
-            elif found.kind == "update":
-                add("update", new_id, {**details, "of": found.of})
+            if new_id in batch.merged:
+                add("corroborate", found.of, {**details, "duplicate": new_id})
             else:
-                add("contradiction", new_id, {**details, "with": found.of, "newer": new_id})
-                add("contradiction", found.of, {**details, "with": new_id, "newer": new_id})
+                add("duplicate", new_id, {**details, "of": found.of})
         for action, (subjects, details, writers) in events.items():
             self.audit.record(action, subjects, actor=writers, details=details)
 
