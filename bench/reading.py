@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from common import corpus, real_vectors  # noqa: E402
 
 from memlib import MemoryStore  # noqa: E402
+from memlib.consensus import subjects  # noqa: E402
 from memlib.consensus.duplicates import KINDS  # noqa: E402
 from memlib.embeddings import default_embedder  # noqa: E402
 from memlib.judges import judge_for  # noqa: E402
@@ -48,13 +49,18 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             store = MemoryStore.open(tmp, embedder=embedder, judge=judge_for(name))
             store.add(memories, vectors=vectors)
+            unread = store.unread()  # the live ones: a memory past its TTL is not read
+            loading = time.perf_counter()
+            if name == "rules":  # its parser loads once per process: a server's reader pays it once
+                subjects._parser()
+            loaded = time.perf_counter() - loading
             started = time.perf_counter()
             done = store.read_unread()
             seconds = time.perf_counter() - started
-            assert done["read"] == knowledge, (done, knowledge)
+            assert done["read"] == unread <= knowledge and store.unread() == 0, (done, unread, knowledge)
             rate = done["read"] / seconds
-            print(f"| {name} | {done['read']:,} | {seconds:.1f} | {rate:,.0f} | {done['contradictions']:,} | "
-                  f"{done['updates']:,} | {rate / encode:.2f} |", flush=True)
+            print(f"| {name} | {done['read']:,} | {seconds:.1f} (+{loaded:.1f} loading) | {rate:,.0f} | "
+                  f"{done['contradictions']:,} | {done['updates']:,} | {rate / encode:.2f} |", flush=True)
     print(f"\nthe model embeds {encode:,.0f} texts/s here ({len(texts):,} of the corpus, one call)")
 
 

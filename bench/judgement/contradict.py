@@ -1,8 +1,9 @@
-"""Contradictions among ordinary memories, flagged on write: every hand-written fragment
+"""Contradictions among ordinary memories, read after the write: every hand-written fragment
 (fragments.py) is written as an insight of one project, one at a time in the interleaved
 order of run.py (several agents at once), through memlib's public API with the store's real
-model; the store's screen records a 'contradiction' event for each pair it finds (and an
-'update' when the newer reports the change). Compared with the truth, pair by pair:
+model; then the store's judge reads them (memlib.judges.reading) and records a
+'contradiction' event for each pair it finds (and an 'update' when the newer reports the
+change). Compared with the truth, pair by pair:
 
 - recall per kind (number, negation, choice): planted pairs flagged as a contradiction;
 - precision: flagged pairs that are planted contradictions (of any kind), with the false
@@ -52,11 +53,13 @@ def main() -> None:
             memory = Insight(project_id=project.id, content=topics[t].fragments[i][1], agent=topics[t].fragments[i][0])
             (memory_id,) = store.add([memory], duplicates="link")
             where[memory_id] = (t, i)
-        flagged, updated = set(), set()
+        store.read_unread()  # the store's judge reads them after the writes, oldest first
+        flagged, updated, kinds = set(), set(), {}
         for event in store.audit.events("action IN ('contradiction', 'update')"):
             other = event["details"].get("with") or event["details"].get("of")
             pair = frozenset({where[event["subject_id"]], where[other]})
             (flagged if event["action"] == "contradiction" else updated).add(pair)
+            kinds[pair] = event["details"]["kind"]
     known = score.truth(topics)
     planted, truth, updates, negatives = known.planted, known.contradictions, known.updates, known.negatives
     found = collections.Counter(truth[p] for p in flagged if p in truth)
@@ -75,6 +78,9 @@ def main() -> None:
               if planted[kind] else f"| {kind} | 0 | 0 | - |")
     right = sum(found.values())
     print(f"\nflagged {len(flagged)} pairs, {right} planted: precision {right / max(1, len(flagged)):.2f}")
+    said = collections.Counter(kinds[p] for p in flagged)
+    print("precision by the kind flagged: " + ", ".join(
+        f"{kind} {sum(kinds[p] == kind for p in flagged if p in truth)}/{n}" for kind, n in sorted(said.items())))
     print("false alarms: " + (", ".join(f"{why}: {n}" for why, n in alarms.most_common()) or "none"))
     if shown:
         text = lambda t, i: topics[t].fragments[i][1]  # noqa: E731
