@@ -24,7 +24,7 @@ $(STAMP): pyproject.toml
 	@if $(BIN)/python -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1] + '/torch/', timeout=10)" \
 			$(TORCH_CPU_INDEX) 2>/dev/null; then cpu="--extra-index-url $(TORCH_CPU_INDEX)"; \
 	else echo "$(TORCH_CPU_INDEX) does not answer: torch comes from the configured indexes"; fi; \
-	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install -q $$cpu -e '.[dev]'
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install -q $$cpu -e '.[dev,parser]'
 	touch $(STAMP)
 
 run: install

@@ -51,7 +51,7 @@ def main() -> None:
             store.add(memories, vectors=vectors)
             unread = store.unread()  # the live ones: a memory past its TTL is not read
             loading = time.perf_counter()
-            if name == "rules":  # its parser loads once per process: a server's reader pays it once
+            if name == "rules" and subjects.available():  # its parser loads once per process: a server's reader pays it once
                 subjects._parser()
             loaded = time.perf_counter() - loading
             started = time.perf_counter()

@@ -106,7 +106,8 @@ class MemoryStore(Store):
         one is read after the write, by the store's judge (memlib.judges.reading). Projects
         with many new memories in the batch have their stored rows read in one scan instead,
         and each memory is compared with the CANDIDATES nearest of those and of the memories
-        before it in the batch; past duplicates.WITHIN new memories of one project, with the
+        before it in the batch close enough to be a near repeat (an exact repeat in the batch
+        is found by its text); past duplicates.WITHIN new memories of one project, with the
         memories before it by their normalised text only."""
         groups: dict[str, list[int]] = {}
         for i in positions:
@@ -168,13 +169,14 @@ class MemoryStore(Store):
         for project_id, members in groups.items():
             matched, mine = {}, np.array(of_project.get(project_id, []), dtype=np.int64)
             mates = duplicates.nearest_earlier(vectors, members) if len(members) <= duplicates.WITHIN else {}
+            said = {j: _Option.of(batch[j], 0.0) for near in mates.values() for j, _ in near}  # each read once
             for block, cosines, nearest in duplicates.nearest(vectors, members, stored[mine]):
                 for i, near, rows_near in zip(block, cosines.tolist(), mine[nearest].tolist()):
                     iteration, user = getattr(batch[i], "iteration_id", None), batch[i].user_id
                     options = [_Option(ids[t], cosine, texts[t], kinds[t], created[t], iteration, user)
                                for cosine, t in zip(near, rows_near)
                                if iterations[t] == iteration and users[t] == user]
-                    options += [_Option.of(batch[j], cosine) for j, cosine in mates.get(i, ())]
+                    options += [said[j]._replace(cosine=cosine) for j, cosine in mates.get(i, ())]
                     options = heapq.nlargest(duplicates.CANDIDATES, options, key=lambda o: o.cosine)  # stable
                     found += self._repeated(batch, i, options, matched)
             found += self._repeats_within(batch, members, found)

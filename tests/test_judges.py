@@ -191,6 +191,32 @@ def test_the_cli_screens_and_refuses_in_one_line(written):
     assert json.loads(run("screen", "--judge", "none", store=store.uri).stdout)["judge"] == "none"
 
 
+def test_the_rules_judge_reads_without_the_parser_and_flags_what_only_it_tells_apart(monkeypatch):
+    """The parser is an extra: without it the judge still reads, and two statements said of
+    two things of one kind are flagged, which the parser tells apart."""
+    import importlib.metadata
+
+    from memlib.consensus import subjects
+    from memlib.judges import Option
+
+    older = Option("a", "Python code is formatted with Black.", 0, 0.8)
+    value = Option("b", "Python code is formatted at 88 columns.", 0, 0.8)
+    judge = judge_for("rules")
+
+    def said(text: str, option: Option) -> list[str]:
+        (found,) = judge.read([(text, [option])])
+        return [kind for _, kind in found]
+
+    assert subjects.available()
+    assert said("Frontend code is formatted with Prettier.", older) == []
+    assert said("Python code is formatted at 100 columns.", value) == ["value"]
+    monkeypatch.setattr(subjects, "available", lambda: False)
+    assert said("Frontend code is formatted with Prettier.", older) == ["choice"]
+    assert said("Python code is formatted at 100 columns.", value) == ["value"]
+    needs = [r for r in importlib.metadata.requires("memlib") if r.split()[0].lower().startswith(("spacy", "en-core"))]
+    assert needs and all('extra == "parser"' in r for r in needs)  # not in the core install
+
+
 def test_maintain_reads_what_was_not_read(written):
     store, _ = written
     assert store.maintain()["read"]["read"] == 14 and store.unread() == 0

@@ -12,7 +12,7 @@ change). Compared with the truth, pair by pair:
 - updates: planted updates recorded as updates, and flagged as contradictions; pairs recorded
   as updates that are none, by what they were.
 
-    .venv/bin/python bench/judgement/contradict.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty-first, or several joined by +] [--once] [--model DIR] [--alarms]
+    .venv/bin/python bench/judgement/contradict.py [--split dev|check|all|fresh|everything|unseen|whole|later|aside|novel|spare|last|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty-first, or several joined by +] [--once] [--model DIR] [--alarms] [--no-parser]
 
 `--alarms` prints the texts of each false alarm: it reads the set, so never on a set kept as a check.
 
@@ -36,12 +36,16 @@ from run import T0, chosen, open_store, order  # noqa: E402
 
 from memlib import Insight, Project  # noqa: E402
 from memlib.clock import Clock  # noqa: E402
+from memlib.consensus import subjects  # noqa: E402
 
 
 def main() -> None:
     shown = "--alarms" in sys.argv  # print each false alarm's texts (this reads the set: keep it off a check)
     if shown:
         sys.argv.remove("--alarms")
+    if "--no-parser" in sys.argv:  # the rules judge as it reads without the parser extra
+        sys.argv.remove("--no-parser")
+        subjects.available = lambda: False
     split, topics = chosen()
     with tempfile.TemporaryDirectory() as tmp:
         store = open_store(tmp, clock=Clock(T0))

@@ -155,23 +155,27 @@ def unit_rows(matrix: np.ndarray) -> np.ndarray:
     return matrix / np.where(norms == 0, 1.0, norms)
 
 
-def nearest_earlier(vectors: np.ndarray, members: list[int]) -> dict[int, list[tuple[int, float]]]:
+def nearest_earlier(vectors: np.ndarray, members: list[int], floor: float = NEAR_COSINE
+                    ) -> dict[int, list[tuple[int, float]]]:
     """For each of `members` (rows of `vectors`, in batch order), the CANDIDATES members
-    before it nearest it: {member: [(earlier member, cosine)], nearest first}, a BLOCK of
-    members at a time."""
-    import torch
-
-    unit = torch.from_numpy(np.ascontiguousarray(unit_rows(vectors[members]), dtype=np.float32))
+    before it nearest it of those at least `floor` close (nothing further can be a near
+    repeat; an exact one is found by its text, MemoryStore._repeats_within): {member:
+    [(earlier member, cosine)], nearest first, the earliest of equals}, a BLOCK of members at
+    a time."""
+    unit = np.ascontiguousarray(unit_rows(vectors[members]), dtype=np.float32)
     out: dict[int, list[tuple[int, float]]] = {}
     for start in range(1, len(members), BLOCK):
         end = min(start + BLOCK, len(members))
         cosines = unit[start:end] @ unit[:end].T
-        later = torch.arange(end)[None, :] >= torch.arange(start, end)[:, None]  # itself and after it
-        cosines[later] = -torch.inf
-        best, rows = torch.sort(cosines, dim=1, descending=True, stable=True)  # a tie: the earliest,
-        best, rows = best[:, :CANDIDATES], rows[:, :CANDIDATES]  # whatever the block
-        for n, (near, cols) in enumerate(zip(best.tolist(), rows.tolist()), start):
-            out[members[n]] = [(members[c], cosine) for cosine, c in zip(near, cols) if c < n]
+        rows, cols = np.nonzero(cosines >= floor)
+        before = cols < rows + start  # itself and after it are not before it
+        rows, cols = rows[before], cols[before]
+        found: dict[int, list[tuple[float, int]]] = {}
+        for r, c, cosine in zip(rows.tolist(), cols.tolist(), cosines[rows, cols].tolist()):
+            found.setdefault(r, []).append((cosine, c))
+        for r, near in found.items():
+            near.sort(key=lambda f: (-f[0], f[1]))
+            out[members[start + r]] = [(members[c], cosine) for cosine, c in near[:CANDIDATES]]
     return out
 
 
@@ -179,15 +183,16 @@ def nearest(vectors: np.ndarray, members: list[int], stored: np.ndarray
             ) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
     """The CANDIDATES rows of `stored` (unit rows) nearest each of `members` (rows of
     `vectors`), a BLOCK of members at a time: (the block, the cosines best first, the rows)."""
-    import torch
-
     k = min(CANDIDATES, len(stored))
-    matrix = torch.from_numpy(np.ascontiguousarray(stored, dtype=np.float32))
+    matrix = np.ascontiguousarray(stored, dtype=np.float32)
     for start in range(0, len(members), BLOCK):
         block = members[start:start + BLOCK]
         if k == 0:
             yield block, np.zeros((len(block), 0), np.float32), np.zeros((len(block), 0), np.int64)
             continue
-        unit = torch.from_numpy(np.ascontiguousarray(unit_rows(vectors[block]), dtype=np.float32))
-        cosines, rows = torch.topk(unit @ matrix.T, k, dim=1)
-        yield block, cosines.numpy(), rows.numpy()
+        cosines = np.ascontiguousarray(unit_rows(vectors[block]), dtype=np.float32) @ matrix.T
+        rows = np.argpartition(-cosines, k - 1, axis=1)[:, :k] if k < len(stored) else \
+            np.tile(np.arange(len(stored)), (len(block), 1))
+        best = np.take_along_axis(cosines, rows, axis=1)
+        order = np.argsort(-best, axis=1, kind="stable")
+        yield block, np.take_along_axis(best, order, axis=1), np.take_along_axis(rows, order, axis=1)

