@@ -40,14 +40,15 @@ BLOCK = 256  # unread memories whose cosines to their group are one matrix produ
 COLUMNS = ["id", "project_id", "user_id", "iteration_id", "kind", "text", "created_at"]
 
 
-def judged(store, judge: Judge) -> set[str]:
-    """The ids `judge` has read in this store."""
+def judged(store, judge: Judge, ids: list[str] | None = None) -> set[str]:
+    """The ids `judge` has read in this store (of `ids`, when given)."""
     data = store.audit_dataset()
     if data is None:
         return set()
-    rows = data.to_table(columns=["subject_id"],
-                         filter=f"action = 'judged' AND actor = {sql_literal(judge.spec)}")
-    return set(rows.column("subject_id").to_pylist())
+    where = f"action = 'judged' AND actor = {sql_literal(judge.spec)}"
+    if ids is not None:
+        where += " AND " + sql_in("subject_id", ids)
+    return set(data.to_table(columns=["subject_id"], filter=where).column("subject_id").to_pylist())
 
 
 def _readable(store, columns: list[str], where: str | None = None) -> pa.Table:
@@ -75,13 +76,7 @@ def unread_of(store, ids: list[str], judge: Judge | None = None) -> int:
     knowledge = {r["id"] for r in store.lookup(ids, ["id", "kind"]).values() if r["kind"] in KINDS}
     if not knowledge:
         return 0
-    data = store.audit_dataset()
-    if data is None:
-        return len(knowledge)
-    seen = set(data.to_table(columns=["subject_id"], filter=(
-        f"action = 'judged' AND actor = {sql_literal(judge.spec)} AND " + sql_in("subject_id", sorted(knowledge))
-    )).column("subject_id").to_pylist())
-    return len(knowledge - seen)
+    return len(knowledge - judged(store, judge, sorted(knowledge)))
 
 
 def read(store, judge: Judge | None = None, everything: bool = False, progress: bool = False,
@@ -108,10 +103,14 @@ def read(store, judge: Judge | None = None, everything: bool = False, progress: 
         people = sorted({k[1] for k in keys if k[0] == "person"})
         where = " OR ".join(filter(None, (projects and sql_in("project_id", projects),
                                           people and f"(project_id IS NULL AND {sql_in('user_id', people)})")))
-        rows = _readable(store, COLUMNS, where).to_pylist()
+        table = _readable(store, [*COLUMNS, "embedding"], where)
+        rows = table.select(COLUMNS).to_pylist()
+        vectors = table.column("embedding").combine_chunks().flatten().to_numpy().reshape(-1, store.dims)
+        for n, row in enumerate(rows):
+            row["at"] = n  # its embedding's row in `vectors`
         found = {"contradictions": 0, "updates": 0}
         bar = None
-        if progress and todo:
+        if progress:
             from tqdm import tqdm
 
             bar = tqdm(total=len(todo), desc=f"reading ({judge.spec})", unit="memory", disable=None)
@@ -121,7 +120,7 @@ def read(store, judge: Judge | None = None, everything: bool = False, progress: 
             if not fresh:
                 continue
             before = [r for r in group_rows if r["id"] in done]
-            for memory, options in _candidates(store, before, fresh):
+            for memory, options in _candidates(vectors, before, fresh):
                 pending.append((memory, options))
                 if len(pending) >= CHUNK:
                     _commit(store, judge, pending, known, found, everything)
@@ -151,13 +150,13 @@ def _groups(rows: list[dict]) -> dict[tuple, list[dict]]:
     return out
 
 
-def _candidates(store, before: list[dict], fresh: list[dict]):
+def _candidates(vectors: np.ndarray, before: list[dict], fresh: list[dict]):
     """Each of `fresh` (oldest first) with the CANDIDATES rows nearest it of those read
     before it (`before`, then the fresh ones ahead of it), of its iteration and person:
-    (row, [Option]) where the option is older or newer by created_at."""
+    (row, [Option]) where the option is older or newer by created_at. A row's embedding is
+    the row `at` of `vectors`."""
     ordered = before + fresh
-    vectors = _vectors(store, [r["id"] for r in ordered])
-    unit = unit_rows(vectors)
+    unit = unit_rows(vectors[[r["at"] for r in ordered]])
     keys = {}
     codes = np.array([keys.setdefault((r["iteration_id"], r["user_id"]), len(keys)) for r in ordered])
     offset = len(before)
@@ -179,26 +178,11 @@ def _candidates(store, before: list[dict], fresh: list[dict]):
             yield ordered[at], options
 
 
-def _vectors(store, ids: list[str]) -> np.ndarray:
-    """The embeddings of `ids`, in their order."""
-    if not ids:
-        return np.zeros((0, store.dims), np.float32)
-    position = {memory_id: n for n, memory_id in enumerate(ids)}
-    out = np.zeros((len(ids), store.dims), np.float32)
-    for start in range(0, len(ids), 50_000):
-        chunk = ids[start:start + 50_000]
-        table = store.dataset().to_table(columns=["id", "embedding"], filter=sql_in("id", chunk))
-        matrix = table.column("embedding").combine_chunks().flatten().to_numpy().reshape(-1, store.dims)
-        for memory_id, row in zip(table.column("id").to_pylist(), matrix):
-            out[position[memory_id]] = row
-    return out
-
-
 def _commit(store, judge: Judge, pending, known: set, found: dict, again: bool) -> None:
     """Judge `pending` (row, options) and record it all in one commit of the audit log;
     unless reading `again`, what a racing reader recorded meanwhile is left to it."""
     said = judge.read([(row["text"], options) for row, options in pending])
-    already = set() if again else _judged_of(store, judge, [row["id"] for row, _ in pending])
+    already = set() if again else judged(store, judge, [row["id"] for row, _ in pending])
     events: list[pa.Table] = []
     judged_ids, judged_details = [], []
     for (row, _), pairs in zip(pending, said):
@@ -226,15 +210,6 @@ def _commit(store, judge: Judge, pending, known: set, found: dict, again: bool) 
         events.insert(0, store.event_rows("judged", judged_ids, actor=judge.spec, details=judged_details))
     if events:
         store.append_events(pa.concat_tables(events))
-
-
-def _judged_of(store, judge: Judge, ids: list[str]) -> set[str]:
-    data = store.audit_dataset()
-    if data is None:
-        return set()
-    rows = data.to_table(columns=["subject_id"], filter=(
-        f"action = 'judged' AND actor = {sql_literal(judge.spec)} AND " + sql_in("subject_id", ids)))
-    return set(rows.column("subject_id").to_pylist())
 
 
 def _recorded_pairs(store, judge: Judge) -> set:

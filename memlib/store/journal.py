@@ -108,9 +108,13 @@ class Journal:
             yield name
         finally:
             _IN_FLIGHT.discard(name)
+        self._delete(name)  # or a process that took this one for dead kept it: the same events
+
+    def _delete(self, name: str) -> None:
+        """Remove a promise that was kept; one removed meanwhile by another process is fine."""
         try:
-            fs.delete_file(f"{self.folder}/{name}")
-        except Exception as exc:  # a process that took this one for dead kept it: the same events
+            self.fs.delete_file(f"{self.folder}/{name}")
+        except Exception as exc:
             if not _missing(exc):
                 raise
 
@@ -163,11 +167,7 @@ class Journal:
                     log.warning("memlib: a change a stopped process left unfinished could not be finished now "
                                 "(%s: %s); the next open or maintain tries again", type(exc).__name__, exc)
                     continue
-                try:
-                    self.fs.delete_file(f"{self.folder}/{name}")
-                except Exception as exc:
-                    if not _missing(exc):
-                        raise
+                self._delete(name)
                 kept += 1
         if kept:
             log.warning("memlib: finished %d change%s a stopped process committed without its audit events",
