@@ -1,5 +1,5 @@
 """Contradictions among ordinary memories, read after the write: every hand-written fragment
-(fragments.py) is written as an insight of one project, one at a time in the interleaved
+(sets/) is written as an insight of one project, one at a time in the interleaved
 order of run.py (several agents at once), through memlib's public API with the store's real
 model; then the store's judge reads them (memlib.judges.reading) and records a
 'contradiction' event for each pair it finds (and an 'update' when the newer reports the

@@ -1,5 +1,5 @@
 """A natural-language-inference cross-encoder beside memlib's statement reader, pair by pair
-within the true topics of the hand-written fragments (fragments.py): does the model's
+within the true topics of the hand-written fragments (sets/): does the model's
 contradiction score find what the reader misses, or confirm what it flags?
 
     .venv/bin/python bench/judgement/nli.py --nli DIR [--label 1] [--split dev|check|fresh|unseen|...]

@@ -1,4 +1,4 @@
-"""Clustering and contradiction detection on hand-written fragments (fragments.py), through
+"""Clustering and contradiction detection on hand-written fragments (sets/, read by fragments.py), through
 memlib's public API with the store's real model: every fragment is added to a fresh store's
 Consensus in an interleaved order (agents report on many topics at once), then
 
@@ -16,7 +16,7 @@ sentence-transformers model (a local folder, such
 as all-mpnet-base-v2 unpacked from its PyPI parts) instead of the default.
 
 `dev` topics are what methods are built on; `check` topics are read only to report a figure
-once a method is decided (see fragments.py).
+once a method is decided (see sets/README.md).
 """
 
 from __future__ import annotations
@@ -188,7 +188,7 @@ def split_name(value: str) -> str:
 def topics_of(split: str) -> list:
     """A split's topics: dev, check, all (the 40 of both), fresh (the 16 written after the
     clustering was chosen), everything (those 56 in one store), unseen (the 19 written on
-    2026-11-26, see fragments.py), whole (all 75 in one store), later (the 21 written on
+    2026-11-26, see sets/README.md), whole (all 75 in one store), later (the 21 written on
     2026-11-27), aside (the 25 written after LATER was read), novel (the 20 written after
     ASIDE was read), spare (the 26 written after NOVEL was read), last (the 26 written
     after SPARE was run), eighth (the 18 written after the scoped false alarms were read),

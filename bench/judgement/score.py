@@ -1,4 +1,4 @@
-"""Scores of clustering and contradiction detection against hand-written truth (fragments.py).
+"""Scores of clustering and contradiction detection against hand-written truth (sets/, read by fragments.py).
 
 Clustering: per topic, the share of its fragments in its largest cluster (completeness; the
 target is at least 0.8) and whether that reaches 0.8; per cluster, the share of its largest
@@ -17,8 +17,10 @@ import collections
 import itertools
 from dataclasses import dataclass
 
-KIND_OF = {"value": "number", "number": "number", "negation": "negation", "choice": "choice"}
+KIND_OF = {"value": "number", "number": "number", "negation": "negation", "choice": "choice",
+           "contradiction": "any"}  # a judge that names no kind (nli): right on a planted pair of any kind
 KINDS = ("number", "negation", "choice")
+ORDER = (*KINDS, "any")
 
 
 def negative_kinds(why: str) -> str:
@@ -53,10 +55,16 @@ class Tally:
     right: collections.Counter
     alarms: collections.Counter  # (kind, why)
 
-    def rows(self) -> list[tuple]:
+    def kinds(self) -> tuple[str, ...]:
+        """The labelled kinds, and "any" when a judge flagged pairs without one."""
+        return KINDS + (("any",) if self.reported["any"] else ())
+
+    def rows(self, kinds=None) -> list[tuple]:
         out = []
-        for kind in KINDS:
-            p, f, r, ok = self.planted[kind], self.found[kind], self.reported[kind], self.right[kind]
+        for kind in kinds or self.kinds():
+            p, f = ((sum(self.planted.values()), sum(self.found.values())) if kind == "any"
+                    else (self.planted[kind], self.found[kind]))
+            r, ok = self.reported[kind], self.right[kind]
             out.append((kind, p, f, f / p if p else float("nan"), r, ok / r if r else float("nan")))
         return out
 
@@ -96,7 +104,7 @@ def contradictions(topics, groups: list[list[tuple[int, int]]], detect) -> Tally
         for kind, a, b in detect(texts):
             kind = KIND_OF[kind]
             pairs = {frozenset({group[x], group[y]}) for x, y in itertools.product(a, b)}
-            hits = {p for p in pairs if truth_of.get(p) == kind}
+            hits = {p for p in pairs if truth_of.get(p) == kind or (kind == "any" and p in truth_of)}
             any_truth = {p for p in pairs if p in truth_of}
             found_pairs |= any_truth
             reported[kind] += 1
