@@ -295,3 +295,74 @@ def test_the_nli_judge_records_a_reported_change_as_an_update(tiny_nli):
     (said,) = judge.read([("Logs are kept for 90 days.", [old])])
     assert said == [(old, "contradiction")]
     assert judge_for(f"nli:{tiny_nli}", threshold=0.99, min_cosine=0.95).read([("x", [old])]) == [[]]
+
+
+# -- Consensus reads its clusters with the store's judge ---------------------------------------
+
+def one_cluster(store, texts: list[str]) -> tuple:
+    """`texts` as fragments of one cluster (one vector for all), oldest first: the Consensus
+    handle, the cluster id and the fragment id of each text."""
+    from datetime import datetime, timedelta, timezone
+
+    from memlib.consensus import Consensus
+
+    consensus = Consensus(store)
+    pointer = consensus.register_input(b"reports")
+    vector = [1.0] + [0.0] * (store.dims - 1)
+    t0 = datetime(2026, 3, 2, 9, tzinfo=timezone.utc)
+    placed = consensus.add([{"fragment_id": f"f{i}", "content": text, "source_agent": f"agent-{i}",
+                             "trace_pointer": pointer, "timestamp": t0 + timedelta(minutes=i), "embedding": vector}
+                            for i, text in enumerate(texts)])
+    (cluster,) = {c for _, c, _ in placed}
+    return consensus, cluster, [f"f{i}" for i in range(len(texts))]
+
+
+def test_consensus_reads_its_clusters_with_the_stores_judge(tiny_nli, tmp_path):
+    from memlib.consensus import Consensus, conflicts
+
+    texts = [PAIRS[0][0], PAIRS[2][0], PAIRS[0][1], PAIRS[2][1]]
+    asked = [(i, j) for j in range(len(texts)) for i in range(j)]
+    chances = independent(tiny_nli, [(texts[i], texts[j]) for i, j in asked])
+    top = int(np.argmax(chances))  # at the top chance as threshold, that pair alone is flagged
+    assert sorted(chances)[-2] < chances[top]
+    store = MemoryStore.open(str(tmp_path / "s"), embedder=HashEmbedder(),
+                             judge=judge_for(f"nli:{tiny_nli}", threshold=float(chances[top]), min_cosine=-1.0))
+    consensus, cluster, ids = one_cluster(store, texts)
+    found, risk = consensus.disagreements(cluster)
+    assert [(d.kind, sorted(d.a.fragment_ids + d.b.fragment_ids)) for d in found] == \
+        [("contradiction", sorted(ids[k] for k in asked[top]))]
+    assert risk == pytest.approx(conflicts.conflict_risk(
+        [conflicts.Found("contradiction", "", [asked[top][0]], [asked[top][1]])], [1.0] * 4))
+    assert consensus.consolidate(cluster).disagreements == found  # the unit says what the judge found
+
+    store.use_judge("none")
+    assert Consensus(store).disagreements(cluster) == ([], 0.0)
+    store.use_judge("rules")
+    found, risk = Consensus(store).disagreements(cluster)
+    assert sorted(d.kind for d in found) == ["choice", "value"] and risk > 0
+
+
+def test_a_judge_that_reads_pairs_reads_a_group_once_per_text_and_drops_what_was_updated():
+    from memlib.consensus import conflicts
+    from memlib.judges import within_groups
+
+    class Digits:  # flags two texts of other digits; a newer text saying "now" updates instead
+        asked = []
+
+        def read(self, items):
+            self.asked += [(o.text, text) for text, options in items for o in options]
+            return [[(o, "update" if "now" in text else "value") for o in options
+                     if {c for c in o.text if c.isdigit()} != {c for c in text if c.isdigit()}]
+                    for text, options in items]
+
+    judge = Digits()
+    texts = ["ttl 300", "ttl 60", "ttl 300", "ttl 5", "size 2"]
+    (found,) = within_groups(judge, [(texts, [1.0] * 5)])
+    # "ttl 300" is read once, as of its later report; each pair of distinct texts once
+    assert len(judge.asked) == len(set(judge.asked)) == 6
+    expected = conflicts.sides_found({"value": [(0, 1), (0, 2), (1, 2), (0, 3), (1, 3), (2, 3)]}, [2.0, 1, 1, 1])
+    expand = conflicts.said_once(texts, [1.0] * 5)[0]
+    assert found == expand(expected)
+    assert {i for f in found for i in f.a + f.b} == {0, 1, 2, 3, 4}
+    (found,) = within_groups(judge, [(["ttl 300", "ttl 60", "ttl is 5 now"], [1.0] * 3)])
+    assert found == []  # both older texts were updated: no disagreement of theirs stands

@@ -12,7 +12,7 @@ what was flagged (`score.contradictions`):
   learned from the set's fragments as Consensus learns it (`clustering.features`): the rows of
   `run.py`'s "the true topics".
 
-    .venv/bin/python bench/judgement/tally.py [--split dev,check,...] [--judge SPEC | --grouped] [--alarms] [--no-parser]
+    .venv/bin/python bench/judgement/tally.py [--split dev,check,...] [--judge SPEC [--threshold P] | --grouped] [--alarms] [--no-parser]
     .venv/bin/python bench/judgement/tally.py --record   # both readings of every set into figures.json
 
 `--alarms` adds the false alarms by kind and what they separated (counts only: no set's text
@@ -121,6 +121,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--split", default=",".join(EVERY), help="sets, comma-separated (default: every set)")
     parser.add_argument("--judge", default="rules", help="the judge to read with: rules, none, nli:DIR (default: rules)")
+    parser.add_argument("--threshold", type=float, help="the nli judge's threshold (default: its own)")
     parser.add_argument("--grouped", action="store_true", help="conflicts.find on each topic at once instead of a judge")
     parser.add_argument("--alarms", action="store_true", help="the false alarms by kind and what they were")
     parser.add_argument("--no-parser", action="store_true", help="the rules as they read without the parser extra")
@@ -136,7 +137,8 @@ def main() -> None:
         return
     if args.no_parser:
         subjects.available = lambda: False
-    judge = None if args.grouped else judge_for(args.judge)
+    judge = None if args.grouped else judge_for(args.judge, **({} if args.threshold is None else
+                                                                 {"threshold": args.threshold}))
     embed = None if args.grouped else embedder()
     totals = collections.defaultdict(collections.Counter)
     alarms, updates = collections.Counter(), collections.Counter()

@@ -70,6 +70,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 
 from memlib.consensus import statements, subjects
+from memlib.consensus.patterns import rule
 from memlib.consensus.statements import MONTHS, STOP_WORDS
 
 NEGATIONS = {"not", "no", "never", "without", "disabled", "inactive", "off", "none", "neither", "nor"}
@@ -90,25 +91,38 @@ STOP = STOP_WORDS | {"set", "sits", "comes", "current", "right", "now", "s", "'s
 
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 _DATES = [
-    (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), lambda m: (int(m[1]), int(m[2]), int(m[3]))),
-    (re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I),
+    (rule("claim iso date", r"\b(\d{4})-(\d{2})-(\d{2})\b",
+        reads=("Release calendar: mobile 4.0 goes out 2026-03-21.",),
+        skips=("Mobile app 4.0 ships to the stores on March 14.",)), lambda m: (int(m[1]), int(m[2]), int(m[3]))),
+    (rule("claim month day year", rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I,
+        reads=("ships March 3rd, 2027",), skips=("ships March 2027",)),
      lambda m: (int(m[3]), statements.month(m[1]), int(m[2]))),
-    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH})\.?,?\s+(\d{{4}})\b", re.I),
+    (rule("claim day month year", rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH})\.?,?\s+(\d{{4}})\b", re.I,
+        reads=("payroll batch scheduled: 25 Nov 2026",), skips=("Salaries are paid on the 25th of each month.",)),
      lambda m: (int(m[3]), statements.month(m[2]), int(m[1]))),
 ]
-_NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![\w,]\d)\s*(%|[A-Za-z]+)?")
-_TOKEN = re.compile(r"[A-Za-z][\w.+#-]*[\w+#]|[A-Za-z]|\d[\w.,]*")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_NUMBER = rule("number", r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![\w,]\d)\s*(%|[A-Za-z]+)?",
+        reads=("Cache TTL is 60 s",), skips=("The frontend uses Vue",))
+_TOKEN = rule("claim token", r"[A-Za-z][\w.+#-]*[\w+#]|[A-Za-z]|\d[\w.,]*",
+        reads=("Cache TTL is 60 s",), skips=("--",))
+_SENTENCE = rule("sentence", r"(?<=[.!?])\s+",
+        reads=("holiday party on the 12th right? I booked my train home for the 13th",),
+        skips=("The team holiday party is on Friday 12 December.",))
 
 
-def _cued(cues) -> re.Pattern:
-    """The word after any of `cues` (a zero-width match at each place, so cues may overlap)."""
+def _cued(name: str, cues, **examples) -> re.Pattern:
+    """The rule `name`: the word after any of `cues` (a zero-width match at each place, so
+    cues may overlap)."""
     alternatives = "|".join(re.escape(c) for c in sorted(cues, key=len, reverse=True))
-    return re.compile(rf"(?=(?:^| )(?:{alternatives}) ([\w.+#-]+))")
+    return rule(name, rf"(?=(?:^| )(?:{alternatives}) ([\w.+#-]+))", **examples)
 
 
-_CHOOSE, _REJECT = _cued(CHOICE_CUES), _cued(REJECT_CUES)
-_IS_THE = re.compile(r"[\w.+#-]+ (is the|is our|serves as|powers|is what) ")
+_CHOOSE = _cued("the name chosen", CHOICE_CUES, reads=("the frontend uses vue", "we went with kafka"),
+                skips=("the frontend is slow",))
+_REJECT = _cued("the name passed over", REJECT_CUES, reads=("kafka rather than rabbitmq", "postgres over mysql"),
+                skips=("kafka for the events",))
+_IS_THE = rule("a name is the", r"[\w.+#-]+ (is the|is our|serves as|powers|is what) ",
+        reads=("Fifteen Zendesk seats is what the contract says.",), skips=("We pay for 15 Zendesk agent seats.",))
 
 
 @dataclass(frozen=True)
@@ -202,13 +216,13 @@ def find(texts: list[str], weights: list[float], lexicon=None) -> list[Found]:
 def find_many(clusters: list[tuple[list[str], list[float]]], lexicon=None) -> list[list[Found]]:
     """`find` for each of several clusters' (texts, weights), the subjects of all of them
     read in one batch (subjects.py: a third of the time of one at a time)."""
-    said = [_said(texts, weights) for texts, weights in clusters]
+    said = [said_once(texts, weights) for texts, weights in clusters]
     compared = [_pairs(texts, lexicon) for _, texts, _ in said]
     subjects.read_all(read[x] for read, stated in compared for i, j in stated if not read[j].change for x in (i, j))
     return [expand(_split(read, stated, weights)) for (expand, _, weights), (read, stated) in zip(said, compared)]
 
 
-def _said(texts: list[str], weights: list[float]):
+def said_once(texts: list[str], weights: list[float]):
     """Each text once, as of its latest report, with the weight of all its reports, and how
     to give what is found of them as indexes into `texts`."""
     reports: dict[str, list[int]] = {}
@@ -247,12 +261,22 @@ def _split(read: list[statements.Statement], stated: dict[tuple[int, int], str],
     for (i, j), kind in stated.items():
         if _said_of_one_thing(read[i], read[j]):
             edges[kind].append((i, j))
-    points = {"value": "the value", "choice": "the choice", "negation": "whether it holds"}
+    return sides_found(edges, weights)
+
+
+POINTS = {"value": "the value", "choice": "the choice", "negation": "whether it holds",
+          "contradiction": "what holds"}  # what a disagreement of each kind is about
+
+
+def sides_found(edges: dict[str, list[tuple[int, int]]], weights: list[float]) -> list[Found]:
+    """Disagreements from the conflicting pairs of each kind (indexes into `weights`): each
+    kind's pairs split into two sides (`_sides`), a group the split never reached a
+    disagreement of its own."""
     out = []
     for kind, pairs in edges.items():
-        while pairs:  # a group of conflicts the split never reached is a disagreement of its own
+        while pairs:
             a, b = _sides(pairs, weights)
-            out.append(Found(kind, points[kind], a, b))
+            out.append(Found(kind, POINTS.get(kind, "what holds"), a, b))
             placed = set(a) | set(b)
             pairs = [(i, j) for i, j in pairs if i not in placed and j not in placed]
     return out
@@ -280,7 +304,9 @@ def _named_in_the_cluster(read: list[statements.Statement], lexicon=None) -> lis
     return out
 
 
-_OPENS_LOWER = re.compile(r"^\s*([a-z][\w-]*)")  # the word a line opens with, in lower case
+_OPENS_LOWER = rule("opens lower", r"^\s*([a-z][\w-]*)",
+        reads=("alb idle_timeout=60s",),
+        skips=("The load balancer drops idle connections after a minute.",))  # the word a line opens with, in lower case
 
 
 def _about_the_same(a: statements.Statement, b: statements.Statement, lexicon) -> bool:
@@ -340,15 +366,18 @@ def _stated(a: statements.Statement, b: statements.Statement, ignore_change: boo
     return None
 
 
-_UNIVERSAL = re.compile(r"\b(?:(?P<noun>all|every|each|any)\s+(?P<what>(?:[\w'-]+\s+){0,2}[\w'-]+)|"
+_UNIVERSAL = rule("universal", r"\b(?:(?P<noun>all|every|each|any)\s+(?P<what>(?:[\w'-]+\s+){0,2}[\w'-]+)|"
                         r"everyone|everybody|(?<!has )(?<!have )(?<!had )(?<!'ve )(?:always|never)|nobody|no one|"
                         r"required|enforced|mandatory)\b",  # "mfa=required": of every login
-                        re.I)  # "has never touched Vault" tells what was, no rule
+                        re.I,
+        reads=("We never deploy on Fridays",),
+        skips=("We deploy on Fridays",))  # "has never touched Vault" tells what was, no rule
 
 
 # a rule said of a kind by its bare plural: "Contractors don't get VPN", "Interns can't deploy"
-_GENERIC = re.compile(r"^\W*([A-Z][a-z]+s)\s+(?:do not|don't|can't|cannot|can not|are not|aren't|won't|may not|"
-                      r"must not|mustn't|never|do never)\b")
+_GENERIC = rule("generic", r"^\W*([A-Z][a-z]+s)\s+(?:do not|don't|can't|cannot|can not|are not|aren't|won't|may not|"
+                      r"must not|mustn't|never|do never)\b",
+        reads=("Employees don't track hours.",), skips=("Contractors log their hours in Harvest.",))
 
 
 def _of_all(rule: statements.Statement, other: statements.Statement) -> bool:
@@ -369,7 +398,9 @@ def _of_all(rule: statements.Statement, other: statements.Statement) -> bool:
 
 
 # a share short of the whole: "212/230 repos", "38 of 40 laptops", "9 out of 12 services"
-_SHARE = re.compile(r"(?<![\d/.,])(\d[\d,]*)\s*(?:/|of|out of)\s*(\d[\d,]*)\s+(?P<noun>[a-z][\w-]*)", re.I)
+_SHARE = rule("share", r"(?<![\d/.,])(\d[\d,]*)\s*(?:/|of|out of)\s*(\d[\d,]*)\s+(?P<noun>[a-z][\w-]*)", re.I,
+        reads=("daemonset vector-agent: 42/42 ready",),
+        skips=("Logs are shipped with Fluent Bit running as a DaemonSet.",))
 
 
 @functools.lru_cache(maxsize=1 << 16)  # read for every pair a text is compared in
@@ -510,7 +541,9 @@ def _exception(rule: statements.Statement, other: statements.Statement) -> bool:
 
 
 # a rule of one amount: "retention must be 14 days" (a bound, a goal or a condition is none)
-_EXACT_RULE = re.compile(r"\b(?:must|needs? to|has to|have to)\s+be\s+(?:\$|€|~)?\d", re.I)
+_EXACT_RULE = rule("exact rule", r"\b(?:must|needs? to|has to|have to)\s+be\s+(?:\$|€|~)?\d", re.I,
+        reads=("logs older than two weeks are already gone when I search, retention must be 14 days",),
+        skips=("Application logs are kept for 30 days.",))
 
 
 def _breaks(rule: statements.Statement, seen: statements.Statement) -> bool:

@@ -32,6 +32,7 @@ from typing import Any, Iterator, Literal
 
 import numpy as np
 
+from memlib.consensus.patterns import rule
 from memlib.consensus.statements import STOP_WORDS, WORD_NUMBERS
 
 KINDS = ("decision", "pattern", "insight", "issue", "learning", "manual")
@@ -43,11 +44,15 @@ BLOCK = 1024  # new memories whose cosines to a project's stored ones are one ma
 # nearest of those before them in it (n * n cosines: about a second at this many); more, and
 # they are compared with one another by their normalised text only
 WITHIN = 8192
-_NOT_WORD = re.compile(r"[\W_]+")
-_CONTRACTIONS = re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|ca|wo|should|could|would)n[’']t\b", re.I)
-_NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+_NOT_WORD = rule("not a word", r"[\W_]+",
+        reads=("Cache TTL is 60 s",), skips=("cache",))
+_CONTRACTIONS = rule("a contraction", r"\b(do|does|did|is|are|was|were|has|have|had|ca|wo|should|could|would)n[’']t\b", re.I,
+        reads=("Employees don't track hours.",), skips=("Contractors log their hours in Harvest.",))
+_NUMBER = rule("a number in a repeat", r"\d+(?:,\d{3})*(?:\.\d+)?",
+        reads=("Cache TTL is 60 s",), skips=("The frontend uses Vue",))
 PREFIX = 5  # words compared by their first letters ("deploying" and "deploy" are one)
-_WORD = re.compile(r"[\w][\w.+#-]*[\w+#]|\w")
+_WORD = rule("a word in a repeat", r"[\w][\w.+#-]*[\w+#]|\w",
+        reads=("Cache TTL is 60 s",), skips=("--",))
 NEGATIONS = {w: "not" for w in ("not", "no", "never", "without", "none", "nothing", "neither", "nor", "cannot",
                                 "disabled", "off")}
 SCOPES = {"staging": "staging", "stage": "staging", "production": "production", "prod": "production",

@@ -87,6 +87,8 @@ from datetime import date
 
 import snowballstemmer
 
+from memlib.consensus.patterns import rule
+
 MONTHS = {m: i for i, m in enumerate(
     ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
      "november", "december"], 1)}
@@ -119,21 +121,32 @@ DENIED = ("not", "never", "isn't", "aren't", "wasn't", "no")
 NEGATIONS = frozenset({"not", "no", "never", "without", "none", "nobody", "nothing", "neither", "nor",
                        "disabled", "inactive", "missing", "cannot", "can't", "won't"})
 DENIERS = NEGATIONS | {"off"}  # words that deny, never what a statement is about
-_NEGATED = re.compile(r"\b(?:not|no|never|without|none|nobody|nothing|cannot|\w+n't|disabled|inactive|missing)\b",
-                      re.I)
-_NOT_UNTIL = re.compile(r"\b(?:not|n't)\s+(?:until|till|before|earlier than)\b", re.I)  # says when: no denial
+_NEGATED = rule("negated", r"\b(?:not|no|never|without|none|nobody|nothing|cannot|\w+n't|disabled|inactive|missing)\b",
+                      re.I,
+        reads=("We never deploy on Fridays",), skips=("We deploy on Fridays",))
+_NOT_UNTIL = rule("not until", r"\b(?:not|n't)\s+(?:until|till|before|earlier than)\b", re.I,
+        reads=("the release is not until the 14th",),
+        skips=("the freeze lasts until the 14th",))  # says when: no denial
 # "off" denies ("turned off", "flag: off", "off for everyone") except as the particle of a verb
 # that means something else with it ("kicks off", "signed off", "paid off", "drop-off")
-_OFF = re.compile(r"(?:(\w+)[\s-]+)?\boff\b", re.I)
-_PARTICLE_OFF = re.compile(r"(?:kick|sign|start|took|tak|pa[iy]|cut|log|drop|show|tip|head|wrap|round|writ|wrot|call|"
+_OFF = rule("off", r"(?:(\w+)[\s-]+)?\boff\b", re.I,
+        reads=("Hotfixes skip the QA sign-off.",),
+        skips=("release 4.12 went to prod on Friday without anyone from QA looking at it",))
+_PARTICLE_OFF = rule("particle off", r"(?:kick|sign|start|took|tak|pa[iy]|cut|log|drop|show|tip|head|wrap|round|writ|wrot|call|"
                            r"la[iy]|trail|tail|tick|top|finish|eas|level|back|hold|held|hand|spin|spun|split|goof|"
                            r"nod|doz|fend|ward|seal|cord|wip|laugh|brush|shrug|tee|teed|bump|knock|jump|fight|"
-                           r"fought|wear|wore|lift|blast|set)", re.I)
-_MOVED_OFF = re.compile(r"\b(?:mov(?:ed|ing)|migrat(?:ed|ing|e))\s+(?:[\w'-]+\s+){0,3}off\b", re.I)  # "moved our images off"
+                           r"fought|wear|wore|lift|blast|set)", re.I,
+        reads=("kicks", "signed", "paid"), skips=("turned", "switched"))  # the word before "off"
+_MOVED_OFF = rule("moved off", r"\b(?:mov(?:ed|ing)|migrat(?:ed|ing|e))\s+(?:[\w'-]+\s+){0,3}off\b", re.I,
+        reads=("migrated log shipping off Papertrail onto Better Stack",),
+        skips=("Logs go to Papertrail.",))  # "moved our images off"
 _STOPS = ".;,!?"  # what ends a clause
-_CLAUSE = re.compile(rf"[^{_STOPS}]+")
-_WORD_CLAUSE = re.compile(rf"(?:[^{_STOPS}]|\.(?=\w))+")  # a clause, "jest.config.js" and ".env" whole in it
-_NUMBER_CLAUSE = re.compile(rf"(?:[^{_STOPS}]|(?<=\d)[.,](?=\d))+")  # a clause, "99.7%" whole in it
+_CLAUSE = rule("clause", rf"[^{_STOPS}]+",
+        reads=("Cache TTL is 60 s",), skips=("...",))
+_WORD_CLAUSE = rule("word clause", rf"(?:[^{_STOPS}]|\.(?=\w))+",
+        reads=("Cache TTL is 60 s",), skips=("...",))  # a clause, "jest.config.js" and ".env" whole in it
+_NUMBER_CLAUSE = rule("number clause", rf"(?:[^{_STOPS}]|(?<=\d)[.,](?=\d))+",
+        reads=("Cache TTL is 60 s",), skips=("...",))  # a clause, "99.7%" whole in it
 # "since" that gives a reason, not a time: a pronoun and a verb in the present ("since we host the
 # media pipeline on GCP", "since it's cheaper"); "since we hired in Madrid" dates a change
 _BECAUSE = (r"\s+(?:(?:we|they|you|i|it|he|she|there)\s+(?!(?:was|were|had|got|went|came|began|became|took|made|"
@@ -156,7 +169,7 @@ _NEXT = r"(?:next|this|coming) (?:week|month|quarter|year|sprint|release|term|se
 _DAYS_AHEAD = (_NEXT + r"|today|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|"
                r"march|april|may|june|july|august|september|october|november|december")
 # words that report a change: the statement supersedes an older one, it does not contradict it
-CHANGES = re.compile(
+CHANGES = rule("changes",
     r"\b((?<!for )(?<!right )(?<!just )(?<!until )(?<!by )now|nowadays|these days|anymore|no longer|as of|"
     r"since(?!" + _BECAUSE + r")|"
     r"switched (?:to|from|over)|moved (?:to|from|over|off)|migrated|upgraded|"
@@ -172,14 +185,17 @@ CHANGES = re.compile(
     r"(?:was|were|got|gets|get|has|have|had|'ve)\s+(?:(?:been|just|finally|also|already|since|recently)\s+)*"
     r"(?:cut|updated|pushed|postponed|added|" + _CHANGED + r")|"
     r"(?:we|they|i|he|she|you|someone|somebody)\s+(?:(?:just|finally|also|already|recently)\s+)*(?:" + _CHANGED
-    + r")|(?:" + _CHANGED + r")\s+(?=(?:" + _WHAT + r")\b))\b", re.I)
+    + r")|(?:" + _CHANGED + r")\s+(?=(?:" + _WHAT + r")\b))\b", re.I,
+        reads=("Weekly sync is Wednesdays now.",), skips=("The team sync is on Tuesdays at 10:00.",))
 # a change said not to have happened: "they were never moved to EKS", "hasn't been migrated yet"
-_NOT_DONE = re.compile(r"\b(?:not|never|\w+n't|nobody|no one|nothing)\s+(?:(?:been|yet|ever|actually|really)\s+)?$",
-                       re.I)
+_NOT_DONE = rule("not done", r"\b(?:not|never|\w+n't|nobody|no one|nothing)\s+(?:(?:been|yet|ever|actually|really)\s+)?$",
+                       re.I,
+        reads=("the index was never ",), skips=("the index was ",))
 # a failure said to happen again recurs; it changes nothing ("pipeline failed on the Jenkins
 # agent again"; "can log in again" does)
-_RECURS = re.compile(r"\b(?:fail(?:ed|s)?|broke|crash(?:ed|es)?|errored|timed out|flaked|missed|forgot)\b"
-                     r"(?=.*\bagain\b)", re.I)
+_RECURS = rule("recurs", r"\b(?:fail(?:ed|s)?|broke|crash(?:ed|es)?|errored|timed out|flaked|missed|forgot)\b"
+                     r"(?=.*\bagain\b)", re.I,
+        reads=("pipeline failed on the Jenkins agent again, build #8812",), skips=("CI runs on GitHub Actions.",))
 
 
 def _clause_of(text: str, m: re.Match) -> str:
@@ -193,36 +209,49 @@ def _clause_of(text: str, m: re.Match) -> str:
 _RETIRED = r"decommissioned|retired|dropped|removed"
 # what a clause retires: "the sentry DSN in .env is dead", "jest.config.js was deleted", "the
 # Fivetran trial ended"
-_RETIRES = re.compile(rf"\b(?:{_RETIRED}|dead|deleted|gone|deprecated|unused|abandoned|ended|shut down|turned off|"
-                      r"switched off)\b", re.I)
+_RETIRES = rule("retires", rf"\b(?:{_RETIRED}|dead|deleted|gone|deprecated|unused|abandoned|ended|shut down|turned off|"
+                      r"switched off)\b", re.I,
+        reads=("Kong is gone, the gateway is Envoy now",), skips=("The API gateway is Kong.",))
 # a plan or an aim: what it bounds may be missed without anyone being wrong ("Goal: p95 under 200 ms")
 _AIMS = r"goal|target|aim|objective|should|commit to|alert when|SLA|SLO"
-GOALS = re.compile(rf"\b(?:{_AIMS})\b", re.I)
+GOALS = rule("goals", rf"\b(?:{_AIMS})\b", re.I,
+        reads=("The search SLO is 99.5%.",), skips=("backup retention: 30d",))
 # a requirement or a plan, not a measurement: an aim, a rule, or a bound before a number
-TARGETS = re.compile(rf"\b(?:{_AIMS}|must|needs? to|at least|at most|no more than|"
-                     r"(?:under|below|(?P<within>within)) (?:\$|~)?\d)", re.I)
+TARGETS = rule("targets", rf"\b(?:{_AIMS}|must|needs? to|at least|at most|no more than|"
+                     r"(?:under|below|(?P<within>within)) (?:\$|~)?\d)", re.I,
+        reads=("The search SLO is 99.5%.",), skips=("backup retention: 30d",))
 # a bound said just before its number: "under 200 ms", "at least 12", "up to $5,000", "max retries 3"
-_BOUNDS = {"max": re.compile(r"(?:\b(?:under|below|within|at most|no more than|up to|less than|fewer than|"
-                             r"max(?:imum)?(?:\s+[a-z_]+){0,2}\s*[=:]?)|<=?)\s*(?:\$|€|~)?$"),
-           "min": re.compile(r"(?:\b(?:at least|(?<!/)min(?:imum)?(?:\s+[a-z_]+){0,2}\s*[=:]?)|>=?)\s*(?:\$|€)?$")}
+_BOUNDS = {"max": rule("at most before a number", r"(?:\b(?:under|below|within|at most|no more than|up to|less than|fewer than|"
+                             r"max(?:imum)?(?:\s+[a-z_]+){0,2}\s*[=:]?)|<=?)\s*(?:\$|€|~)?$",
+        reads=("keep it under $", "p99 below ",), skips=("keep it at $",)),
+           "min": rule("at least before a number", r"(?:\b(?:at least|(?<!/)min(?:imum)?(?:\s+[a-z_]+){0,2}\s*[=:]?)|>=?)\s*(?:\$|€)?$",
+        reads=("tfc workspaces: 31, last run infra-prod 12 min ago",),
+        skips=("Terraform state is stored in an S3 bucket with DynamoDB locking.",))}
 # a number in a clause that says when a rule applies bounds nothing it states ("can't merge if
 # coverage is below 75%": the rule is the other way round)
-_CONDITION = re.compile(r"\b(?:if|when|whenever|unless|once)\b", re.I)
+_CONDITION = rule("condition", r"\b(?:if|when|whenever|unless|once)\b", re.I,
+        reads=("PRs can't merge if coverage is below 75%.",),
+        skips=("codecov.yml: project target 75%, patch target 60%",))
 # a number after "over" or "above" is no amount a statement gives: it says which things a rule is
 # for ("refunds over $200 need a second approver") or over what span ("retried 3 times over 5
 # days", "99.9% over 30 days"), not what the things are
-_SPAN = re.compile(r"\b(?:over|above)\s*(?:\$|€|~)?$")
+_SPAN = rule("span", r"\b(?:over|above)\s*(?:\$|€|~)?$",
+        reads=("refunds over $", "retried 3 times over ",), skips=("refunds of $",))
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAY_OF = {day[:3]: n for n, day in enumerate(WEEKDAYS)}  # "thu" (of "Thursdays", "Thu", "Thurs"): 3
 # the days of the week a schedule names: "on Thursdays", "every Tuesday and Thursday", "Thu 10:00",
 # "Mon-Fri"; not a day that dates an event ("last Friday", "since Monday", "until Monday") or
 # names one in a month ("the first Monday")
-_DAY = re.compile(r"\b(?:(?P<full>monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
-                  r"|(?P<short>Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun))\b(?!'s)", re.I)
-_DATING = re.compile(r"\b(?:last|this|next|since|until|till|by|before|after|past|coming|first|second|third|fourth)\s+$",
-                     re.I)
-_DAY_RANGE = re.compile(r"^\s*(?:-|–|to|through|thru)\s*$", re.I)
-PART = re.compile(r"\b(alone|of which|mostly|most of|part of|only for|excluding|including)\b", re.I)
+_DAY = rule("day", r"\b(?:(?P<full>monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
+                  r"|(?P<short>Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun))\b(?!'s)", re.I,
+        reads=("We deploy on Fridays",), skips=("backup retention: 30d",))
+_DATING = rule("dating", r"\b(?:last|this|next|since|until|till|by|before|after|past|coming|first|second|third|fourth)\s+$",
+                     re.I,
+        reads=("moved to next ",), skips=("moved to ",))
+_DAY_RANGE = rule("day range", r"^\s*(?:-|–|to|through|thru)\s*$", re.I,
+        reads=(" - ", " to ",), skips=(" and ",))
+PART = rule("part", r"\b(alone|of which|mostly|most of|part of|only for|excluding|including)\b", re.I,
+        reads=("EC2 alone was ~31k in October",), skips=("The AWS bill for October was $48,200.",))
 # the scopes a statement may be said of, by what they divide: where it runs, on what, for whom,
 # seen by whom, when (the week's days, the day's parts), in which region, for which role ("Partner
 # keys get 1,000 requests a minute" against "100 per key"). Two statements whose scopes differ within one division
@@ -242,33 +271,41 @@ SCOPES = {scope: scope for scope in DIVISION} | {"prod": "production", "dev": "d
                                                  "employees": "employee", "interns": "intern", "partners": "partner"}
 WITHIN = {"ios": "mobile", "android": "mobile"}  # a scope -> the scope that holds it ("all mobile" holds on iOS)
 _NAME_HEAD = r"(?:[A-Z]|\d+[A-Z](?=[a-z]))"  # how a name begins: "Redis", "1Password"
-_NAME_START = re.compile(_NAME_HEAD)
-CHOICE = re.compile(
+_NAME_START = rule("name start", _NAME_HEAD,
+        reads=("Cache TTL is 60 s",), skips=("backup retention: 30d",))
+CHOICE = rule("choice", 
     r"\b(?:uses?|using|used|on|in|with|via|through|by|to|runs on|stores? \w+ in|lives? in|goes through|"
     r"gets?|got|receives?|received|has|have|had|"
     r"go through|is|are|picked|chose|chosen|adopted|relies on|powered by|built on|built with|from|out of|"
     r"hashed with|switched to|moved to|migrated to|upgraded to|run|runs|ran|pay|pays|paid|against)\s+"
     r"(?:(?:the|a|an|our|their|its|your)\s+(?:[a-z][\w-]*-[\w-]+\s+)?)?"  # "the self-hosted GitHub runners"
-    r"(" + _NAME_HEAD + r"[\w.+#-]*(?:\s[A-Z0-9][\w.+#-]*)?)")
+    r"(" + _NAME_HEAD + r"[\w.+#-]*(?:\s[A-Z0-9][\w.+#-]*)?)",
+        reads=("CI is on GitLab CI.",), skips=("backup retention: 30d",))
 # a name in any case after a verb that can only choose ("uses nginx", "went with gRPC"), and
 # the name a sentence opens with before "is the" ("Redis is the cache behind ...")
-CHOSEN = re.compile(r"\b(?:uses|using|picked|chose|chosen|adopted|went with|go with|settled on|relies on|"
+CHOSEN = rule("chosen", r"\b(?:uses|using|picked|chose|chosen|adopted|went with|go with|settled on|relies on|"
                     r"switched to|migrated to|standardi[sz]ed on)\s+(?:the\s+)?(?:(?-i:[a-z][\w-]*)\s+(?=(?-i:[A-Z])))?"
-                    r"([\w][\w.+#-]*[\w+#]|\w)", re.I)
+                    r"([\w][\w.+#-]*[\w+#]|\w)", re.I,
+        reads=("The frontend uses Vue",), skips=("backup retention: 30d",))
 # a statement that sets what it names apart from a thing of its kind, named in lower case: "Customer
 # support escalations come through Zendesk, not the paging tool", "The Android app builds on
 # Bitrise, not in our main CI", "Batch jobs run on AWS Batch, outside the cluster"; said last. Not
 # "not a Lambda" or "not AWS": names it rejects
-OUTSIDE = re.compile(r"\b(?:not\s+(?:(?:by|in|on|through|via|from|with|part of)\s+)?(?:(?:the|a|an|our|any)\s+"
-                     r"(?:[a-z][\w-]*\s+){0,2}(?:[a-z][\w-]*|[A-Z]{2,5}))|outside (?:the|our) [a-z][\w-]*)\W*$")
-IS_THE = re.compile(r"^\W*([A-Z][\w.+#-]*|[a-z]+[A-Z][\w.+#-]*)\s+(?:is|are)\s+(?:the|our)\s")
-REJECT = re.compile(
+OUTSIDE = rule("outside", r"\b(?:not\s+(?:(?:by|in|on|through|via|from|with|part of)\s+)?(?:(?:the|a|an|our|any)\s+"
+                     r"(?:[a-z][\w-]*\s+){0,2}(?:[a-z][\w-]*|[A-Z]{2,5}))|outside (?:the|our) [a-z][\w-]*)\W*$",
+        reads=("Our review SLA is 4 hours, not a day.",),
+        skips=("Reviews should be picked up within one business day.",))
+IS_THE = rule("opens with a name that is the", r"^\W*([A-Z][\w.+#-]*|[a-z]+[A-Z][\w.+#-]*)\s+(?:is|are)\s+(?:the|our)\s",
+        reads=("Postmark is the provider for receipts and password resets.",),
+        skips=("Transactional email goes through SendGrid.",))
+REJECT = rule("reject", 
     r"\b(?:not(?:\s+(?:by|on|in|through|via|with|from))?|instead of|rather than|replacing|decommissioned|retired|"
     r"(?:moved|switched|migrated|changed|went)\s+(?:\w+\s+){0,3}(?:from|off)|"
     r"(?:never|not|n't)\s+(?:\w+\s+)?(?:used?|using|picked|chose|run on|relied on|moved to|migrated to|switched to))"
     r"\s+(?:the\s+|a\s+|an\s+)?"
     r"([A-Z][\w.+#'-]*)|([A-Z][\w.+#'-]*)\s+(?:was|were|is no longer|got|has been)\s+"
-    rf"(?:{_RETIRED}|replaced)")
+    rf"(?:{_RETIRED}|replaced)",
+        reads=("The docs site is built by Netlify, not by CI.",), skips=("CI runs on GitHub Actions.",))
 
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 
@@ -281,14 +318,22 @@ def month(name: str) -> int | None:
 
 # (pattern, its (year, month, day), what an ASCII text must hold, lower-cased, to match it)
 _DATES = [
-    (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), lambda m: (int(m[1]), int(m[2]), int(m[3])), ("-",)),
-    (re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.I),
+    (rule("iso date", r"\b(\d{4})-(\d{2})-(\d{2})\b",
+        reads=("Release calendar: mobile 4.0 goes out 2026-03-21.",),
+        skips=("Mobile app 4.0 ships to the stores on March 14.",)), lambda m: (int(m[1]), int(m[2]), int(m[3])), ("-",)),
+    (rule("month and day", rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.I,
+        reads=("dark mode GA date: Feb 3",), skips=("Dark mode ships to everyone on 3 February.",)),
      lambda m: (int(m[3]) if m[3] else None, month(m[1]), int(m[2])), tuple(MONTHS)),
-    (re.compile(rf"\b(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?(?:,?\s+(\d{{4}}))?\b", re.I),
+    (rule("day of month", rf"\b(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?(?:,?\s+(\d{{4}}))?\b", re.I,
+        reads=("sprint 41 runs 3 Nov - 14 Nov",), skips=("Sprints are two weeks long.",)),
      lambda m: (int(m[3]) if m[3] else None, month(m[2]), int(m[1])), tuple(MONTHS)),
-    (re.compile(rf"\b({_MONTH})\.?,?\s+(\d{{4}})\b", re.I), lambda m: (int(m[2]), month(m[1]), None),
+    (rule("month of a year", rf"\b({_MONTH})\.?,?\s+(\d{{4}})\b", re.I,
+        reads=("payroll batch scheduled: 25 Nov 2026",),
+        skips=("Salaries are paid on the 25th of each month.",)), lambda m: (int(m[2]), month(m[1]), None),
      tuple(MONTHS)),  # "in January 2027": a month of a year
-    (re.compile(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b", re.I), lambda m: (None, None, int(m[1])), ("the",)),
+    (rule("the nth", r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b", re.I,
+        reads=("Contractor invoices are paid on the 10th.",),
+        skips=("Payroll runs on the last working day of the month.",)), lambda m: (None, None, int(m[1])), ("the",)),
 ]
 # a number in digits ("1,204", "2.5"), and the letter after it that multiplies it ("12k", "41M":
 # thousands, millions; "M" in capitals only, "5m" is five minutes)
@@ -298,24 +343,32 @@ _MULTIPLIER = r"(?P<k>k\b|(?-i:M)\b)?"
 _SPANS = "second|minute|hour|day|week|month|year"  # the units a span of time is said in, as words
 _COUNT_WORD = "|".join(w for w in WORD_NUMBERS if " " not in w and w not in ("a", "an", "half"))
 _WORD_NUMBER = "|".join(sorted((re.escape(w) for w in WORD_NUMBERS), key=len, reverse=True))
-_QUANTITY = re.compile(
+_QUANTITY = rule("quantity", 
     r"(?P<pre>\$|€)?(?P<num>" + _DIGITS + r"|\b(?:" + _WORD_NUMBER + r")\b)" + _MULTIPLIER +
     r"(?:(?<=\d)-(?=[A-Za-z])|-(?=(?:" + _SPANS + r")\b)|\s*)"
     r"(?:(?:business|working|calendar|full|straight|consecutive)\s+(?=(?:hour|day|week)s?\b))?"
-    r"(?P<unit>%|(?!(?:" + _COUNT_WORD + r")\b)[A-Za-z]+)?", re.I)  # ("a three-month notice": no "a" of "three")
+    r"(?P<unit>%|(?!(?:" + _COUNT_WORD + r")\b)[A-Za-z]+)?", re.I,
+        reads=("Cache TTL is 60 s",), skips=("The frontend uses Vue",))  # ("a three-month notice": no "a" of "three")
 # how often: "every 6 hours", "4x a day", "twice a week", "daily" (a period, its own dimension:
 # "rebuilt every 6 hours" and "shows up within a minute" measure two things)
 _TIME_UNIT = r"(?P<unit>" + "|".join(sorted((u for u, (kind, _) in UNITS.items() if kind == "time"), key=len,
                                               reverse=True)) + r")s?"
 _PERIODS = [
-    (re.compile(r"\bevery\s+(?:(?P<num>\d+(?:\.\d+)?|" + _WORD_NUMBER + r")\s+)?" + _TIME_UNIT + r"\b", re.I),
+    (rule("every span", r"\bevery\s+(?:(?P<num>\d+(?:\.\d+)?|" + _WORD_NUMBER + r")\s+)?" + _TIME_UNIT + r"\b", re.I,
+        reads=("On-call rotates every two weeks.",), skips=("oncall schedule: 14-day shifts, handover on Mondays",)),
      lambda m: _number(m["num"]) if m["num"] else 1.0),
-    (re.compile(r"(?:\b(?P<num>\d+(?:\.\d+)?|" + _WORD_NUMBER + r")\s*(?:x|times)|\b(?P<word>once|twice|thrice))"
-                r"\s+(?:a|an|per|each)\s+" + _TIME_UNIT + r"\b", re.I),
+    (rule("times a span", r"(?:\b(?P<num>\d+(?:\.\d+)?|" + _WORD_NUMBER + r")\s*(?:x|times)|\b(?P<word>once|twice|thrice))"
+                r"\s+(?:a|an|per|each)\s+" + _TIME_UNIT + r"\b", re.I,
+        reads=("The cactus only needs water once a month.",),
+        skips=("The fern in the living room gets watered every Wednesday.",)),
      lambda m: 1 / (_number(m["num"]) if m["num"] else ("once", "twice", "thrice").index(m["word"].casefold()) + 1)),
-    (re.compile(r"\b(?<!half-)(?P<unit>hour|dai|night|week|fortnight|month|year)ly\b", re.I), lambda m: 1.0),
-    (re.compile(r"\bevery\s+other\s+" + _TIME_UNIT + r"\b", re.I), lambda m: 2.0),  # "every other week"
-    (re.compile(r"\b(?P<unit>quarter|annual|semi-?annual|half-?year)ly\b(?=\s*(?:[.,;:!?)]|$|and\b|or\b))", re.I),
+    (rule("once a span (-ly)", r"\b(?<!half-)(?P<unit>hour|dai|night|week|fortnight|month|year)ly\b", re.I,
+        reads=("Weekly sync is Wednesdays now.",), skips=("The team sync is on Tuesdays at 10:00.",)), lambda m: 1.0),
+    (rule("every other span", r"\bevery\s+other\s+" + _TIME_UNIT + r"\b", re.I,
+        reads=("standup every other week",), skips=("standup every week",)), lambda m: 2.0),  # "every other week"
+    (rule("once a quarter or year (-ly)", r"\b(?P<unit>quarter|annual|semi-?annual|half-?year)ly\b(?=\s*(?:[.,;:!?)]|$|and\b|or\b))", re.I,
+        reads=("Mileage claims go through a separate form and are due quarterly.",),
+        skips=("Expense reports are due by the 5th of the following month.",)),
      lambda m: _ADVERB_TIMES.get(_adverb(m), 1.0)),  # "reviewed quarterly"
 ]
 # an adverb's stem (`_adverb`) -> its unit, and how many of them one period is
@@ -325,32 +378,40 @@ _ADVERB_TIMES = {"quarter": 3.0, "semiannual": 6.0, "halfyear": 6.0}
 CLOCK_SLACK = 15  # minutes an approximate time of day may be off: the quarter hour people round to
 # a time of day: "01:00 UTC", "9:30", "2pm", "11 pm", "noon"; with its zone, if it names one
 _ZONE = r"(?:\s*(?P<zone>utc|gmt|local time|(?-i:CES?T|BST|[ECMP][SD]?T|IST|JST|[A-Z][a-z]+ time)))?"
-_CLOCK = re.compile(r"(?<![\w:./-])(?:(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?::[0-5]\d)?"
+_CLOCK = rule("clock", r"(?<![\w:./-])(?:(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?::[0-5]\d)?"
                     r"(?:\s*(?P<half>[ap]\.?m\b\.?))?|(?P<h12>1[0-2]|0?[1-9])\s*(?P<half12>[ap]\.?m\b\.?)"
-                    r"|(?P<word>noon|midnight)\b)" + _ZONE, re.I)
+                    r"|(?P<word>noon|midnight)\b)" + _ZONE, re.I,
+        reads=("The team standup is at 9:30.",), skips=("backup retention: 30d",))
 # a cron schedule ("0 3 * * *", "30 1 * * 1-5"): a minute and an hour that are plain numbers, then
 # the day of the month, the month and the day of the week. It runs in the zone its line names, else
 # in UTC, the zone schedulers (cron on servers, Airflow, Kubernetes CronJobs) keep by default
-_CRON = re.compile(r"(?<![\w*/.:-])(?P<m>[0-5]?\d)\s+(?P<h>[01]?\d|2[0-3])\s+(?P<dom>\*|[\d,/-]+)\s+"
-                   r"(?P<month>\*|[\d,/-]+)\s+(?P<dow>\*|[\d,/-]+|[a-z]{3}(?:-[a-z]{3})?)(?![\w*/.:-])", re.I)
-_CRON_ZONE = re.compile(r"\b(?:utc|gmt|etc/utc)\b|\btime_?zone\W+(?P<zone>[\w/+-]+)", re.I)
+_CRON = rule("cron", r"(?<![\w*/.:-])(?P<m>[0-5]?\d)\s+(?P<h>[01]?\d|2[0-3])\s+(?P<dom>\*|[\d,/-]+)\s+"
+                   r"(?P<month>\*|[\d,/-]+)\s+(?P<dow>\*|[\d,/-]+|[a-z]{3}(?:-[a-z]{3})?)(?![\w*/.:-])", re.I,
+        reads=("airflow dag nightly_etl schedule: 0 3 * * *",), skips=("The nightly ETL starts at 01:00 UTC.",))
+_CRON_ZONE = rule("cron zone", r"\b(?:utc|gmt|etc/utc)\b|\btime_?zone\W+(?P<zone>[\w/+-]+)", re.I,
+        reads=("Store timestamps in UTC",), skips=("backup retention: 30d",))
 # a time that opens or closes a range ("08:00-20:00", "between 7 and 9 pm", "9 to 5") or that
 # measures a duration ("1:30 h") is no time something happens at
-_CLOCK_RANGE_AFTER = re.compile(r"\s*(?:-|–|to|and|until|till)\s*\d|\s*(?:h|hrs?|hours?|min|mins|minutes?)\b",
-                                re.I)
-_CLOCK_RANGE_BEFORE = re.compile(r"(?:\d\s*(?:[ap]\.?m\.?\s*)?(?:-|–|to|and|until|till)\s*|\b(?:between|from)\s+)$",
-                                 re.I)
+_CLOCK_RANGE_AFTER = rule("clock range after", r"\s*(?:-|–|to|and|until|till)\s*\d|\s*(?:h|hrs?|hours?|min|mins|minutes?)\b",
+                                re.I,
+        reads=("We deploy with Argo CD",), skips=("backup retention: 30d",))
+_CLOCK_RANGE_BEFORE = rule("clock range before", r"(?:\d\s*(?:[ap]\.?m\.?\s*)?(?:-|–|to|and|until|till)\s*|\b(?:between|from)\s+)$",
+                                 re.I,
+        reads=("open 9am to ", "between ",), skips=("open at ",))
 # a dotted number followed by a unit is a quantity ("1.5 s", "99.9%"), else a name's number
-_IDENTIFIER = re.compile(
+_IDENTIFIER = rule("identifier", 
     r"\b[A-Za-z]+\d+[\w.]*\b|\b\d+(?:\.\d+)+\b(?!\s*(?:%|(?:" + "|".join(sorted(map(re.escape, UNITS), key=len, reverse=True))
-    + r")s?\b))|\b(?:[A-Z][\w-]*|[a-z]+[A-Z][\w-]*)\s\d+(?:\.\d+)*\b")
-_AT_LEAST = re.compile(r"\b(?:(?:and|or) (?:later|newer|above|up)|requires?|required|minimum|min|at least)\b|\d\+", re.I)
+    + r")s?\b))|\b(?:[A-Z][\w-]*|[a-z]+[A-Z][\w-]*)\s\d+(?:\.\d+)*\b",
+        reads=("Images are stored in S3",), skips=("backup retention: 30d",))
+_AT_LEAST = rule("at least", r"\b(?:(?:and|or) (?:later|newer|above|up)|requires?|required|minimum|min|at least)\b|\d\+", re.I,
+        reads=("VPN logins require MFA.",), skips=("connected to the VPN with just my password, no MFA prompt",))
 # a sentence opening with a verb in the past or a function word, then a whole number ("Saw 5
 # retry attempts", "Merged 2 PRs today", "A 3 node cluster"): a count, not a name and its version
 # ("Node 20 is used")
 _PAST = frozenset("saw got ran hit took made found sent had did kept lost left put set built wrote read paid "
                   "spent gave brought caught cut held".split())
-_COUNT_OPENS = re.compile(r"(^|[.!?;:]\s+)([A-Z][a-z]*)(?=\s\d+\b(?!\.\d))")
+_COUNT_OPENS = rule("count opens", r"(^|[.!?;:]\s+)([A-Z][a-z]*)(?=\s\d+\b(?!\.\d))",
+        reads=("dark mode GA date: Feb 3",), skips=("Dark mode ships to everyone on 3 February.",))
 
 
 def _opens_count(m: re.Match) -> str:
@@ -359,20 +420,28 @@ def _opens_count(m: re.Match) -> str:
     return m[1] + (word if said else m[2])
 
 
-_VERSION = re.compile(r"^(?:([a-z][\w-]*)\s|v)?(\d+(?:\.\d+)*)$")
+_VERSION = rule("version", r"^(?:([a-z][\w-]*)\s|v)?(\d+(?:\.\d+)*)$",
+        reads=("node 18.2", "v2",), skips=("node 18.2 lts",))
 # a word: "onboarding_v2" is two; an acronym may open with a digit ("2FA", "3DS"), a size or a
 # time of day may not ("8GB", "3PM")
-_TOKEN = re.compile(r"(?<![\w.])\d(?!(?:[KMGTP]i?B|AM|PM)\b)[A-Z]{2,4}\b"
-                    r"|[A-Za-z][A-Za-z0-9.+#'-]*[A-Za-z0-9+#]|[A-Za-z]")
-_DIGIT = re.compile(r"\d")
-_APPROXIMATELY = re.compile(r"(?:^|\W)(?:" + "|".join(re.escape(a) for a in APPROXIMATE) + r")\W*$")
+_TOKEN = rule("token", r"(?<![\w.])\d(?!(?:[KMGTP]i?B|AM|PM)\b)[A-Z]{2,4}\b"
+                    r"|[A-Za-z][A-Za-z0-9.+#'-]*[A-Za-z0-9+#]|[A-Za-z]",
+        reads=("Cache TTL is 60 s",), skips=("42 %",))
+_DIGIT = rule("digit", r"\d",
+        reads=("Cache TTL is 60 s",), skips=("The frontend uses Vue",))
+_APPROXIMATELY = rule("approximately", r"(?:^|\W)(?:" + "|".join(re.escape(a) for a in APPROXIMATE) + r")\W*$",
+        reads=("takes about ",), skips=("takes ",))
 # what the text before a number ends with (searched in its last characters: `$` also
 # matches before a final newline)
 # inside a word ("p95", "S3") or a hyphenated name ("wh-2", "us-east-1"; not "sub-100ms")
-_IN_NAME = re.compile(r"(?:[A-Za-z]|\b(?!(?:sub|under|over|near)-)[A-Za-z]\w*-)$", re.I)
-_RATE = re.compile(r"\d[\d,.]*k?%?(?:\s+[A-Za-z]+)?\s+$", re.I)  # "120 lines an hour", "$20 a month": per hour
-_IN_RANGE = re.compile(r"\d[:\-]$")  # "08:00-20:00"
-_WORD_BEFORE = re.compile(r"([A-Za-z]{3,})\W{0,2}$")
+_IN_NAME = rule("in name", r"(?:[A-Za-z]|\b(?!(?:sub|under|over|near)-)[A-Za-z]\w*-)$", re.I,
+        reads=("Cache TTL is 60 s",), skips=("RESET_TOKEN_TTL = 3600",))
+_RATE = rule("rate", r"\d[\d,.]*k?%?(?:\s+[A-Za-z]+)?\s+$", re.I,
+        reads=("120 lines ",), skips=("lines ",))  # "120 lines an hour", "$20 a month": per hour
+_IN_RANGE = rule("in range", r"\d[:\-]$",
+        reads=("08:00-",), skips=("08:00 ",))  # "08:00-20:00"
+_WORD_BEFORE = rule("word before", r"([A-Za-z]{3,})\W{0,2}$",
+        reads=("We deploy on Fridays",), skips=("backup retention: 30d",))
 _ASCII_LETTERS = frozenset(string.ascii_letters)
 
 
@@ -527,25 +596,33 @@ def _number(text: str) -> float:
     return float(WORD_NUMBERS[lowered]) if lowered in WORD_NUMBERS else float(text.replace(",", ""))
 
 
-_STATUS = re.compile(r"[45]\d\d")  # an HTTP status: "429s" are responses, not seconds
+_STATUS = rule("status", r"[45]\d\d",
+        reads=("cdn rule /img/*: ttl 86400",),
+        skips=("Product images are cached at the CDN for 7 days.",))  # an HTTP status: "429s" are responses, not seconds
 # a rate: a count per span of time ("100 requests per minute", "1,000 requests a minute",
 # "600/min", "14k evals/min", "41M/day", "240 requests in a minute", "1000 rpm"); an amount
 # of money per span is a price ("$20 a month"), and a count of a unit per span a share of
 # it ("5 hours a week")
 _RATE_PER = (r"(?P<per>sec(?:ond)?s?|s|min(?:ute)?s?|m|hours?|hrs?|h|days?|d|weeks?|wk|months?)\b")
-_RATES = re.compile(
+_RATES = rule("rates", 
     r"(?<![\w.$€/])(?P<num>" + _DIGITS + ")" + _MULTIPLIER +
     r"(?:\s*(?P<abbr>rpm|rps|qps|rph)\b|(?:\s+(?P<noun>[A-Za-z][A-Za-z-]*))?"
-    r"(?:\s*(?P<slash>/)\s*|\s+(?P<by>per|an?|each|in\s+(?:an?|one|1))\s+)" + _RATE_PER + ")", re.I)
+    r"(?:\s*(?P<slash>/)\s*|\s+(?P<by>per|an?|each|in\s+(?:an?|one|1))\s+)" + _RATE_PER + ")", re.I,
+        reads=("api-gw limit: 100 rpm/key, burst 20",), skips=("backup retention: 30d",))
 _RATE_ABBREVIATIONS = {"rpm": "minute", "rps": "second", "qps": "second", "rph": "hour"}
 # a rate limit's setting by its span ("rate-limiting: minute=600", Kong's): only where the line
 # speaks of a rate or a limit ("minute=30" alone may be a schedule's)
-_RATE_SETTING = re.compile(r"\b(?P<per>second|minute|hour|day)\s*[=:]\s*(?P<num>\d+)\b(?![.:]\d)", re.I)
-_LIMITING = re.compile(r"rate|limit|throttl|quota", re.I)
+_RATE_SETTING = rule("rate setting", r"\b(?P<per>second|minute|hour|day)\s*[=:]\s*(?P<num>\d+)\b(?![.:]\d)", re.I,
+        reads=("kong plugin rate-limiting public-api: minute=600",),
+        skips=("The public API allows 100 requests per minute per key.",))
+_LIMITING = rule("limiting", r"rate|limit|throttl|quota", re.I,
+        reads=("node api-7: ulimit -n 1024",),
+        skips=("raised nofile to 1048576 in the systemd unit for the API servers after the outage",))
 
 
 # payment terms: "net 30", "Net-45", "payment_terms=net45" are due in that many days
-_NET_TERMS = re.compile(r"\bnet[\s-]?(?P<days>\d{1,3})\b(?!\.\d)(?:\s*(?P<unit>%|[A-Za-z]+))?", re.I)
+_NET_TERMS = rule("net terms", r"\bnet[\s-]?(?P<days>\d{1,3})\b(?!\.\d)(?:\s*(?P<unit>%|[A-Za-z]+))?", re.I,
+        reads=("billing config: payment_terms=net45",), skips=("Customer invoices are due 30 days after issue.",))
 
 
 def _terms(text: str) -> tuple[list[Quantity], list[Quantity], str]:
@@ -656,11 +733,13 @@ def _clock(text: str) -> tuple[list[Quantity], str]:
 # A setting as configuration and bot output write it: an identifier key ("traces_sample_rate",
 # "STRIPE_TIMEOUT_MS", "password.min_length") or a duration's plain key ("ttl"), then "=", ":" or
 # a space, then its value ("0.05", "10000", "25m", "false")
-_SETTING = re.compile(r"(?<![\w./-])(?P<key>\d*[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+|(?i:ttl|timeout|max-age))"
+_SETTING = rule("setting", r"(?<![\w./-])(?P<key>\d*[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+|(?i:ttl|timeout|max-age))"
                       r"(?:\s*[=:]\s*|\s+)(?P<value>(?P<num>\d+(?:\.\d+)?)(?P<suffix>[A-Za-z]{1,3})?|"
                       r"(?P<flag>(?i:true|false|on|off|yes|no|enabled|disabled|none)))"
-                      r"(?![\w.%])")
-_KEY_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+[a-z]*")  # "maxBodySize": max, body, size
+                      r"(?![\w.%])",
+        reads=("alb idle_timeout=60s",), skips=("The load balancer drops idle connections after a minute.",))
+_KEY_WORD = rule("key word", r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+[a-z]*",
+        reads=("Cache TTL is 60 s",), skips=("--",))  # "maxBodySize": max, body, size
 # a key that names a duration gives seconds when its value has no unit (TTLs, timeouts and
 # max-age are counted in seconds by Redis, nginx, HTTP caching and DNS alike)
 _SECONDS_KEYS = frozenset({"ttl", "timeout", "expiry", "expires", "expire", "age", "lifetime"})
@@ -669,7 +748,8 @@ _FRACTION_KEYS = frozenset({"rate", "ratio", "fraction", "probability"})  # 0.05
 _COUNT_WORDS = frozenset({"count", "num", "number", "total", "max", "min", "limit", "value", "n", "required",
                           "default"})  # words of a count's key that do not name what it counts
 _FALSE = frozenset({"false", "off", "no", "disabled", "none"})
-_QUALIFIER_PART = re.compile(r"[A-Za-z]+\d+")
+_QUALIFIER_PART = rule("qualifier part", r"[A-Za-z]+\d+",
+        reads=("Images are stored in S3",), skips=("backup retention: 30d",))
 
 
 def _settings(text: str) -> tuple[list[Quantity], frozenset[str], str]:
@@ -742,7 +822,9 @@ def _days(text: str) -> frozenset[int]:
 
 
 # availability said in nines: "three nines" is 99.9 %, "four 9s" 99.99 %
-_NINES = re.compile(r"\b(two|three|four|five|[2-5])\s+(?:nines|9s)\b", re.I)
+_NINES = rule("nines", r"\b(two|three|four|five|[2-5])\s+(?:nines|9s)\b", re.I,
+        reads=("availability target for checkout API = three nines",),
+        skips=("The checkout API has a 99.9% availability SLO.",))
 
 
 def _percent_of_nines(m: re.Match) -> str:
@@ -750,19 +832,29 @@ def _percent_of_nines(m: re.Match) -> str:
     return f"{100 - 10 ** (2 - n):.{max(0, n - 2)}f}%"
 
 
-_HEAD_AFTER = re.compile(r"\s+([A-Za-z]\w*[A-Za-rt-z]s)\b")  # a plural right after a count's first word
+_HEAD_AFTER = rule("head after", r"\s+([A-Za-z]\w*[A-Za-rt-z]s)\b",
+        reads=("We deploy on Fridays",),
+        skips=("backup retention: 30d",))  # a plural right after a count's first word
 
 
 # a span of time said in parts of its unit: "a quarter of an hour", "three quarters of an hour", "an
 # hour and a half", "2 and a half days", "two days and a half", "a half-day" (in digits, for _QUANTITY)
 _SPAN_UNIT = r"(" + _SPANS + r")s?"
 _IN_PARTS = [
-    (re.compile(r"\b(?:a|one)\s+quarter\s+(?:of\s+)?an?\s+" + _SPAN_UNIT + r"\b", re.I), lambda m: f"0.25 {m[1]}"),
-    (re.compile(r"\bthree[\s-]quarters\s+of\s+an?\s+" + _SPAN_UNIT + r"\b", re.I), lambda m: f"0.75 {m[1]}"),
-    (re.compile(r"\ban?\s+" + _SPAN_UNIT + r"\s+and\s+a\s+half\b", re.I), lambda m: f"1.5 {m[1]}s"),
-    (re.compile(r"\b(\d+|" + _COUNT_WORD + r")\s+(?:" + _SPAN_UNIT + r"\s+and\s+a\s+half|and\s+a\s+half\s+"
-                + _SPAN_UNIT + r")\b", re.I), lambda m: f"{_number(m[1]) + 0.5:g} {m[2] or m[3]}s"),
-    (re.compile(r"\b(?:an?\s+)?half-" + _SPAN_UNIT + r"\b", re.I), lambda m: f"0.5 {m[1]}"),
+    (rule("a quarter of a span", r"\b(?:a|one)\s+quarter\s+(?:of\s+)?an?\s+" + _SPAN_UNIT + r"\b", re.I,
+        reads=("Ack window before escalation: a quarter of an hour.",),
+        skips=("pagerduty policy platform-primary: escalate after 15 min if unacknowledged",)), lambda m: f"0.25 {m[1]}"),
+    (rule("three quarters of a span", r"\bthree[\s-]quarters\s+of\s+an?\s+" + _SPAN_UNIT + r"\b", re.I,
+        reads=("three quarters of an hour",), skips=("a quarter of an hour",)), lambda m: f"0.75 {m[1]}"),
+    (rule("a span and a half", r"\ban?\s+" + _SPAN_UNIT + r"\s+and\s+a\s+half\b", re.I,
+        reads=("my access token was still accepted an hour and a half after login, no refresh in between",),
+        skips=("Access tokens expire after 15 minutes, refresh tokens after 30 days.",)), lambda m: f"1.5 {m[1]}s"),
+    (rule("n spans and a half", r"\b(\d+|" + _COUNT_WORD + r")\s+(?:" + _SPAN_UNIT + r"\s+and\s+a\s+half|and\s+a\s+half\s+"
+                + _SPAN_UNIT + r")\b", re.I,
+        reads=("2 hours and a half", "two and a half days",),
+        skips=("2 hours",)), lambda m: f"{_number(m[1]) + 0.5:g} {m[2] or m[3]}s"),
+    (rule("a half-span", r"\b(?:an?\s+)?half-" + _SPAN_UNIT + r"\b", re.I,
+        reads=("a half-hour call",), skips=("a one-hour call",)), lambda m: f"0.5 {m[1]}"),
 ]
 
 

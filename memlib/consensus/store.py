@@ -29,6 +29,7 @@ import pyarrow as pa
 from memlib.errors import InvalidInput, NotFound
 from memlib.models import listed
 from memlib.interface import StoreInterface
+from memlib.judges import Judge, within_groups
 from memlib.scope import sql_in, sql_literal
 from memlib.store.concurrency import committing
 from memlib.store.tables import add_missing_columns
@@ -104,6 +105,11 @@ class Consensus:
                 self._memory = _MEMORY.setdefault(store, {}).setdefault(threshold, _Memory())
             except TypeError:  # a store that cannot be weakly referred to keeps its handles' memory apart
                 self._memory = _Memory()
+
+    @property
+    def judge(self) -> Judge:
+        """The store's judge (memlib.judges): it reads where a cluster's fragments disagree."""
+        return self.store.judge
 
     # -- tables ----------------------------------------------------------------------------
 
@@ -428,7 +434,7 @@ class Consensus:
         out = {cluster_id: 0.0 for cluster_id, ids in zip(cluster_ids, members) if len(ids) < 2}
         compared = [(c, [known[f] for f in ids]) for c, ids in zip(cluster_ids, members) if len(ids) >= 2]
         groups = [([text for text, _ in said], [weight for _, weight in said]) for _, said in compared]
-        found = conflicts.find_many(groups, clusterer.lexicon)  # the subjects of all read in one batch
+        found = within_groups(self.judge, groups, clusterer.lexicon)  # all read in one batch
         for (cluster_id, _), (_, weights), disagreements in zip(compared, groups, found):
             out[cluster_id] = conflicts.conflict_risk(disagreements, weights)
         return out
@@ -468,7 +474,8 @@ class Consensus:
         self._memory.clusterer = ((table.version, self._table(FRAGMENTS).version), clusterer, [])
 
     def disagreements(self, cluster_id: str, actor: str | None = None) -> tuple[list[Disagreement], float]:
-        """Where a cluster's fragments disagree (consensus/conflicts.py) and its conflict_risk,
+        """Where a cluster's fragments disagree, as the store's judge reads them (memlib.judges),
+        and its conflict_risk (consensus/conflicts.py),
         which is recorded on the cluster (an audit event when it changes)."""
         row = self._cluster_row(cluster_id)
         return self._disagreements(cluster_id, row, self._cluster_fragments(row), actor)
@@ -487,7 +494,7 @@ class Consensus:
                        actor: str | None) -> tuple[list[Disagreement], float]:
         weights = [r["confidence"] for r in data]
         with self._memory.lock:
-            found = conflicts.find([r["content"] for r in data], weights, self._load().lexicon)
+            found = within_groups(self.judge, [([r["content"] for r in data], weights)], self._load().lexicon)[0]
         risk = conflicts.conflict_risk(found, weights)
 
         def side(members: list[int]) -> Side:

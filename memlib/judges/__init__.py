@@ -10,7 +10,8 @@ reads with (MemoryStore.judge):
 
 The reading itself (which memories are unread, their candidates, what is recorded) is
 memlib.judges.reading; each judge only says, for a memory and the older memories near it,
-what it makes of each pair.
+what it makes of each pair. Consensus asks the store's judge where a cluster's fragments
+disagree (`within_groups`).
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ class Judge(Protocol):
         """For each (newer text, older options near it): the options it contradicts or
         updates, with the kind (one of KINDS)."""
 
+    # A judge may also read a group of one topic's texts at once, as `within_groups` asks:
+    # def find_many(self, groups, lexicon) -> list[list[conflicts.Found]]
+
 
 def judge_for(spec: str | None = None, **settings: Any) -> Judge:
     """The judge `spec` names ("rules", "none", "nli:DIR"), with `settings` (a threshold)."""
@@ -72,3 +76,34 @@ def from_recorded(text: str | None) -> Judge:
         return judge_for(DEFAULT)
     data = json.loads(text)
     return judge_for(data.pop("judge"), **data)
+
+
+def within_groups(judge: Judge, groups: list[tuple[list[str], list[float]]], lexicon=None) -> list:
+    """Where each group's texts disagree (a Consensus cluster's fragments, oldest first, with
+    their weights), as `conflicts.Found` sides: the judge's own reading of a group when it
+    has one (`find_many`, the rules judge with the cluster's lexicon), else each text read
+    against the older ones of its group. A group is one topic, so every pair is read as
+    close (cosine 1); a text reported again is read once (`conflicts.said_once`); an older
+    text a newer one updates is superseded, and none of its disagreements stand."""
+    from memlib.consensus import conflicts
+
+    own = getattr(judge, "find_many", None)
+    if own is not None:
+        return own(groups, lexicon)
+    said = [conflicts.said_once(texts, weights) for texts, weights in groups]
+    items, where = [], []
+    for g, (_, texts, _) in enumerate(said):
+        for j in range(1, len(texts)):
+            items.append((texts[j], [Option(str(i), texts[i], i, 1.0) for i in range(j)]))
+            where.append((g, j))
+    edges: list[dict[str, list[tuple[int, int]]]] = [{} for _ in groups]
+    superseded: list[set[int]] = [set() for _ in groups]
+    for (g, j), found in zip(where, judge.read(items) if items else []):
+        for option, kind in found:
+            if kind == "update":
+                superseded[g].add(int(option.id))
+            else:
+                edges[g].setdefault(kind, []).append((int(option.id), j))
+    return [expand(conflicts.sides_found({kind: [(i, j) for i, j in pairs if i not in gone and j not in gone]
+                                          for kind, pairs in kinds.items()}, weights))
+            for (expand, _, weights), kinds, gone in zip(said, edges, superseded)]

@@ -22,6 +22,11 @@ class RulesJudge:
         return [self._one(text, options) for text, options in items]
 
     @staticmethod
+    def find_many(groups: list[tuple[list[str], list[float]]], lexicon=None) -> list[list[conflicts.Found]]:
+        """A Consensus cluster read whole, with the lexicon its clustering learned."""
+        return conflicts.find_many(groups, lexicon)
+
+    @staticmethod
     def _one(text: str, options: list[Option]) -> list[tuple[Option, str]]:
         return [(o, kind) for o in options if (kind := conflicts.between(o.text, text, o.cosine))
                 and (kind == "update" or not _outdated(o, options, text))]
