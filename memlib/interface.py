@@ -54,8 +54,6 @@ class StoreInterface(Protocol):
     def dims(self) -> int: ...
     @property
     def schema(self) -> Any: ...  # the memories table's pyarrow schema
-    @property
-    def judge(self) -> Any: ...  # memlib.judges' Judge the store reads its memories with
 
     # -- rows ----------------------------------------------------------------------------
     def get(self, memory_id: str, with_embedding: bool = False) -> Memory: ...

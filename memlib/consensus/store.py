@@ -29,7 +29,6 @@ import pyarrow as pa
 from memlib.errors import InvalidInput, NotFound
 from memlib.models import listed
 from memlib.interface import StoreInterface
-from memlib.judges import Judge, within_groups
 from memlib.scope import sql_in, sql_literal
 from memlib.store.concurrency import committing
 from memlib.store.tables import add_missing_columns
@@ -106,10 +105,11 @@ class Consensus:
             except TypeError:  # a store that cannot be weakly referred to keeps its handles' memory apart
                 self._memory = _Memory()
 
-    @property
-    def judge(self) -> Judge:
-        """The store's judge (memlib.judges): it reads where a cluster's fragments disagree."""
-        return self.store.judge
+    def _find_many(self, groups: list[tuple[list[str], list[float]]], lexicon) -> list[list[conflicts.Found]]:
+        """Where each group of a cluster's (texts, weights) disagrees, as the store's judge
+        reads it (a MemoryStore records one, memlib.judges), else as conflicts.py's reader does."""
+        judge = getattr(self.store, "judge", None)
+        return (conflicts.find_many if judge is None else judge.find_many)(groups, lexicon)
 
     # -- tables ----------------------------------------------------------------------------
 
@@ -434,7 +434,7 @@ class Consensus:
         out = {cluster_id: 0.0 for cluster_id, ids in zip(cluster_ids, members) if len(ids) < 2}
         compared = [(c, [known[f] for f in ids]) for c, ids in zip(cluster_ids, members) if len(ids) >= 2]
         groups = [([text for text, _ in said], [weight for _, weight in said]) for _, said in compared]
-        found = within_groups(self.judge, groups, clusterer.lexicon)  # all read in one batch
+        found = self._find_many(groups, clusterer.lexicon)  # all read in one batch
         for (cluster_id, _), (_, weights), disagreements in zip(compared, groups, found):
             out[cluster_id] = conflicts.conflict_risk(disagreements, weights)
         return out
@@ -494,7 +494,7 @@ class Consensus:
                        actor: str | None) -> tuple[list[Disagreement], float]:
         weights = [r["confidence"] for r in data]
         with self._memory.lock:
-            found = within_groups(self.judge, [([r["content"] for r in data], weights)], self._load().lexicon)[0]
+            found = self._find_many([([r["content"] for r in data], weights)], self._load().lexicon)[0]
         risk = conflicts.conflict_risk(found, weights)
 
         def side(members: list[int]) -> Side:

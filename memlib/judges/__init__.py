@@ -11,7 +11,7 @@ reads with (MemoryStore.judge):
 The reading itself (which memories are unread, their candidates, what is recorded) is
 memlib.judges.reading; each judge only says, for a memory and the older memories near it,
 what it makes of each pair. Consensus asks the store's judge where a cluster's fragments
-disagree (`within_groups`).
+disagree (`find_many`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import importlib
 import json
 from typing import Any, NamedTuple, Protocol
 
+from memlib.consensus import conflicts
 from memlib.errors import InvalidInput
 
 # name -> the module whose `make(argument, **settings)` builds the judge: one line per judge
@@ -52,8 +53,10 @@ class Judge(Protocol):
         """For each (newer text, older options near it): the options it contradicts or
         updates, with the kind (one of KINDS)."""
 
-    # A judge may also read a group of one topic's texts at once, as `within_groups` asks:
-    # def find_many(self, groups, lexicon) -> list[list[conflicts.Found]]
+    def find_many(self, groups: list[tuple[list[str], list[float]]], lexicon=None) -> list:
+        """For each group of one topic's texts (a Consensus cluster's fragments, oldest first,
+        with their weights): where they disagree, as `conflicts.Found` sides (`within_groups`
+        for a judge that reads pairs)."""
 
 
 def judge_for(spec: str | None = None, **settings: Any) -> Judge:
@@ -78,18 +81,12 @@ def from_recorded(text: str | None) -> Judge:
     return judge_for(data.pop("judge"), **data)
 
 
-def within_groups(judge: Judge, groups: list[tuple[list[str], list[float]]], lexicon=None) -> list:
-    """Where each group's texts disagree (a Consensus cluster's fragments, oldest first, with
-    their weights), as `conflicts.Found` sides: the judge's own reading of a group when it
-    has one (`find_many`, the rules judge with the cluster's lexicon), else each text read
-    against the older ones of its group. A group is one topic, so every pair is read as
-    close (cosine 1); a text reported again is read once (`conflicts.said_once`); an older
-    text a newer one updates is superseded, and none of its disagreements stand."""
-    from memlib.consensus import conflicts
-
-    own = getattr(judge, "find_many", None)
-    if own is not None:
-        return own(groups, lexicon)
+def within_groups(judge: Judge, groups: list[tuple[list[str], list[float]]]) -> list:
+    """`find_many` for a judge that reads pairs: each text of a group (a Consensus cluster's
+    fragments, oldest first, with their weights) read against the older ones of its group, as
+    `conflicts.Found` sides. A group is one topic, so every pair is read as close (cosine 1); a
+    text reported again is read once (`conflicts.said_once`); an older text a newer one
+    updates is superseded, and none of its disagreements stand."""
     said = [conflicts.said_once(texts, weights) for texts, weights in groups]
     items, where = [], []
     for g, (_, texts, _) in enumerate(said):

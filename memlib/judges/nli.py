@@ -18,7 +18,7 @@ import numpy as np
 
 from memlib.consensus import statements
 from memlib.errors import InvalidInput, StoreError, first_line
-from memlib.judges import Option
+from memlib.judges import Option, within_groups
 
 THRESHOLD = 0.8  # precision first: a flag a person acts on
 MIN_COSINE = 0.5  # the rules reader's gate (conflicts.CLOSE): unrelated memories are not read
@@ -71,6 +71,9 @@ class NliJudge:
             if chance >= self.threshold:
                 out[n].append((option, "update" if statements.read(items[n][0]).change else "contradiction"))
         return out
+
+    def find_many(self, groups, lexicon=None):
+        return within_groups(self, groups)
 
 
 def make(argument: str, threshold: float = THRESHOLD, min_cosine: float = MIN_COSINE, **rest: Any) -> NliJudge:
