@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import collections
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -366,3 +367,28 @@ def test_a_judge_that_reads_pairs_reads_a_group_once_per_text_and_drops_what_was
     assert {i for f in found for i in f.a + f.b} == {0, 1, 2, 3, 4}
     (found,) = within_groups(judge, [(["ttl 300", "ttl 60", "ttl is 5 now"], [1.0] * 3)])
     assert found == []  # both older texts were updated: no disagreement of theirs stands
+
+
+def test_a_reader_whose_server_ended_while_it_was_starting_ends_too(written):
+    """A memory server's reader (memlib screen --follow) outlives no server: not even one that
+    ended before the reader had started and could see who started it."""
+    import time
+
+    store, _ = written
+    code = f"from memlib.server import start_reader; print(start_reader({store.uri!r}, 0.2).pid)"
+    pid = int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                             check=True).stdout)
+
+    def running() -> bool:
+        try:
+            with open(f"/proc/{pid}/status") as status:
+                return not any(line.startswith("State:") and "Z" in line for line in status)
+        except FileNotFoundError:
+            return False
+
+    deadline = time.monotonic() + 120
+    while running() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    if running():
+        os.kill(pid, signal.SIGKILL)
+        pytest.fail("the reader went on after the process that started it had ended")

@@ -341,8 +341,10 @@ def contradictions_resolve(ctx, memory_id, other_id, reason, actor):
 @click.option("--follow", type=click.FloatRange(0.1, 3600), default=None, metavar="SECONDS",
               help="Keep reading what is written, every SECONDS, until Ctrl-C or the process that started "
                    "this one ends (memlib serve runs one so).")
+@click.option("--parent", type=int, default=None, hidden=True,
+              help="With --follow: the pid of the process that started this one (memlib serve gives its own).")
 @click.pass_context
-def screen(ctx, judge, threshold, everything, follow):
+def screen(ctx, judge, threshold, everything, follow, parent):
     """Read the memories the store's judge has not read yet, now: which contradict and which
     update others (maintain does it too; a memory server in the background)."""
     from memlib.judges import judge_for, reading
@@ -359,7 +361,7 @@ def screen(ctx, judge, threshold, everything, follow):
             chosen.load()  # a model that cannot load is refused before the store records it
         store.use_judge(chosen)
     if follow is not None:
-        reading.follow(store, follow)
+        reading.follow(store, follow, parent)
         return
     done = store.read_unread(everything=everything, progress=True, wait=True)
     echo_json({**done, "unread": store.unread()})

@@ -221,13 +221,15 @@ def _recorded_pairs(store, judge: Judge) -> set:
     return out
 
 
-def follow(store, interval: float) -> None:
+def follow(store, interval: float, parent: int | None = None) -> None:
     """Read what is written, every `interval` seconds, until the process that started this
     one ends (a memory server's reader) or Ctrl-C, at a lower priority than the processes
     that write. A turn with no new commit to the store reads nothing; one that fails is
-    logged and tried again at the next."""
+    logged and tried again at the next. `parent`: the pid of the process that started this
+    one, as it said (a server that ended while this one was starting is not mistaken for the
+    process this one was then handed to); else the parent as it is now."""
     os.nice(NICE)
-    parent, seen = os.getppid(), None
+    parent, seen = parent or os.getppid(), None
     local = store.uri.removeprefix("file://") if is_local(store.uri) else None
     try:
         while os.getppid() == parent and (local is None or os.path.isdir(local)):

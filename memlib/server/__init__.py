@@ -8,6 +8,7 @@ holds a request up. May import the agents, lifecycle, consensus and store parts.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -67,5 +68,5 @@ def start_reader(uri: str, every: float) -> subprocess.Popen:
     """The child process that reads what is written for contradictions (memlib screen
     --follow, which lowers its own priority below the server's), with the server's
     environment. Started without a Python hook in between, so nothing runs forked."""
-    return subprocess.Popen([sys.executable, "-m", "memlib.cli", "--store", uri, "screen", "--follow", str(every)],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    return subprocess.Popen([sys.executable, "-m", "memlib.cli", "--store", uri, "screen", "--follow", str(every),
+                             "--parent", str(os.getpid())], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
