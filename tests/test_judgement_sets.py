@@ -84,9 +84,7 @@ def test_every_set_finds_and_flags_what_is_recorded(parser, monkeypatch):
     if not parser:
         monkeypatch.setattr(subjects, "available", lambda: False)
     recorded = json.loads(tally.FIGURES.read_text())["parser" if parser else "no parser"]
-    embed, judge = tally.embedder(), tally.judge_for("rules")
-    now = {split: {"judge": tally.figures(tally.judged(split, judge, embed)[0]),
-                   "grouped": tally.figures(tally.grouped(split))} for split in tally.EVERY}
+    now = tally.readings(tally.EVERY, tally.embedder(), tally.judge_for("rules"))
     moved = [f"{split} {reading} {kind}: recorded {recorded[split][reading].get(kind)}, now {figure}"
              for split in now for reading in now[split] for kind, figure in now[split][reading].items()
              if recorded.get(split, {}).get(reading, {}).get(kind) != figure]

@@ -102,6 +102,13 @@ def figures(counted: score.Tally) -> dict:
             for kind, planted, found, _, reported, _ in counted.rows()}
 
 
+def readings(splits, embed, judge) -> dict:
+    """Both readings of each of `splits` by `judge`, as figures.json holds them for one way of
+    reading (with the parser or without)."""
+    return {split: {"judge": figures(judged(split, judge, embed)[0]), "grouped": figures(grouped(split))}
+            for split in splits}
+
+
 def record(splits=EVERY) -> dict:
     """Both readings of every set, with and without the parser, as figures.json holds them."""
     out, available = {}, subjects.available
@@ -109,9 +116,7 @@ def record(splits=EVERY) -> dict:
     try:
         for parser in ((True, False) if available() else (False,)):
             subjects.available = available if parser else (lambda: False)
-            out["parser" if parser else "no parser"] = {
-                split: {"judge": figures(judged(split, judge, embed)[0]), "grouped": figures(grouped(split))}
-                for split in splits}
+            out["parser" if parser else "no parser"] = readings(splits, embed, judge)
     finally:
         subjects.available = available
     return out

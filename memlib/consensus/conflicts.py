@@ -276,7 +276,7 @@ def sides_found(edges: dict[str, list[tuple[int, int]]], weights: list[float]) -
     for kind, pairs in edges.items():
         while pairs:
             a, b = _sides(pairs, weights)
-            out.append(Found(kind, POINTS.get(kind, "what holds"), a, b))
+            out.append(Found(kind, POINTS[kind], a, b))
             placed = set(a) | set(b)
             pairs = [(i, j) for i, j in pairs if i not in placed and j not in placed]
     return out
