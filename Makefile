@@ -11,7 +11,7 @@ AS_OF ?= $(shell date -u +%F)
 # index (pip picks 2.13.0+cpu over 2.13.0), when that answers: else from the configured indexes.
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 
-.PHONY: install browser run test clean
+.PHONY: install browser run test model clean
 
 install: $(STAMP)
 
@@ -24,7 +24,7 @@ $(STAMP): pyproject.toml
 	@if $(BIN)/python -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1] + '/torch/', timeout=10)" \
 			$(TORCH_CPU_INDEX) 2>/dev/null; then cpu="--extra-index-url $(TORCH_CPU_INDEX)"; \
 	else echo "$(TORCH_CPU_INDEX) does not answer: torch comes from the configured indexes"; fi; \
-	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install -q $$cpu -e '.[dev,parser]'
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install -q $$cpu -e '.[all,dev]'
 	touch $(STAMP)
 
 run: install
@@ -45,6 +45,11 @@ browser:
 # One worker per core (pytest-xdist); a test module stays on one worker, with its fixtures.
 test: install browser
 	$(BIN)/python -m pytest -n auto --dist loadfile
+
+# The default model as memlib ships it (memlib/data/minilm), written again from the float
+# model through PyTorch: the same bytes for the same torch, transformers and ONNX Runtime.
+model: install
+	$(BIN)/python -c 'from pathlib import Path; from memlib.embeddings import write_packaged; write_packaged(Path("memlib/data/minilm"))'
 
 clean:
 	rm -rf $(VENV) data/store reports/2* reports/.runs

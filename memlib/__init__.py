@@ -1,7 +1,8 @@
 """memlib: an analytics-first memory store for AI agents.
 
 The map of the house. Shared vocabulary at the top: `models` (the typed memories; the Lance
-schema derives from them), `errors`, `scope` (where a search may look, and the one escaping
+schema derives from them), `errors`, `extras` (the optional parts, each a pip extra, and the
+one line a user gets when one is missing), `scope` (where a search may look, and the one escaping
 helper for Lance filters), `clock` (the time a store writes, the one date parser),
 `embeddings` (the model a store embeds with, for writes and queries alike, and `glosses`: the
 English senses of Chinese words it embeds with), `policy` (retention
@@ -77,26 +78,15 @@ from memlib.errors import (
     NotFound,
     StoreError,
 )
-from memlib.memory_store import MemoryStore
-from memlib.models import (
-    Conversation,
-    Decision,
-    Importance,
-    Insight,
-    Issue,
-    Kind,
-    Learning,
-    Level,
-    Manual,
-    Memory,
-    Pattern,
-    Project,
-    RootTask,
-    SubTask,
-    Summary,
-)
-from memlib.scope import Scope
-from memlib.settings import Settings
+
+# What `from memlib import X` gives, imported when first asked for: `import memlib` alone
+# (the CLI's, a tool's) loads neither Lance nor pydantic's models.
+_LAZY = {
+    "MemoryStore": "memlib.memory_store", "Scope": "memlib.scope", "Settings": "memlib.settings",
+    **{name: "memlib.models" for name in (
+        "Conversation", "Decision", "Importance", "Insight", "Issue", "Kind", "Learning", "Level", "Manual",
+        "Memory", "Pattern", "Project", "RootTask", "SubTask", "Summary")},
+}
 
 __all__ = [
     "Conversation", "Decision", "EmbedderMismatch", "Importance", "Insight", "InvalidInput",
@@ -104,3 +94,17 @@ __all__ = [
     "MemoryStore", "NotFound", "Pattern", "Project", "RootTask", "Scope", "Settings", "StoreError",
     "SubTask", "Summary",
 ]
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'memlib' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

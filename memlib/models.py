@@ -510,6 +510,10 @@ def _invalid(record: str, exc: ValidationError) -> InvalidMemory:
     return InvalidMemory(record, field, message)
 
 
+# The fields a person or an agent may change in place (`curation.revise`): what a memory says
+# and how much it is trusted; its kind, its place in the tree and its history stay.
+REVISABLE = ("name", "description", "objective", "details", "title", "context", "decision", "consequences",
+             "content", "code_example", "usage_examples", "importance", "tags", "confidence", "ttl_days")
 DERIVED = ("level", "expires_at")  # what a memory shows besides its fields: derived, never given
 
 

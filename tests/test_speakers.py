@@ -7,7 +7,8 @@ from hypothesis import given, strategies as st
 
 from memlib import Conversation, MemoryStore, Project, Scope
 from memlib.embeddings import HashEmbedder
-from memlib.search import SearchConfig, search
+from memlib.search import SearchConfig
+from memlib.search.search import search
 from memlib.search.fusion import with_boost
 from memlib.search.speakers import named_speaker
 

@@ -13,10 +13,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.callbacks import CallbackManagerForRetrieverRun
-from langchain_core.documents import Document
-from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict, Field
+from memlib.extras import need
+
+need("langchain", "langchain_core", "memlib.adapters.langchain")
+
+from langchain_core.callbacks import CallbackManagerForRetrieverRun  # noqa: E402
+from langchain_core.documents import Document  # noqa: E402
+from langchain_core.retrievers import BaseRetriever  # noqa: E402
+from pydantic import ConfigDict, Field  # noqa: E402
 
 from memlib.models import Int
 from memlib.scope import Scope

@@ -25,7 +25,11 @@ import hashlib
 import json
 from typing import Any, Iterable
 
-from langgraph.store.base import (
+from memlib.extras import need
+
+need("langgraph", "langgraph", "memlib.adapters.langgraph")
+
+from langgraph.store.base import (  # noqa: E402
     BaseStore,
     GetOp,
     Item,

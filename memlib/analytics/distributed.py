@@ -16,12 +16,12 @@ Needs the `scale` extra: `pip install 'memlib[scale]'` (daft, daft-lance, ray).
 
 from __future__ import annotations
 
-import importlib.util
 from datetime import datetime
 
 import pyarrow as pa
 
 from memlib.errors import InvalidInput
+from memlib.extras import need
 from memlib.settings import Settings
 from memlib.store import storage
 
@@ -75,8 +75,4 @@ def _io_config(daft, options: dict[str, str]):
 
 
 def _daft():
-    if importlib.util.find_spec("daft") is None or importlib.util.find_spec("daft_lance") is None:
-        raise InvalidInput("the distributed path needs Daft: pip install 'memlib[scale]'")
-    import daft
-
-    return daft
+    return need("scale", ("daft", "daft_lance"), "the distributed path")

@@ -36,6 +36,8 @@ from memlib.analytics.report_data import REPORTS as DEFINITIONS
 from memlib.analytics.report_kernels import Kernel, kernel_error, skip_unused_imports
 from memlib.analytics.report_pages import headline, page_of, write_index
 from memlib.clock import AsOf
+from memlib.extras import REPORTS as REPORTS_EXTRA
+from memlib.extras import need
 from memlib.errors import InvalidInput, MemlibError, StoreError
 from memlib.interface import StoreInterface
 from memlib.scope import sql_literal
@@ -115,7 +117,7 @@ def parameters(name: str) -> dict[str, dict[str, Any]]:
     to import papermill here (`report list`, `report run`), so the unused imports are skipped
     first."""
     skip_unused_imports()
-    import papermill
+    papermill = need("reports", "papermill", "the reports")
 
     path = notebook(name)
     try:
@@ -179,6 +181,7 @@ def run(names: list[str], as_of: AsOf | date | str | None, store: str, overrides
     clock); the store is read as it was at its end. `settings`: what the caller resolved
     (without them, this is the edge: memlib.settings). Each report's kernel is an edge of its
     own, started with this process's environment and given the store."""
+    need("reports", REPORTS_EXTRA, "the reports")
     for name in names:
         notebook(name)  # an unknown report is named before anything starts
     kernels, logs, pool, warming = start_kernels(kernel, max(1, min(workers, len(names))))

@@ -47,7 +47,7 @@ def _field_options(func):
 
 
 def _revisable_options(func):
-    from memlib.lifecycle.curation import REVISABLE
+    from memlib.models import REVISABLE
 
     for name in reversed([n for n in REVISABLE if n not in ("tags", "usage_examples", "confidence", "ttl_days")]):
         func = click.option(f"--{name.replace('_', '-')}", name, default=None)(func)

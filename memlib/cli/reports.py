@@ -75,7 +75,9 @@ def lab(ctx, folder, port, no_browser, ip, allow_root):
 
     from memlib.analytics import reports
     from memlib.errors import MemlibError
+    from memlib.extras import need
 
+    need("lab", "jupyterlab", "memlib lab")
     notebook = reports.exploration_notebook(folder)
     store = ctx.obj["settings"].store
     env = {**os.environ, "MEMLIB_STORE": store if "://" in store else os.path.abspath(store)}

@@ -31,10 +31,12 @@ def serve(ctx, host, port, window_ms, workspace, read_every):
     from pathlib import Path
 
     from memlib.errors import InvalidInput
+    from memlib.extras import need
     from memlib.server import Tokens
     from memlib.server import serve as run
     from memlib.workspace import Workspace
 
+    need("server", "fastapi", "memlib serve")
     store = open_store(ctx, workspace=False)
     store.check_writable()
     workspace = workspace or ctx.obj["settings"].workspace

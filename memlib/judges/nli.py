@@ -18,6 +18,7 @@ import numpy as np
 
 from memlib.consensus import statements
 from memlib.errors import InvalidInput, StoreError, first_line
+from memlib.extras import need
 from memlib.judges import Option, within_groups
 
 THRESHOLD = 0.8  # precision first: a flag a person acts on
@@ -38,6 +39,7 @@ class NliJudge:
         """The model, loaded once (a missing one in one line naming it)."""
         with self._lock:
             if self._model is None:
+                need("judges", "sentence_transformers", "the nli judge")
                 from sentence_transformers import CrossEncoder
 
                 try:

@@ -11,7 +11,7 @@ from typing import Iterator
 from memlib.clock import days_until
 from memlib.errors import InvalidInput, NotFound, whole_number
 from memlib.interface import StoreInterface
-from memlib.models import Kind, Memory, parse_memory, title_key
+from memlib.models import REVISABLE, Kind, Memory, parse_memory, title_key
 from memlib.scope import sql_literal
 from memlib.store.journal import audit_what_committed, gated
 
@@ -113,12 +113,6 @@ def adjust_confidence(store: StoreInterface, memory_id: str, delta: int, reason:
     with _explained(store, memory_id):
         return store.modify(memory_id, lambda memory: {"confidence": max(0, min(100, memory.confidence + delta))},
                             action="confidence", actor=actor, reason=reason)
-
-
-# The fields a person or an agent may change in place (`revise`): what a memory says and how
-# much it is trusted; its kind, its place in the tree and its history stay.
-REVISABLE = ("name", "description", "objective", "details", "title", "context", "decision", "consequences",
-             "content", "code_example", "usage_examples", "importance", "tags", "confidence", "ttl_days")
 
 
 def revise(store: StoreInterface, memory_id: str, reason: str, actor: str | None = None, **changes):

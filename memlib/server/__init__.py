@@ -13,11 +13,22 @@ import subprocess
 import sys
 import threading
 
+from memlib.extras import need
 from memlib.interface import MemoryInterface
-from memlib.server.app import Server, create_app
 from memlib.server.tokens import Caller, Tokens
 
 __all__ = ["Caller", "Server", "Tokens", "create_app", "serve"]
+
+
+def __getattr__(name: str):
+    """The app (FastAPI, the server extra) is imported when it is asked for: tokens and the
+    client work on a core install."""
+    if name in ("Server", "create_app"):
+        need("server", "fastapi", "the memory server")
+        from memlib.server import app
+
+        return getattr(app, name)
+    raise AttributeError(f"module 'memlib.server' has no attribute {name!r}")
 
 HOST, PORT = "127.0.0.1", 8765
 READ_EVERY = 5.0  # seconds between the background reader's turns
@@ -30,9 +41,11 @@ def serve(store: MemoryInterface, host: str = HOST, port: int = PORT, window: fl
     `workspace`: the folder the list_files_workspace tool may list; `read_every`: seconds
     between the background reader's turns (None: no reader; `memlib maintain` or `memlib
     screen` read instead)."""
+    need("server", "fastapi", "memlib serve")
     import uvicorn
 
     from memlib.agents.mcp_server import warm_quietly
+    from memlib.server.app import Server, create_app
 
     server = Server(store, window=window, workspace=workspace)
     threading.Thread(target=warm_quietly, args=(store,), daemon=True, name="memlib-warm").start()
