@@ -87,6 +87,8 @@ def _check(value, types: tuple[type, ...], what: str):
     if value is not None and (not isinstance(value, types) or isinstance(value, bool) and bool not in types):
         names = " or ".join(t.__name__ for t in types)
         raise InvalidInput(f"scope {what} must be a {names}, not {type(value).__name__} {value!r}")
+    if isinstance(value, str) and "\x00" in value:
+        raise InvalidInput(f"scope {what} must not contain a NUL character")
     return value
 
 
@@ -99,6 +101,8 @@ def _strings(value, what: str) -> tuple[str, ...]:
     for v in out:
         if not isinstance(v, str):
             raise InvalidInput(f"scope {what} must be a list of strings, not one holding {v!r}")
+        if "\x00" in v:
+            raise InvalidInput(f"scope {what} must not contain a NUL character")
     return out
 
 

@@ -95,3 +95,22 @@ def test_the_wheel_installs_core_only_and_runs_without_pytorch(tmp_path):
                              f"print(connect({store!r}).sql('select kind from stg_memories').fetchall())"],
                             capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert viewed.stdout.strip() == "[('manual',)]", viewed.stderr
+
+
+def test_every_extra_is_declared_described_and_in_the_readme():
+    """pyproject's extras, memlib.extras.EXTRAS (what the one-line errors draw on) and the
+    README's install table name the same extras, and `all` holds every one."""
+    import re
+    import tomllib
+
+    from memlib.extras import EXTRAS
+
+    root = Path(__file__).resolve().parent.parent
+    declared = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    used = set(declared) - {"dev", "bench", "all"}
+    assert used == set(EXTRAS)
+    (inside,) = re.fullmatch(r"memlib\[(.*)\]", declared["all"][0]).groups()
+    assert set(inside.split(",")) == used
+    table = (root / "README.md").read_text().split("## Install")[1].split("\n## ")[0]
+    named = {name for cell in re.findall(r"^\| (`[^|]+`) \|", table, re.M) for name in re.findall(r"`(\w+)`", cell)}
+    assert named == used | {"all"}

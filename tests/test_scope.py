@@ -51,6 +51,15 @@ def test_sql_literal_rejects_nul_and_objects():
     assert sql_literal("it's") == "'it''s'"
 
 
+@pytest.mark.parametrize("kwargs", [{"project_id": "\x00"}, {"user_id": "a\x00"}, {"tags": ["ok", "b\x00"]},
+                                    {"iteration_ids": ["\x00"]}])
+def test_a_scope_with_a_nul_character_is_refused_when_it_is_made(kwargs):
+    """Refused where the scope is made, in one line naming the field, not later by the filter."""
+    field = next(iter(kwargs)).replace("_", " ")
+    with pytest.raises(InvalidInput, match=f"^scope {field} must not contain a NUL character$"):
+        Scope(**kwargs)
+
+
 def test_scope_validates_its_fields():
     with pytest.raises(InvalidInput):
         Scope(kinds=("thought",))
