@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parent.parent
 def build_wheel(out: Path) -> Path:
     """memlib's wheel, built from this checkout into `out`."""
     out.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(ROOT)],
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+                    "-w", str(out), str(ROOT)],
                    check=True, capture_output=True, text=True)
     (wheel,) = out.glob("memlib-*.whl")
     return wheel
