@@ -16,7 +16,7 @@ from memlib.models import Memory, from_row
 from memlib.scope import Scope, sql_in
 
 if TYPE_CHECKING:
-    from memlib.search.search import SearchConfig
+    from memlib.search.config import SearchConfig
 
 
 class LanceRows:
