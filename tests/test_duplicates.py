@@ -308,3 +308,39 @@ def test_text_the_case_blind_patterns_fold_is_read(hashed):
                      {"kind": "insight", "project_id": p.id, "content": "The export needs ſix nodes"},
                      {"kind": "insight", "project_id": p.id, "content": "The export needs ſome nodes"}])
     assert len(set(ids)) == 3
+
+
+def test_contradictions_never_shows_nothing_unread_without_the_pairs_read_meanwhile(monkeypatch):
+    """A reader (a server's, maintain's) can commit between the command's two readings. It
+    records a pair in the commit that marks its memory read, so the count of what is unread
+    comes first: the other way round, a reader committing in between showed nothing unread and
+    no pair, and a caller waiting for nothing unread took the pairs for all there are."""
+    import json
+
+    from click.testing import CliRunner
+
+    import memlib.cli.memories as memories
+    from memlib.cli import cli
+
+    pair = {"ids": ["a", "b"], "kind": "value"}
+
+    class Racing:
+        """A store whose reader commits right after the first of the command's readings."""
+
+        def __init__(self):
+            self.committed, self.readings = False, 0
+
+        def _reading(self):
+            self.readings += 1
+            seen, self.committed = self.committed, self.committed or self.readings == 1
+            return seen
+
+        def unread(self):
+            return 0 if self._reading() else 1
+
+        def disagreements(self):
+            return [pair] if self._reading() else []
+
+    monkeypatch.setattr(memories, "open_store", lambda ctx: Racing())
+    shown = json.loads(CliRunner().invoke(cli, ["contradictions", "--json"]).output)
+    assert shown["pairs"] == [pair] or shown["unread"] > 0, shown

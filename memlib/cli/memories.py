@@ -303,7 +303,11 @@ def contradictions(ctx, as_json):
     if ctx.invoked_subcommand is not None:
         return
     store = open_store(ctx)
-    pairs, unread = store.disagreements(), store.unread()
+    # what is unread first: a pair is recorded in the commit that marks its memory read, so
+    # pairs read after it hold every pair of what it counts as read (the other way round, a
+    # reader committing in between showed nothing unread and not its pair)
+    unread = store.unread()
+    pairs = store.disagreements()
     if as_json:
         echo_json({"pairs": pairs, "unread": unread})
         return

@@ -440,15 +440,15 @@ def create_app(server: Server):
         how many memories (of these, or of the store for a token that reads every project)
         the judge has not read yet (null: not said to a token limited to projects)."""
         def run():
-            pairs = store.disagreements(body.ids)
-            ids = sorted({i for p in pairs for i in p["ids"]})
-            readable = {i for i, p in server.projects_of(ids).items() if who.may_read(p)} if ids else set()
-            if body.ids is not None:
+            if body.ids is not None:  # what is unread first, as the CLI's contradictions counts it
                 asked = [i for i, r in store.lookup(body.ids, ["id", "project_id"]).items()
                          if who.may_read(r["project_id"])]
                 unread = store.unread(asked)
             else:
                 unread = store.unread() if who.every_project else None
+            pairs = store.disagreements(body.ids)
+            ids = sorted({i for p in pairs for i in p["ids"]})
+            readable = {i for i, p in server.projects_of(ids).items() if who.may_read(p)} if ids else set()
             return {"pairs": [p for p in pairs if set(p["ids"]) <= readable], "unread": unread}
         return _jsonable(await read(run))
 
