@@ -120,6 +120,10 @@ class _EightBit:
             return np.zeros((0, self.dims), dtype=np.float32)
         if leads is not None and all(lead >= len(text) for text, lead in zip(texts, leads)):
             leads = None
+        return self._vectors(texts, leads)
+
+    def _vectors(self, texts: list[str], leads: list[int] | None) -> np.ndarray:
+        """The vectors of some texts (`leads`: as `embed_in_context` reads them, else None)."""
         return self._embed_int8(texts, leads)
 
     def _embed_int8(self, texts: list[str], leads: list[int] | None = None) -> np.ndarray:
@@ -292,11 +296,7 @@ class SentenceTransformerEmbedder(_EightBit):
             self._dims = int(get_dims())
         return self._dims
 
-    def _embed(self, texts: list[str], leads: list[int] | None = None) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dims), dtype=np.float32)
-        if leads is not None and all(lead >= len(text) for text, lead in zip(texts, leads)):
-            leads = None
+    def _vectors(self, texts: list[str], leads: list[int] | None) -> np.ndarray:
         if self.quantized:
             return self._embed_int8(texts, leads)
         if leads is not None:
@@ -311,8 +311,7 @@ class SentenceTransformerEmbedder(_EightBit):
     def _embed_pooled(self, texts: list[str], leads: list[int]) -> np.ndarray:
         """The float model's token states, each text's pooled with its context's weighed less (`_pooled`)."""
         model = self._load()
-        keep = _kept(model.tokenizer(texts, truncation=True, max_length=model.max_seq_length,
-                                     return_offsets_mapping=True)["offset_mapping"], texts, leads)
+        keep = _kept(self._encode(texts, offsets=True)["offset_mapping"], texts, leads)
         states = model.encode(texts, output_value="token_embeddings", batch_size=self.batch_size,
                               convert_to_numpy=False, show_progress_bar=False)
         return _unit(np.stack([_pooled(s.float().cpu().numpy(), n) for s, n in zip(states, keep)]))

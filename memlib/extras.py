@@ -14,10 +14,11 @@ from types import ModuleType
 
 from memlib.errors import MissingExtra
 
-# extra -> what it brings, for the README's install table and for the error's words
+# extra -> what it brings (tests/test_install.py checks that pyproject and the README's install
+# table name the same extras)
 EXTRAS = {
     "reports": "the analytics reports: papermill, nbconvert, ipykernel, altair, vl-convert",
-    "lab": "JupyterLab over the report notebooks (memlib report lab)",
+    "lab": "JupyterLab over the report notebooks (memlib lab)",
     "server": "the memory server (memlib serve): FastAPI, uvicorn, MCP over streamable HTTP",
     "torch": "the float all-MiniLM-L6-v2 and the other 8-bit variants through PyTorch "
              "(sentence-transformers, onnx, the packaged model), --device cuda",
