@@ -1,7 +1,9 @@
 """memlib: an analytics-first memory store for AI agents.
 
-The map of the house. Shared vocabulary at the top: `models` (the typed memories; the Lance
-schema derives from them), `errors`, `extras` (the optional parts, each a pip extra, and the
+The map of the house. Shared vocabulary at the top: `vocabulary` (a memory's kinds, levels,
+importance and the rule of trust, without its models), `models` (the typed memories; the Lance
+schema derives from them), `errors`, `deferred` (dependencies' start-up imports memlib never
+uses, put off until used), `extras` (the optional parts, each a pip extra, and the
 one line a user gets when one is missing), `scope` (where a search may look, and the one escaping
 helper for Lance filters), `clock` (the time a store writes, the one date parser),
 `embeddings` (the model a store embeds with, for writes and queries alike, and `glosses`: the
@@ -70,6 +72,7 @@ into usage. A report (analytics/reports.py) opens the version current at its as-
 reads it through the views of sql/ (staging, intermediate, marts) and renders the notebooks.
 """
 
+from memlib.deferred import defer_namespace_client
 from memlib.errors import (
     EmbedderMismatch,
     InvalidInput,
@@ -78,6 +81,8 @@ from memlib.errors import (
     NotFound,
     StoreError,
 )
+
+defer_namespace_client()
 
 # What `from memlib import X` gives, imported when first asked for: `import memlib` alone
 # (the CLI's, a tool's) loads neither Lance nor pydantic's models.

@@ -15,14 +15,13 @@ import types
 import typing
 import uuid
 from datetime import datetime, timedelta, timezone
-from enum import Enum, IntEnum
+from enum import Enum
 from typing import Annotated, Any, ClassVar, Literal, Sequence, Union
 
 import numpy as np
 import pyarrow as pa
 from pydantic import (
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Field,
     TypeAdapter,
@@ -33,22 +32,10 @@ from pydantic import (
 
 from memlib.clock import EARLIEST, LATEST, MAX_DAYS, utc
 from memlib.errors import InvalidInput, InvalidMemory, shown
+from memlib.vocabulary import (  # noqa: F401  (what a memory is made of; read from here too)
+    REVISABLE, UNTRUSTED, UNTRUSTED_SOURCES, Float, Importance, Int, Kind, Level, trusted)
 
 MAX_TEXT = 10_000
-
-
-def _not_boolean(value):
-    """A number as a caller gives it: true and false are not 1 and 0, which pydantic's lax
-    mode would make of them."""
-    if isinstance(value, bool):
-        raise ValueError(f"must be a number, not {str(value).lower()}")
-    return value
-
-
-# the numbers of every model a caller fills (memories, request bodies, tool inputs, tasks)
-Int = Annotated[int, BeforeValidator(_not_boolean)]
-Float = Annotated[float, BeforeValidator(_not_boolean)]
-
 FLOAT32_MAX = 3.4028234663852886e38  # embeddings are stored as 32-bit floats
 
 
@@ -82,32 +69,6 @@ def checked_vector(value: list[float] | None) -> list[float] | None:
 SCHEMA_VERSION = 1
 
 
-class Level(IntEnum):
-    PROJECT = 0
-    ROOT_TASK = 1
-    SUB_TASK = 2
-
-
-class Kind(str, Enum):
-    PROJECT = "project"
-    ROOT_TASK = "root_task"
-    SUB_TASK = "sub_task"
-    DECISION = "decision"
-    PATTERN = "pattern"
-    INSIGHT = "insight"
-    ISSUE = "issue"
-    LEARNING = "learning"
-    CONVERSATION = "conversation"
-    SUMMARY = "summary"
-    MANUAL = "manual"
-
-
-class Importance(str, Enum):
-    CRITICAL = "critical"
-    IMPORTANT = "important"
-    NORMAL = "normal"
-
-
 def uuid4_text(value: str) -> str:
     """A memory id: a UUIDv4 string in canonical form (lower case accepted)."""
     try:
@@ -134,20 +95,6 @@ Text = Annotated[str, Field(max_length=MAX_TEXT)]
 TTL = Annotated[Int, Field(ge=-1, le=MAX_DAYS)]
 
 
-# Trust. A memory's `source` says where it came from: a person ("manual", "workspace",
-# "person"), an agent ("agent"), an import ("import"), a tool's output ("tool") or a web page
-# ("web"). What came from a tool or a page nobody vouches for, nor any memory tagged
-# UNTRUSTED: such a memory is untrusted (search down-weights it, `build_context` shows it
-# after the trusted ones and labelled, a scope can leave it out). A memory found harmful is
-# quarantined: taken out of the store as a reversible run (memlib.lifecycle.curation.forget),
-# so it is never returned.
-UNTRUSTED_SOURCES = ("tool", "web")
-UNTRUSTED = "untrusted"
-
-
-def trusted(source: str | None, tags) -> bool:
-    """The one rule of trust (above)."""
-    return source not in UNTRUSTED_SOURCES and UNTRUSTED not in (tags or ())
 
 
 class Memory(BaseModel):
@@ -510,10 +457,6 @@ def _invalid(record: str, exc: ValidationError) -> InvalidMemory:
     return InvalidMemory(record, field, message)
 
 
-# The fields a person or an agent may change in place (`curation.revise`): what a memory says
-# and how much it is trusted; its kind, its place in the tree and its history stay.
-REVISABLE = ("name", "description", "objective", "details", "title", "context", "decision", "consequences",
-             "content", "code_example", "usage_examples", "importance", "tags", "confidence", "ttl_days")
 DERIVED = ("level", "expires_at")  # what a memory shows besides its fields: derived, never given
 
 

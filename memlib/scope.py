@@ -8,7 +8,7 @@ from typing import Iterable, Mapping
 
 from memlib.clock import parse_time
 from memlib.errors import InvalidInput
-from memlib.models import UNTRUSTED, UNTRUSTED_SOURCES, Kind, Level
+from memlib.vocabulary import UNTRUSTED, UNTRUSTED_SOURCES, Kind, Level
 
 
 def sql_literal(value: object) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "memlib"
 ROOT = PACKAGE.parent
-SHARED = {"models", "errors", "extras", "scope", "clock", "embeddings", "glosses", "policy", "settings", "interface"}
+SHARED = {"vocabulary", "models", "errors", "deferred", "extras", "scope", "clock", "embeddings", "glosses", "policy", "settings", "interface"}
 
 
 def drawn_in_init() -> dict[str, set[str]]:

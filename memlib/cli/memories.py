@@ -4,15 +4,19 @@ maintain, sample, history."""
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
 
 from memlib.cli.app import (as_of_or_version, cli, echo_json, embedder_option, key_values, open_store, option_date,
                             through_server)
 from memlib.errors import InvalidInput
-from memlib.interface import MemoryInterface
 from memlib.scope import Scope
 from memlib.search import MAX_K, MODES, SearchConfig
+from memlib.vocabulary import REVISABLE
+
+if TYPE_CHECKING:
+    from memlib.interface import MemoryInterface
 
 
 @cli.command()
@@ -47,8 +51,6 @@ def _field_options(func):
 
 
 def _revisable_options(func):
-    from memlib.models import REVISABLE
-
     for name in reversed([n for n in REVISABLE if n not in ("tags", "usage_examples", "confidence", "ttl_days")]):
         func = click.option(f"--{name.replace('_', '-')}", name, default=None)(func)
     return func

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memlib.errors import InvalidInput
-from memlib.models import Float, Int
+from memlib.vocabulary import Float, Int
 
 MODES = ("vector", "fts", "hybrid")
 MAX_K = 1_000
