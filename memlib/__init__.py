@@ -72,7 +72,7 @@ into usage. A report (analytics/reports.py) opens the version current at its as-
 reads it through the views of sql/ (staging, intermediate, marts) and renders the notebooks.
 """
 
-from memlib.deferred import defer_namespace_client
+from memlib.deferred import defer_namespace_client, lazy_attributes
 from memlib.errors import (
     EmbedderMismatch,
     InvalidInput,
@@ -101,15 +101,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    if name not in _LAZY:
-        raise AttributeError(f"module 'memlib' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(_LAZY[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY)

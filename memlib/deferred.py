@@ -1,4 +1,6 @@
-"""Imports memlib's dependencies make at start-up that memlib never uses, put off until used.
+"""Imports put off until used: a package's names read from their modules when first asked
+for (`lazy_attributes`), and what memlib's dependencies import at start-up that memlib never
+uses.
 
 `lancedb` imports `lance_namespace`, which imports `lance_namespace_urllib3_client`: the
 generated REST client of Lance's namespace service, whose package `__init__` imports every API
@@ -14,10 +16,28 @@ use the client gets the whole package, only later.
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import sys
+from typing import Callable
 
 NAMESPACE_CLIENT = "lance_namespace_urllib3_client"
+
+
+def lazy_attributes(package: str, where: dict[str, str]) -> tuple[Callable, Callable]:
+    """A package's `__getattr__` and `__dir__` giving each name of `where` (name -> the module
+    that defines it), imported when first read and kept in the package from then on."""
+    def __getattr__(name: str):
+        if name not in where:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(where[name]), name)
+        setattr(sys.modules[package], name, value)
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(vars(sys.modules[package])) | set(where))
+
+    return __getattr__, __dir__
 
 
 def defer_namespace_client() -> None:

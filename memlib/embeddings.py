@@ -186,7 +186,7 @@ class PackagedMiniLM(_EightBit):
         self.directory = Path(directory)
         self._int8: dict[int, Any] = {}
         self._workers = None
-        self._tokenizers = None  # (cutting at MAX_TOKENS, whole), loaded on first use
+        self._tokenizers: list[Any] = [None, None]  # cutting at MAX_TOKENS, whole
         self._lock = threading.RLock()
         self.count_tokens = functools.lru_cache(maxsize=2**16)(self._count_tokens)
 
@@ -195,14 +195,17 @@ class PackagedMiniLM(_EightBit):
         return DIMS
 
     def _tokenizer(self, whole: bool = False):
-        if self._tokenizers is None:
+        """The model's tokenizer, cutting at MAX_TOKENS, or `whole` (nothing cut, for counting);
+        each read from its file when first asked for."""
+        tokenizer = self._tokenizers[whole]
+        if tokenizer is None:
             from tokenizers import Tokenizer
 
-            path = str(self.directory / "tokenizer.json")
-            cutting, uncut = Tokenizer.from_file(path), Tokenizer.from_file(path)
-            uncut.no_truncation()
-            self._tokenizers = (cutting, uncut)
-        return self._tokenizers[whole]
+            tokenizer = Tokenizer.from_file(str(self.directory / "tokenizer.json"))
+            if whole:
+                tokenizer.no_truncation()
+            self._tokenizers[whole] = tokenizer
+        return tokenizer
 
     def _encode(self, texts: list[str], offsets: bool) -> dict[str, list]:
         encoded = self._tokenizer().encode_batch(texts)
