@@ -22,7 +22,7 @@ from common import median_ms, p95_ms  # noqa: E402
 from vector_index import drop_vector_index, query_texts, setup  # noqa: E402
 
 from memlib import Scope  # noqa: E402
-from memlib.lifecycle.maintenance import ensure_vector_index  # noqa: E402
+from memlib.lifecycle.vector_index import ensure_vector_index  # noqa: E402
 from memlib.search.search import SearchConfig, vector_candidates  # noqa: E402
 
 

@@ -33,7 +33,7 @@ from pydantic import (
 from memlib.clock import EARLIEST, LATEST, MAX_DAYS, utc
 from memlib.errors import InvalidInput, InvalidMemory, shown
 from memlib.vocabulary import (  # noqa: F401  (what a memory is made of; read from here too)
-    REVISABLE, UNTRUSTED, UNTRUSTED_SOURCES, Float, Importance, Int, Kind, Level, trusted)
+    REVISABLE, SCHEMA_VERSION, UNTRUSTED, UNTRUSTED_SOURCES, Float, Importance, Int, Kind, Level, trusted)
 
 MAX_TEXT = 10_000
 FLOAT32_MAX = 3.4028234663852886e38  # embeddings are stored as 32-bit floats
@@ -66,7 +66,6 @@ def checked_vector(value: list[float] | None) -> list[float] | None:
         raise ValueError(problem[1])
     return value
 
-SCHEMA_VERSION = 1
 
 
 def uuid4_text(value: str) -> str:

@@ -21,6 +21,12 @@ def _not_boolean(value):
     return value
 
 
+# The versions of what a store holds, which `memlib --version` names: its tables' schema
+# (memories and their logs), and its control plane's SQLite schema (2: a task belongs to a
+# project). A store written by a newer memlib is refused rather than misread.
+SCHEMA_VERSION = 1
+CONTROL_SCHEMA_VERSION = 2
+
 # the numbers of every model a caller fills (memories, request bodies, tool inputs, tasks)
 Int = Annotated[int, BeforeValidator(_not_boolean)]
 Float = Annotated[float, BeforeValidator(_not_boolean)]

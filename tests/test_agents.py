@@ -324,8 +324,10 @@ def test_build_context_labels_parts_and_reports_what_was_cut(project_memory):
     for i in range(30):
         sessions.append(s.session_id, "user" if i % 2 == 0 else "assistant", f"message number {i} about the ledger")
     words = lambda t: len(t.split())  # noqa: E731
-    big = build_context(store, s.session_id, "ledger retries", budget_tokens=100_000, count=words)
+    big = build_context(store, s.session_id, "ledger retries", budget_tokens=100_000, count=words,
+                        tools=tools.describe())
     assert [p.label for p in big.parts] == ["Persona and owner", "Tools", "Recalled memory", "Transcript"]
+    assert big.report()["Tools"] == {"kept": len(tools.TOOLS), "cut": 0}
     assert all(part.cut == 0 for part in big.parts) and len(big.recalled) == 3
     assert big.text.index("message number 0") < big.text.index("message number 29")  # time order
     small = build_context(store, s.session_id, "ledger retries", budget_tokens=200, count=words)
@@ -335,11 +337,14 @@ def test_build_context_labels_parts_and_reports_what_was_cut(project_memory):
     assert "message number 29" in small.text and "message number 0 " not in small.text  # latest kept
     events = [e for e in store.recalls.spooled() if e["tool"] == "build_context"]
     assert {e["agent"] for e in events} == {"coder"} and len(events) == 6
+    # a Python caller's agent has the tools it is given: none given, none listed
+    bare = build_context(store, s.session_id, "ledger retries", budget_tokens=100_000, count=words)
+    assert bare.report()["Tools"] == {"kept": 0, "cut": 0} and "## Tools" not in bare.text and "## Tools" in big.text
     # a long tool list in a small budget takes at most a quarter of it: the memories still fit
-    tools = [{"name": f"tool_{i}", "description": "does one more thing the agent may need " * 2} for i in range(40)]
-    crowded = build_context(store, s.session_id, "ledger retries", budget_tokens=400, count=words, tools=tools)
+    many = [{"name": f"tool_{i}", "description": "does one more thing the agent may need " * 2} for i in range(40)]
+    crowded = build_context(store, s.session_id, "ledger retries", budget_tokens=400, count=words, tools=many)
     assert crowded.report()["Tools"]["cut"] > 0 and crowded.report()["Recalled memory"]["kept"] == 3
-    assert sum(words(f"- {t['name']}: {t['description']}\n") for t in tools[:crowded.report()["Tools"]["kept"]]) <= 100
+    assert sum(words(f"- {t['name']}: {t['description']}\n") for t in many[:crowded.report()["Tools"]["kept"]]) <= 100
     sessions.save_loop(s.session_id, "g", 1, {})
     assert build_context(store, s.session_id, "ledger", count=words).recalled == []  # loop pending: no recall
 
@@ -361,7 +366,8 @@ def test_the_memories_fit_first_one_by_one_and_only_those_shown_are_logged(proje
     sessions.append(s.session_id, "user", "How often do ledger retries run?")
     sessions.append(s.session_id, "assistant", "Let me check the memory.")
     before = len([e for e in store.recalls.spooled() if e["tool"] == "build_context"])
-    context = build_context(store, s.session_id, "ledger retry bound settlement window", budget_tokens=400)
+    context = build_context(store, s.session_id, "ledger retry bound settlement window", budget_tokens=400,
+                            tools=tools.describe())
     report = context.report()
     assert report["Recalled memory"]["kept"] >= 1 and context.tokens <= 400
     assert report["Transcript"] == {"kept": 2, "cut": 0}
@@ -372,7 +378,8 @@ def test_the_memories_fit_first_one_by_one_and_only_those_shown_are_logged(proje
         assert store.get(memory_id).own_text.split(":")[0].split()[0] in context.text
     # a budget too small for the best memory shows none, and logs none
     before = len([e for e in store.recalls.spooled() if e["tool"] == "build_context"])
-    tiny = build_context(store, s.session_id, "ledger retry bound settlement window", budget_tokens=60)
+    tiny = build_context(store, s.session_id, "ledger retry bound settlement window", budget_tokens=60,
+                         tools=tools.describe())
     assert tiny.recalled == [] and tiny.report()["Recalled memory"]["cut"] == 3
     assert len([e for e in store.recalls.spooled() if e["tool"] == "build_context"]) == before
 

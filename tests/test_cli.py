@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -263,8 +264,31 @@ def test_a_read_only_store_says_so_and_still_answers_recalls(cli_store):
     assert run("stats", store=store).returncode == 0
 
 
+def test_a_store_of_a_newer_schema_is_refused_in_one_line(tmp_path):
+    from memlib.embeddings import HashEmbedder
+    from memlib.store.store import META_SCHEMA, Store
+    from memlib.vocabulary import SCHEMA_VERSION
+
+    newer = tmp_path / "newer"
+    Store.open(str(newer), embedder=HashEmbedder(), recorded={META_SCHEMA: str(SCHEMA_VERSION + 1)})
+    out = run("stats", store=newer, ok=False)
+    assert out.returncode != 0 and out.stderr.strip().splitlines() == [
+        f"memlib: error: store {str(newer)!r} has schema version {SCHEMA_VERSION + 1}, newer than this memlib's "
+        f"({SCHEMA_VERSION}): upgrade memlib to open it"]
+
+
 def test_version_and_a_chinese_history_read_as_written(cli_store):
-    assert run("--version").stdout.strip() == "memlib 0.1.0"
+    from importlib.metadata import version
+
+    from memlib.control import ControlPlane
+    from memlib.store.store import META_SCHEMA, Store, recorded_meta
+
+    written = recorded_meta(Store.open(str(cli_store["store"]), create=False).table)[META_SCHEMA]
+    ControlPlane.open(str(cli_store["store"])).close()
+    control = sqlite3.connect(cli_store["store"] / "control-plane.db")
+    control_schema = control.execute("select value from meta where key = 'schema_version'").fetchone()[0]
+    assert run("--version").stdout.strip() == (f"memlib {version('memlib')} (store schema {written}, "
+                                               f"control plane schema {control_schema})")
     memory = run("add", "--kind", "insight", "--project-id", cli_store["project"], "--content", "前端框架用 React",
                  store=cli_store["store"]).stdout.strip()
     from memlib import MemoryStore

@@ -164,3 +164,65 @@ def _instance_attributes(cls) -> set[str]:
                   for t in ([*t.elts] if isinstance(t, ast.Tuple) else [t])
                   if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"}
     return names
+
+
+def module_file(module: str) -> Path | None:
+    """The file of a dotted memlib module (a package's is its __init__.py), or None."""
+    path = PACKAGE.parent.joinpath(*module.split("."))
+    for candidate in (path.with_suffix(".py"), path / "__init__.py"):
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def file_arrows() -> dict[Path, set[Path]]:
+    """Which memlib file imports which, every import counted (at the top, inside a function,
+    for type checking only): `from package import module` points at the module's file."""
+    arrows = {}
+    for path in PACKAGE.rglob("*.py"):
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("memlib"):
+                for alias in node.names:
+                    targets.add(module_file(f"{node.module}.{alias.name}") or module_file(node.module))
+            elif isinstance(node, ast.Import):
+                targets.update(module_file(a.name) for a in node.names if a.name.startswith("memlib"))
+        arrows[path] = {t for t in targets if t is not None and t != path}
+    return arrows
+
+
+def test_no_two_files_import_each_other_round_a_loop():
+    arrows, done = file_arrows(), set()
+    while len(done) < len(arrows):  # peel off the files that import only peeled ones
+        ready = {f for f, targets in arrows.items() if f not in done and targets <= done}
+        if not ready:
+            left = {f: t - done for f, t in arrows.items() if f not in done}
+            while True:  # what is left holds a loop: drop what nothing left imports, until only loops remain
+                kept = {f: t & set(left) for f, t in left.items() if any(f in t2 for t2 in left.values())}
+                if kept.keys() == left.keys():
+                    break
+                left = kept
+            raise AssertionError("files importing each other round a loop: "
+                                 + ", ".join(sorted(str(f.relative_to(ROOT)) for f in left)))
+        done |= ready
+
+
+LONGEST = 80  # lines of a function, its nested functions counted in it
+
+
+def long_functions() -> list[str]:
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        nested = {id(inner) for outer in ast.walk(tree) if isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  for inner in ast.walk(outer) if inner is not outer}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and id(node) not in nested:
+                lines = node.end_lineno - node.lineno + 1
+                if lines > LONGEST:
+                    found.append(f"{path.relative_to(ROOT)}:{node.name} ({lines} lines)")
+    return found
+
+
+def test_no_function_is_longer_than_a_screen():
+    assert long_functions() == []

@@ -1,7 +1,7 @@
 """memlib as agents use it: the session layers (short-term transcript, session and its
 preferences, pending loop), the lifecycle policy that decides what an agent recalls and
 writes back, project / iteration / smart queries with their context strings, iteration
-knowledge snapshots, the context builder, and the ten agent tools (plain functions, and over
+knowledge snapshots, the context builder, and the agent tools (`tools.TOOLS`: plain functions, and over
 MCP in `memlib.agents.mcp_server`). Long-term memory is the store's; everything here goes
 through `memlib.MemoryStore`, so what agents do shows up in the reports. May import the
 store, search, lifecycle and memory_store parts."""

@@ -5,8 +5,9 @@ each part labelled and the whole cut to a token budget, with a report of what wa
 The recalled memories (best first, each its own item) take the budget first: they are what
 the context is for. Then the persona and owner profile (from the workspace's SPIRIT.md and
 OWNER.md when the store has one, else the session's preferences), the transcript from its
-latest turn backwards (shown in time order), and the tools (the workspace's TOOLS.md, else
-memlib's own; an agent host declares them to the model too); the profile and the tools take
+latest turn backwards (shown in time order), and the tools (those the caller says the agent
+has, else the workspace's TOOLS.md; the memory server and the agent tools' own build_context
+give memlib's tools, which their agents call); the profile and the tools take
 at most a quarter of the budget each; items whole or not at all.
 The parts are shown in that order: profile, tools, memories, transcript. Only the memories
 shown are logged as recalled. Tokens are counted by `memlib.embeddings.count_tokens`
@@ -136,10 +137,7 @@ def build_context(store: MemoryInterface, session_id: str, goal: str, budget_tok
     records = {"persona": workspace.persona(), "owner": workspace.owner()} if workspace else {}
     if tools is None and workspace is not None and workspace.tools():
         tools = [{"name": t.name, "description": t.description} for t in workspace.tools() if t.enabled]
-    if tools is None:
-        from memlib.agents.tools import describe
-
-        tools = describe()
+    tools = tools or []
 
     profile = []
     for key in ("persona", "owner"):

@@ -17,7 +17,7 @@ from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from memlib.agents import knowledge, review
+from memlib.agents import context as agent_context, knowledge, review
 from memlib.agents.query import MemoryQuery, query_memory as run_query
 from memlib.errors import InvalidInput, NotFound, invalid
 from memlib.lifecycle import curation
@@ -512,10 +512,16 @@ def end_session(box: Toolbox, args: SessionInput) -> dict:
 def build_context(box: Toolbox, args: BuildContextInput) -> dict:
     """The context to start a turn with, within a token budget: profile, tools, what memory
     recalls for the goal (in the session's project) and the transcript."""
-    from memlib.agents.context import build_context as build
-
     _sessions(box, args.session_id)
-    return build(box.store, args.session_id, args.goal, budget_tokens=args.budget_tokens).to_dict()
+    return agent_context.build_context(box.store, args.session_id, args.goal, budget_tokens=args.budget_tokens,
+                                       tools=context_tools(box.store)).to_dict()
+
+
+def context_tools(store) -> list[dict] | None:
+    """The tools a context built for an agent of these tools lists: the store's workspace's
+    when it declares them (None: build_context reads them), else these tools."""
+    workspace = getattr(store, "workspace", None)
+    return None if workspace is not None and workspace.tools() else describe()
 
 
 def report_fragment(box: Toolbox, args: ReportFragmentInput) -> dict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,8 +14,19 @@ from memlib.analytics.format import HEADLINE_MIME, cards_html
 from memlib.analytics.report_data import REPORTS as DEFINITIONS
 
 if TYPE_CHECKING:
-    from memlib.analytics.reports import Outcome
     from memlib.clock import AsOf
+
+
+@dataclass
+class Outcome:
+    """One report of a run: whether it rendered, its headline numbers, or its error."""
+    name: str
+    ok: bool
+    headline: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+    seconds: float = 0.0
+    stale_from: str | None = None  # the previous good output kept, from when
+
 
 CARDS = 4  # headline numbers per report on the index page
 CSS = """

@@ -25,7 +25,7 @@ import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from importlib import resources
 from pathlib import Path
@@ -34,7 +34,7 @@ from typing import Any
 from memlib.analytics.connection import CHECKS
 from memlib.analytics.report_data import REPORTS as DEFINITIONS
 from memlib.analytics.report_kernels import Kernel, kernel_error, skip_unused_imports
-from memlib.analytics.report_pages import headline, page_of, write_index
+from memlib.analytics.report_pages import Outcome, headline, page_of, write_index
 from memlib.clock import AsOf
 from memlib.extras import REPORTS as REPORTS_EXTRA
 from memlib.extras import need
@@ -54,16 +54,6 @@ CACHE_GRACE = 3600
 
 class ReportFailed(MemlibError):
     """A report notebook raised; names the report, the cell and the error."""
-
-
-@dataclass
-class Outcome:
-    name: str
-    ok: bool
-    headline: dict[str, Any] = field(default_factory=dict)
-    error: str | None = None
-    seconds: float = 0.0
-    stale_from: str | None = None  # the previous good output kept, from when
 
 
 @dataclass

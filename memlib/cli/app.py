@@ -10,6 +10,7 @@ import click
 from memlib.clock import AsOf, parse_time
 from memlib.embeddings import NAMED
 from memlib.errors import InvalidInput
+from memlib.vocabulary import CONTROL_SCHEMA_VERSION, SCHEMA_VERSION
 
 
 def open_store(ctx: click.Context, create: bool = False, embedder: str | None = None,
@@ -91,7 +92,9 @@ embedder_option = click.option(
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="memlib", prog_name="memlib", message="%(prog)s %(version)s")
+@click.version_option(package_name="memlib", prog_name="memlib",
+                      message=f"%(prog)s %(version)s (store schema {SCHEMA_VERSION}, "
+                              f"control plane schema {CONTROL_SCHEMA_VERSION})")
 @click.option("--store", default=None, metavar="URI",
               help="LanceDB URI of the store (default: $MEMLIB_STORE, else the config's, else data/store).")
 @click.option("--workspace", default=None, metavar="DIR",

@@ -27,14 +27,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
 
-from memlib.errors import InvalidInput, StoreError
+from memlib.errors import StoreError
 from memlib.settings import Settings
 from memlib.store.storage import is_local
+from memlib.vocabulary import CONTROL_SCHEMA_VERSION as SCHEMA_VERSION
 
 FILE = "control-plane.db"
 log = logging.getLogger("memlib")
 _SAID: set[str] = set()  # the object-storage stores whose default control plane was named
-SCHEMA_VERSION = 2  # 2: a task belongs to a project (tasks.project_id)
 # the backpressure defaults (seed 002: 32 in flight); both are stored in the database, so
 # every process on one store agrees on them (`memlib queue config`)
 DEFAULTS = {"max_in_flight": 32, "max_queued": 100_000}

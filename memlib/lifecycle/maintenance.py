@@ -16,35 +16,19 @@ from datetime import timedelta
 from typing import Any
 
 import pyarrow as pa
-from lancedb.index import IvfHnswSq
 
 from memlib import analytics
 from memlib.consensus.store import renew
 from memlib.lifecycle.reembed import runs
+from memlib.lifecycle.vector_index import ensure_vector_index, vector_index_state
 from memlib.interface import StoreInterface
 from memlib.models import arrow_schema
 from memlib.clock import MAX_DAYS
 from memlib.errors import whole_number
-from memlib.search.vector_cache import vector_bytes
-from memlib.settings import DEFAULT_VECTOR_CACHE_MB
 from memlib.store.concurrency import retryable
 from memlib.store.versions import CLEANUP_GRACE, HISTORY_DAYS
 
 log = logging.getLogger("memlib")
-
-# Lance's vector index serves the processes that search without the vector cache: a one-shot
-# `memlib search`, and stores whose vectors outgrow the cache's default ceiling. A one-shot
-# process gains nothing from it at 1M: its first query loads the index (2.2 s) where an exact
-# scan takes 1.7 s (bench/README.md), while building it took most of maintain's 184.8 s after a
-# 1M bulk load and 607 MB of disk. So maintain builds it once the default cache would not hold
-# the vectors (vector_cache.vector_bytes above DEFAULT_VECTOR_CACHE_MB: about 2.2M rows of 384
-# dimensions), or when asked (`maintain --vector-index`); once built, later rows join it at
-# each maintain. Scoped queries of up to 20k rows are exact numpy scans either way.
-# IVF_HNSW_SQ with a partition per ~4k rows, probed 16 at a time with a 4x exact re-rank:
-# recall@10 0.973 against exact search at 100k real embeddings, 14 ms median
-# (bench/vector_index.py, bench/results/vector_index.md). IVF_PQ (48 sub-vectors) builds in
-# 85 s at 1M into 52 MB but finds 0.63 of the top 10 at the same probes.
-ROWS_PER_PARTITION = 4_096
 
 FOLD = """
 select m.id,
@@ -81,38 +65,6 @@ def fold_usage(store: StoreInterface, actor: str = "maintain") -> int:
             [None if read[i] is None else read[i] + 1 for i in folded.column("id").to_pylist()], pa.int64()))
         applied, _ = store.merge_columns(folded, "usage", actor=actor)
     return len(applied)
-
-
-def vector_index_due(rows: int, dims: int) -> bool:
-    """Whether a store this large needs Lance's vector index: the default cache would not
-    hold its vectors."""
-    return vector_bytes(rows, dims) > DEFAULT_VECTOR_CACHE_MB * 2**20
-
-
-def ensure_vector_index(store: StoreInterface, force: bool = False, again: bool = False) -> bool:
-    """Build the ANN index when it is due (or `force`d, at any size but an empty table);
-    later rows join it on optimize. `again`: train it anew even if there is one (the vectors
-    changed under it: memlib reembed)."""
-    rows = store.count_rows()
-    if rows == 0 or (store.has_vector_index() and not again) or not (force or vector_index_due(rows, store.dims)):
-        return False
-    store.create_vector_index(IvfHnswSq(distance_type="cosine",
-                                        num_partitions=max(1, rows // ROWS_PER_PARTITION)))
-    return True
-
-
-def _vector_index_state(store: StoreInterface, built: bool, had: bool) -> str:
-    """Why maintain built Lance's vector index or did not, in a line."""
-    if built:
-        return "built now"
-    if had:
-        return "built before: the new rows joined it"
-    rows = store.count_rows()
-    if rows == 0:
-        return "not built: the store is empty"
-    return (f"not needed yet: {rows:,} rows fit the vector cache (it is built once they would not, about "
-            f"{int(DEFAULT_VECTOR_CACHE_MB * 2**20 / (vector_bytes(10**7, store.dims) / 10**7)):,} rows; "
-            "memlib maintain --vector-index builds it now)")
 
 
 def _unless_contended(what: str, step) -> bool:
@@ -182,6 +134,6 @@ def maintain(store: StoreInterface, progress: bool = False, history_days: int = 
         bar.close()
     return {"events_flushed": flushed, "memories_folded": folded, "read": reading, "clusters_made_again": clusters,
             "indexes_created": created,
-            "vector_index_built": vector, "vector_index": _vector_index_state(store, vector, had),
+            "vector_index_built": vector, "vector_index": vector_index_state(store, vector, had),
             "compacted": compacted, "as_of_versions_kept": len(set(window.values())),
             **cleaned, "seconds": round(time.perf_counter() - started, 2)}

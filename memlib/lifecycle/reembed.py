@@ -35,6 +35,7 @@ from memlib.consensus.store import renew
 from memlib.embeddings import embed_in_context
 from memlib.errors import InvalidInput, NotFound
 from memlib.interface import StoreInterface
+from memlib.lifecycle.vector_index import ensure_vector_index
 from memlib.models import lead_of
 
 CHUNK = 1_024  # memories embedded and committed at a time
@@ -188,8 +189,6 @@ def _write_vectors(store: StoreInterface, ids: list[str], vectors: np.ndarray, r
 def _rebuild_vector_index(store: StoreInterface) -> None:
     """Lance's vector index, if the store has one, trained again on the new vectors."""
     if store.has_vector_index():
-        from memlib.lifecycle.maintenance import ensure_vector_index
-
         ensure_vector_index(store, force=True, again=True)
 
 

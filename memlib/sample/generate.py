@@ -276,15 +276,11 @@ def build_sample(store: StoreInterface, size: int = DEFAULT_SIZE, seed: int = 7,
     day of the history, each at that day's time by the store's clock; with `findings`, the
     last fortnight's repeats, disagreements, untrusted sources, corrections and removals
     too (memlib/sample/quality.py), as a team's memory holds them."""
-    from memlib.lifecycle.maintenance import ensure_vector_index
+    from memlib.lifecycle.vector_index import ensure_vector_index
     from memlib.sample.consensus import build_consensus_sample
     from memlib.sample.control import build_control_sample, write_sessions
 
-    if vectors not in ("auto", "model", "approx"):
-        raise InvalidInput(f"vectors must be auto, model or approx, not {vectors!r}")
-    _check_size(size)
-    if store.count_rows():
-        raise InvalidInput(f"store {store.uri!r} already holds memories; sample needs an empty store")
+    _check_empty(store, size, vectors)
     anchor = anchor or store.clock.now().replace(hour=0, minute=0, second=0, microsecond=0)
     if anchor.tzinfo is None:
         anchor = anchor.replace(tzinfo=timezone.utc)
@@ -294,21 +290,11 @@ def build_sample(store: StoreInterface, size: int = DEFAULT_SIZE, seed: int = 7,
     generated = list(iter_generate(size, seed, anchor))
     ids = [m.id for m, _ in generated]
     created = np.array([int(m.created_at.timestamp() * 1_000_000) for m, _ in generated], dtype=np.int64)
-    given = None
-    if vectors == "approx":
-        topics = all_topics()
-        centroids = dict(zip(topics, store.embedder.embed(topics)))
-        given = approximate_vectors(centroids, [t for _, t in generated], np.random.default_rng(seed + 3))
+    given = _approximate(store, generated, seed) if vectors == "approx" else None
     events = generate_recalls(ids, created, seed, anchor)
     fold_at = anchor - timedelta(days=UNFOLDED_DAYS)
 
-    # one commit per day, in time order (parents are created before their children)
-    order = np.argsort(created, kind="stable")
-    days: dict[Any, list[int]] = {}
-    for i in order:
-        days.setdefault(generated[i][0].created_at.date(), []).append(int(i))
-    steps = [(datetime.combine(day, datetime.max.time(), tzinfo=timezone.utc).replace(microsecond=0), rows)
-             for day, rows in sorted(days.items())]
+    steps = _daily_commits(generated, created)
     folded = 0
     found: dict[str, Any] = {}  # the last fortnight's repeats, corrections ...
     findings = quality.steps(seed, anchor) if findings else []
@@ -358,6 +344,33 @@ def build_sample(store: StoreInterface, size: int = DEFAULT_SIZE, seed: int = 7,
             "consensus_fragments": consensus["fragments"], "consensus_units": consensus["consensus_units"],
             "sessions": n_sessions, "tasks": control["tasks"],
             "anchor": anchor.date().isoformat(), "seconds": round(time.perf_counter() - started, 1)}
+
+
+def _check_empty(store: StoreInterface, size: int, vectors: str) -> None:
+    """Refuse a sample the store cannot take: a size out of bounds, vectors of no known way, or
+    a store that already holds memories."""
+    if vectors not in ("auto", "model", "approx"):
+        raise InvalidInput(f"vectors must be auto, model or approx, not {vectors!r}")
+    _check_size(size)
+    if store.count_rows():
+        raise InvalidInput(f"store {store.uri!r} already holds memories; sample needs an empty store")
+
+
+def _approximate(store: StoreInterface, generated: list, seed: int) -> np.ndarray:
+    """Vectors drawn around the store's model's embedding of each memory's topic."""
+    topics = all_topics()
+    centroids = dict(zip(topics, store.embedder.embed(topics)))
+    return approximate_vectors(centroids, [t for _, t in generated], np.random.default_rng(seed + 3))
+
+
+def _daily_commits(generated: list, created: np.ndarray) -> list[tuple[datetime, list[int]]]:
+    """The history's rows by the day they were made, one commit a day at its last second, in
+    time order (parents are created before their children)."""
+    days: dict[Any, list[int]] = {}
+    for i in np.argsort(created, kind="stable"):
+        days.setdefault(generated[i][0].created_at.date(), []).append(int(i))
+    return [(datetime.combine(day, datetime.max.time(), tzinfo=timezone.utc).replace(microsecond=0), rows)
+            for day, rows in sorted(days.items())]
 
 
 def _fold_old_recalls(store: StoreInterface, events: pa.Table, when: datetime) -> int:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Literal
 
 import anyio.to_thread
-from fastapi import Depends, FastAPI, Header, Request
+from fastapi import APIRouter, Depends, FastAPI, Header, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -318,7 +318,6 @@ def create_app(server: Server):
     """The ASGI application: the REST API, the MCP endpoint and their lifespan."""
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-    store = server.store
     mcp = StreamableHTTPSessionManager(app=build_server(_mcp_call(server)), stateless=True, json_response=True,
                                        max_request_body_size=MAX_BODY)
 
@@ -330,10 +329,22 @@ def create_app(server: Server):
 
     app = FastAPI(title="memlib", summary="The memory server: memories, search, sessions, context, consensus, "
                   "the agent tools", version=_version(), lifespan=lifespan)
+    _answer_errors(app)
+    app.add_middleware(BodyGuard)  # every body bounded, UTF-8, not nested past reason, JSON
+    routes = _Routes(server)
+    for group in (_finding, _changing, _sessions, _consensus, _tools):
+        group(routes, app.router)
+    app.router.routes.append(Route("/mcp", endpoint=_MCPEndpoint(server, mcp), methods=["GET", "POST", "DELETE"]))
+    return app
 
-    def error(status: int, message: str) -> JSONResponse:
-        return JSONResponse({"error": message}, status_code=status)
 
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _answer_errors(app: FastAPI) -> None:
+    """Every failure as one line, `{"error": ...}`, with its status: the caller's mistakes
+    4xx, memlib's own 500 (logged here too)."""
     @app.exception_handler(RequestValidationError)
     async def _invalid(request, exc):
         err = exc.errors()[0]
@@ -341,22 +352,22 @@ def create_app(server: Server):
         message = {"extra_forbidden": "is not a field here",
                    "json_invalid": f"is not valid JSON ({(err.get('ctx') or {}).get('error', 'unreadable')})"}.get(
             err["type"], err["msg"].removeprefix("Value error, "))
-        return error(422, f"{where}: {message}")
+        return _error(422, f"{where}: {message}")
 
     @app.exception_handler(MemlibError)
     async def _mistake(request, exc):
         status = 404 if isinstance(exc, NotFound) else 409 if isinstance(exc, Contended) else 400
-        return error(status, first_line(exc))
+        return _error(status, first_line(exc))
 
     @app.exception_handler(Refused)
     async def _refused(request, exc):
-        return error(403, first_line(exc))
+        return _error(403, first_line(exc))
 
     @app.exception_handler(Exception)
     async def _internal(request, exc):  # not the caller's mistake: one line, here and there
         reason = f"{type(exc).__name__}: {first_line(exc)}"
         log.error("%s %s failed: %s", request.method, request.url.path, reason)
-        return error(500, f"internal error ({reason})")
+        return _error(500, f"internal error ({reason})")
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request, exc):  # no such route, a method it does not take, ...
@@ -368,32 +379,43 @@ def create_app(server: Server):
             message = first_line(exc.detail if isinstance(exc.detail, str) else exc)
         return JSONResponse({"error": message}, status_code=exc.status_code, headers=exc.headers)
 
-    app.add_middleware(BodyGuard)  # every body bounded, UTF-8, not nested past reason, JSON
-
-    def caller(authorization: str | None = Header(default=None, description="Bearer <token>")) -> Caller:
-        who = server.caller(authorization)
-        if who is None:
-            raise _Unauthorized()
-        return who
-
     @app.exception_handler(_Unauthorized)
     async def _unauthorized(request, exc):
         return _unauthorized_response()
 
-    def read(fn: Callable[[], Any]):
+
+class _Routes:
+    """What each group of routes is built on: the server and its store, the dependency that
+    names the caller from its token, and how a route runs (a read beside everything, a change
+    under the write lock), each in a worker thread."""
+
+    def __init__(self, server: Server):
+        self.server, self.store = server, server.store
+
+        def caller(authorization: str | None = Header(default=None, description="Bearer <token>")) -> Caller:
+            who = server.caller(authorization)
+            if who is None:
+                raise _Unauthorized()
+            return who
+        self.caller = caller
+
+    def read(self, fn: Callable[[], Any]):
         return anyio.to_thread.run_sync(fn)
 
-    def change(fn: Callable[[], Any]):
-        return anyio.to_thread.run_sync(server.writes, fn)
+    def change(self, fn: Callable[[], Any]):
+        return anyio.to_thread.run_sync(self.server.writes, fn)
 
-    @app.get("/v1/health", tags=["server"])
+
+def _finding(routes: _Routes, router: APIRouter) -> None:
+    """Memories saved, read, searched, counted, recalled; the judge's open disagreements."""
+    server, store, caller, read = routes.server, routes.store, routes.caller, routes.read
+
+    @router.get("/v1/health", tags=["server"])
     async def health() -> dict:
         return {"ok": True, "store": store.uri, "memories": await read(store.count), "version": store.version,
                 "model": store.model_name}
 
-    # memories
-
-    @app.post("/v1/memories", tags=["memories"])
+    @router.post("/v1/memories", tags=["memories"])
     async def add(body: AddBody, who: Caller = Depends(caller),
                   idempotency_key: str | None = Header(default=None, max_length=200)) -> dict:
         """Save memories (one group commit with other clients' writes); returns their ids,
@@ -406,7 +428,7 @@ def create_app(server: Server):
             return server.commit.write(parsed, who.agent, body.duplicates, key=idempotency_key)
         return await read(run)
 
-    @app.get("/v1/memories/{memory_id}", tags=["memories"])
+    @router.get("/v1/memories/{memory_id}", tags=["memories"])
     async def get(memory_id: str, who: Caller = Depends(caller)) -> dict:
         def run():
             memory = store.get(memory_id)
@@ -414,26 +436,26 @@ def create_app(server: Server):
             return as_json(memory)
         return await read(run)
 
-    @app.post("/v1/search", tags=["memories"])
+    @router.post("/v1/search", tags=["memories"])
     async def search(body: SearchBody, who: Caller = Depends(caller)) -> list[dict]:
         return await read(lambda: _hits(store.search(body.query, k=body.k, mode=body.mode,
                                                      scope=server.scope_for(who, body.scope))))
 
-    @app.post("/v1/count", tags=["memories"])
+    @router.post("/v1/count", tags=["memories"])
     async def count(body: CountBody, who: Caller = Depends(caller)) -> dict:
         """How many memories the scope holds (of those the token may read); without a scope,
         every memory, expired ones too (Store.count)."""
         scope = body.scope if body.scope is not None else ScopeBody(include_expired=True)
         return {"count": await read(lambda: store.count(server.scope_for(who, scope)))}
 
-    @app.post("/v1/recall", tags=["memories"])
+    @router.post("/v1/recall", tags=["memories"])
     async def recall(body: RecallBody, who: Caller = Depends(caller)) -> list[dict]:
         """Search on the token's agent's behalf and log the recall."""
         return await read(lambda: _hits(store.recall(
             body.query, k=body.k, mode=body.mode, scope=server.scope_for(who, body.scope), agent=who.agent,
             tool="rest", session_id=body.session_id)))
 
-    @app.post("/v1/disagreements", tags=["memories"])
+    @router.post("/v1/disagreements", tags=["memories"])
     async def disagreements(body: DisagreementsBody, who: Caller = Depends(caller)) -> dict:
         """Open contradictions the store's judge found (of these memories, or all the token
         may read): each pair, its kind, which is newer, how well each side is supported; and
@@ -452,10 +474,15 @@ def create_app(server: Server):
             return {"pairs": [p for p in pairs if set(p["ids"]) <= readable], "unread": unread}
         return _jsonable(await read(run))
 
+
+def _changing(routes: _Routes, router: APIRouter) -> None:
+    """A memory revised, corrected, its confidence moved, memories forgotten; a memory's life."""
+    server, store, caller, read, change = routes.server, routes.store, routes.caller, routes.read, routes.change
+
     def changing(memory_ids: list[str], who: Caller) -> None:
         server.check(who, server.projects_of(memory_ids).values(), write=True)
 
-    @app.patch("/v1/memories/{memory_id}", tags=["memories"])
+    @router.patch("/v1/memories/{memory_id}", tags=["memories"])
     async def update(memory_id: str, body: ChangeBody, who: Caller = Depends(caller)) -> dict:
         """Change what a memory says in place (the same id), with the reason."""
         def run():
@@ -463,7 +490,7 @@ def create_app(server: Server):
             return as_json(curation.revise(store, memory_id, body.reason, actor=who.agent, **body.changes))
         return await change(run)
 
-    @app.post("/v1/memories/{memory_id}/correct", tags=["memories"])
+    @router.post("/v1/memories/{memory_id}/correct", tags=["memories"])
     async def correct(memory_id: str, body: ChangeBody, who: Caller = Depends(caller)) -> dict:
         """Replace a memory with a corrected one (a new id); the old one leaves recall."""
         def run():
@@ -473,7 +500,7 @@ def create_app(server: Server):
                     "run_id": run_id}
         return await change(run)
 
-    @app.post("/v1/memories/{memory_id}/confidence", tags=["memories"])
+    @router.post("/v1/memories/{memory_id}/confidence", tags=["memories"])
     async def confidence(memory_id: str, body: ConfidenceBody, who: Caller = Depends(caller)) -> dict:
         """Raise or lower a memory's confidence (0-100) by `delta`, with the reason."""
         def run():
@@ -483,7 +510,7 @@ def create_app(server: Server):
                     "memory": as_json(memory)}
         return await change(run)
 
-    @app.post("/v1/forget", tags=["memories"])
+    @router.post("/v1/forget", tags=["memories"])
     async def forget(body: ForgetBody, who: Caller = Depends(caller)) -> dict:
         """Remove memories as one retention run (undoable until purged)."""
         def run():
@@ -492,7 +519,7 @@ def create_app(server: Server):
             return {"forgotten": out.removed, "run_id": out.run_id}
         return await change(run)
 
-    @app.get("/v1/memories/{memory_id}/history", tags=["memories"])
+    @router.get("/v1/memories/{memory_id}/history", tags=["memories"])
     async def history(memory_id: str, who: Caller = Depends(caller)) -> dict:
         """The memory's whole life: its audit events, and the memory as it is (or null)."""
         from memlib.store.history import memory_history
@@ -506,14 +533,16 @@ def create_app(server: Server):
             return life
         return _jsonable(await read(run))
 
-    # sessions and context
 
+def _sessions(routes: _Routes, router: APIRouter) -> None:
+    """An agent's sessions (its turns, its pending loop) and the context it starts a turn with."""
+    server, caller, read, change = routes.server, routes.caller, routes.read, routes.change
     sessions = Sessions(server.tools_store)
 
     def own_session(session_id: str, who: Caller):
         return sessions.owned(session_id, who.agent)
 
-    @app.post("/v1/sessions", tags=["sessions"])
+    @router.post("/v1/sessions", tags=["sessions"])
     async def start_session(body: SessionBody, who: Caller = Depends(caller)) -> dict:
         def run():
             if body.project_id is None and not who.every_project:
@@ -524,7 +553,7 @@ def create_app(server: Server):
             return sessions.start(who.agent, project_id=body.project_id, preferences=body.preferences)
         return _jsonable(await change(run))
 
-    @app.get("/v1/sessions/{session_id}", tags=["sessions"])
+    @router.get("/v1/sessions/{session_id}", tags=["sessions"])
     async def get_session(session_id: str, who: Caller = Depends(caller)) -> dict:
         return await in_session(session_id, who, lambda: sessions.get(session_id), False)
 
@@ -538,33 +567,33 @@ def create_app(server: Server):
             return fn()
         return _jsonable(await (change(run) if changes else read(run)))
 
-    @app.post("/v1/sessions/{session_id}/turns", tags=["sessions"])
+    @router.post("/v1/sessions/{session_id}/turns", tags=["sessions"])
     async def append_turn(session_id: str, body: TurnBody, who: Caller = Depends(caller)) -> dict:
         return await in_session(session_id, who, lambda: sessions.append(session_id, body.role, body.content), True)
 
-    @app.get("/v1/sessions/{session_id}/transcript", tags=["sessions"])
+    @router.get("/v1/sessions/{session_id}/transcript", tags=["sessions"])
     async def transcript(session_id: str, who: Caller = Depends(caller), last: int | None = None) -> list[dict]:
         return await in_session(session_id, who, lambda: sessions.transcript(session_id, last=last), False)
 
-    @app.put("/v1/sessions/{session_id}/loop", tags=["sessions"])
+    @router.put("/v1/sessions/{session_id}/loop", tags=["sessions"])
     async def save_loop(session_id: str, body: LoopBody, who: Caller = Depends(caller)) -> dict:
         return await in_session(session_id, who, lambda: sessions.save_loop(session_id, body.goal, body.step,
                                                                             body.state), True)
 
-    @app.get("/v1/sessions/{session_id}/loop", tags=["sessions"])
+    @router.get("/v1/sessions/{session_id}/loop", tags=["sessions"])
     async def pending_loop(session_id: str, who: Caller = Depends(caller)) -> dict | None:
         return await in_session(session_id, who, lambda: sessions.pending_loop(session_id), False)
 
-    @app.delete("/v1/sessions/{session_id}/loop", tags=["sessions"])
+    @router.delete("/v1/sessions/{session_id}/loop", tags=["sessions"])
     async def clear_loop(session_id: str, who: Caller = Depends(caller)) -> dict:
         """The loop resumed: its snapshots go (a session with a pending loop recalls nothing)."""
         return await in_session(session_id, who, lambda: {"cleared": sessions.clear_loop(session_id)}, True)
 
-    @app.post("/v1/sessions/{session_id}/end", tags=["sessions"])
+    @router.post("/v1/sessions/{session_id}/end", tags=["sessions"])
     async def end_session(session_id: str, who: Caller = Depends(caller)) -> dict:
         return await in_session(session_id, who, lambda: sessions.end(session_id), True)
 
-    @app.post("/v1/context", tags=["sessions"])
+    @router.post("/v1/context", tags=["sessions"])
     async def context(body: ContextBody, who: Caller = Depends(caller)) -> dict:
         """The context an agent starts a turn with (memlib.agents.build_context): its profile,
         its tools, what it recalls for the goal within the session's project, its transcript."""
@@ -574,11 +603,14 @@ def create_app(server: Server):
                 server.check(who, [session.project_id], write=False)
             elif not who.every_project:
                 raise Refused("a session without a project recalls from every project: start it with one")
-            return build_context(server.tools_store, body.session_id, body.goal,
-                                 budget_tokens=body.budget_tokens).to_dict()
+            return build_context(server.tools_store, body.session_id, body.goal, budget_tokens=body.budget_tokens,
+                                 tools=agent_tools.context_tools(server.tools_store)).to_dict()
         return _jsonable(await read(run))
 
-    # consensus (seed 001: agents report fragments about one topic)
+
+def _consensus(routes: _Routes, router: APIRouter) -> None:
+    """Fragments several agents report about one topic, their clusters and consensus units."""
+    store, caller, read, change = routes.store, routes.caller, routes.read, routes.change
 
     def consensus():
         from memlib.consensus import Consensus
@@ -590,7 +622,7 @@ def create_app(server: Server):
             raise Refused(f"consensus is every project's: agent {who.agent!r}'s token is limited to "
                             f"{', '.join(who.readable)}")
 
-    @app.post("/v1/consensus/fragments", tags=["consensus"])
+    @router.post("/v1/consensus/fragments", tags=["consensus"])
     async def add_fragments(body: FragmentsBody, who: Caller = Depends(caller)) -> list[dict]:
         """Report fragments; each is clustered by meaning as it arrives."""
         def run():
@@ -602,34 +634,37 @@ def create_app(server: Server):
             return [{"fragment_id": f, "cluster_id": c, "new_cluster": new} for f, c, new in added]
         return await change(run)
 
-    @app.post("/v1/consensus/consolidate", tags=["consensus"])
+    @router.post("/v1/consensus/consolidate", tags=["consensus"])
     async def consolidate(body: ConsolidateBody, who: Caller = Depends(caller)) -> dict:
         def run():
             team(who)
             return consensus().consolidate(body.cluster_id, body.contract, actor=who.agent).model_dump(mode="json")
         return await change(run)
 
-    @app.get("/v1/consensus/units/{cluster_id}", tags=["consensus"])
+    @router.get("/v1/consensus/units/{cluster_id}", tags=["consensus"])
     async def unit(cluster_id: str, who: Caller = Depends(caller)) -> dict:
         def run():
             team(who)
             return consensus().unit(cluster_id).model_dump(mode="json")
         return await read(run)
 
-    @app.get("/v1/consensus/clusters", tags=["consensus"])
+    @router.get("/v1/consensus/clusters", tags=["consensus"])
     async def clusters(who: Caller = Depends(caller)) -> list[dict]:
         def run():
             team(who)
             return [c.model_dump(mode="json", exclude={"centroid"}) for c in consensus().clusters()]
         return await read(run)
 
-    # the agent tools (the same as over MCP): promotions, knowledge, the queue, reviews
 
-    @app.get("/v1/tools", tags=["tools"])
+def _tools(routes: _Routes, router: APIRouter) -> None:
+    """The agent tools, the same as over MCP: promotions, knowledge, the queue, reviews."""
+    server, caller, read = routes.server, routes.caller, routes.read
+
+    @router.get("/v1/tools", tags=["tools"])
     async def list_tools(who: Caller = Depends(caller)) -> list[dict]:
         return agent_tools.describe()
 
-    @app.post("/v1/tools/{name}", tags=["tools"])
+    @router.post("/v1/tools/{name}", tags=["tools"])
     async def call_tool(name: str, request: Request, who: Caller = Depends(caller),
                         x_session_id: str | None = Header(default=None)) -> Any:
         """Call an agent tool with its arguments (GET /v1/tools lists them with their schemas)."""
@@ -646,21 +681,23 @@ def create_app(server: Server):
             return server.run_tool(name, lambda: agent_tools.call(box, name, arguments))
         return _jsonable(await read(run))
 
-    # MCP over streamable HTTP, behind the same tokens
 
-    class MCPEndpoint:  # an ASGI app, so the route hands it the request as it came
-        async def __call__(self, scope, receive, send):
-            headers = dict(scope.get("headers") or [])
-            who = server.caller(headers.get(b"authorization", b"").decode("latin-1"))
-            if who is None:
-                await _unauthorized_response()(scope, receive, send)
-                return
-            scope.setdefault("state", {})["memlib_caller"] = who
-            scope["state"]["memlib_session"] = headers.get(b"x-session-id", b"").decode("latin-1") or None
-            await mcp.handle_request(scope, receive, send)
+class _MCPEndpoint:
+    """MCP over streamable HTTP behind the same tokens: an ASGI app, so the route hands it the
+    request as it came."""
 
-    app.router.routes.append(Route("/mcp", endpoint=MCPEndpoint(), methods=["GET", "POST", "DELETE"]))
-    return app
+    def __init__(self, server: Server, mcp):
+        self.server, self.mcp = server, mcp
+
+    async def __call__(self, scope, receive, send):
+        headers = dict(scope.get("headers") or [])
+        who = self.server.caller(headers.get(b"authorization", b"").decode("latin-1"))
+        if who is None:
+            await _unauthorized_response()(scope, receive, send)
+            return
+        scope.setdefault("state", {})["memlib_caller"] = who
+        scope["state"]["memlib_session"] = headers.get(b"x-session-id", b"").decode("latin-1") or None
+        await self.mcp.handle_request(scope, receive, send)
 
 
 class _Unauthorized(Exception):

@@ -145,6 +145,9 @@ class Store(Doors):
         meta = recorded_meta(table)
         if META_MODEL not in meta:
             raise StoreError(f"{uri!r} holds a '{MEMORIES}' table that memlib did not write")
+        if int(meta.get(META_SCHEMA, SCHEMA_VERSION)) > SCHEMA_VERSION:
+            raise StoreError(f"store {uri!r} has schema version {meta[META_SCHEMA]}, newer than this memlib's "
+                             f"({SCHEMA_VERSION}): upgrade memlib to open it")
         model, dims = meta[META_MODEL], int(meta[META_DIMS])
         if embedder is None:
             embedder = embedder_for(model, dims, settings)

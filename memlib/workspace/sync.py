@@ -323,35 +323,9 @@ class _Sync:
                 edits.append((entry, None))
             else:
                 rewrite(entry, memory)
-        for entry in fresh:
-            memory_id = convert.derived_id(self.ws.project_id, relative, entry.key)
-            memory = self._memory(memory_id)
-            if memory is None:
-                self._add(relative, entry, day, memory_id)
-            elif not convert.same(memory, entry):
-                self._edit(memory, entry, relative)
-            kept.append((entry, self._rec(memory_id, entry)))
+        kept += [self._fresh(relative, entry, day) for entry in fresh]
         for rec in lost:  # in the state, gone from the file
-            memory_id = rec["id"]
-            store_side = changed.get(memory_id, SAME)
-            if rec.get("pending") or (store_side is not SAME and store_side is not None
-                                     and self.prefer == "store"):
-                # a save whose file write never happened, or a conflict the store wins: back in
-                memory = self._memory(memory_id)
-                if memory is None:
-                    continue
-                if not rec.get("pending"):
-                    self._conflict(relative, memory_id, None, memory)
-                new_text = convert.entry_text(memory, language, "heading", self.zone, dated=kind == "memory")
-                appends.append(new_text)
-                kept.append((None, self._rec(memory_id, _one(new_text, "heading", kind), memory)))
-                self.report.written += 1
-                continue
-            if store_side is None:
-                continue  # deleted on both sides
-            if store_side is not SAME:
-                self._conflict(relative, memory_id, None, store_side)
-            self.deletes.append(memory_id)
+            self._lost(relative, rec, changed.get(rec["id"], SAME), kind, language, kept, appends)
         if not edits and not appends:
             return {e.key: rec for e, rec in kept}
         for entry, new_text in sorted(edits, key=lambda e: -e[0].start):
@@ -361,6 +335,42 @@ class _Sync:
             doc = markdown.appended(doc, new_text, kind, "entries" if kind == "daily" else None)
         self.texts[relative] = doc.render()
         return _rekey(doc, [rec for _, rec in kept])
+
+    def _fresh(self, relative: str, entry, day) -> tuple:
+        """An entry new to the state: its memory added, or brought to the entry if the store
+        already holds one of its id; the entry and its record."""
+        memory_id = convert.derived_id(self.ws.project_id, relative, entry.key)
+        memory = self._memory(memory_id)
+        if memory is None:
+            self._add(relative, entry, day, memory_id)
+        elif not convert.same(memory, entry):
+            self._edit(memory, entry, relative)
+        return entry, self._rec(memory_id, entry)
+
+    def _lost(self, relative: str, rec: dict, store_side, kind: str, language: str, kept: list,
+              appends: list) -> None:
+        """An entry in the state and gone from the file: its memory deleted, unless the file
+        never got it (a pending save) or the store changed it and wins, when it is written
+        back (into `appends`, its record into `kept`)."""
+        memory_id = rec["id"]
+        if rec.get("pending") or (store_side is not SAME and store_side is not None
+                                 and self.prefer == "store"):
+            # a save whose file write never happened, or a conflict the store wins: back in
+            memory = self._memory(memory_id)
+            if memory is None:
+                return
+            if not rec.get("pending"):
+                self._conflict(relative, memory_id, None, memory)
+            new_text = convert.entry_text(memory, language, "heading", self.zone, dated=kind == "memory")
+            appends.append(new_text)
+            kept.append((None, self._rec(memory_id, _one(new_text, "heading", kind), memory)))
+            self.report.written += 1
+            return
+        if store_side is None:
+            return  # deleted on both sides
+        if store_side is not SAME:
+            self._conflict(relative, memory_id, None, store_side)
+        self.deletes.append(memory_id)
 
     # -- changes -------------------------------------------------------------------------------
 
