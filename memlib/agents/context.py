@@ -124,6 +124,14 @@ def _fit(items: list[str], heading: str, room: int, count: Callable[[str], int])
     return kept, used
 
 
+def declared_tools(store: MemoryInterface) -> list[dict] | None:
+    """The enabled tools the store's workspace declares in TOOLS.md, or None when it has no
+    workspace or declares none."""
+    workspace = getattr(store, "workspace", None)
+    declared = workspace.tools() if workspace is not None else None
+    return [{"name": t.name, "description": t.description} for t in declared if t.enabled] if declared else None
+
+
 def build_context(store: MemoryInterface, session_id: str, goal: str, budget_tokens: int = 4_000,
                   policy: MemoryLifecyclePolicy | None = None, tools: list[dict] | None = None,
                   count: Callable[[str], int] | None = None) -> Context:
@@ -135,9 +143,8 @@ def build_context(store: MemoryInterface, session_id: str, goal: str, budget_tok
     count = count or (lambda text: count_tokens(store.embedder, text))
     workspace = getattr(store, "workspace", None)
     records = {"persona": workspace.persona(), "owner": workspace.owner()} if workspace else {}
-    if tools is None and workspace is not None and workspace.tools():
-        tools = [{"name": t.name, "description": t.description} for t in workspace.tools() if t.enabled]
-    tools = tools or []
+    if tools is None:
+        tools = declared_tools(store) or []
 
     profile = []
     for key in ("persona", "owner"):

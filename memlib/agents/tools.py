@@ -517,11 +517,11 @@ def build_context(box: Toolbox, args: BuildContextInput) -> dict:
                                        tools=context_tools(box.store)).to_dict()
 
 
-def context_tools(store) -> list[dict] | None:
-    """The tools a context built for an agent of these tools lists: the store's workspace's
-    when it declares them (None: build_context reads them), else these tools."""
-    workspace = getattr(store, "workspace", None)
-    return None if workspace is not None and workspace.tools() else describe()
+def context_tools(store) -> list[dict]:
+    """The tools a context built for an agent of these tools lists: those the store's
+    workspace declares, else these tools."""
+    declared = agent_context.declared_tools(store)
+    return describe() if declared is None else declared
 
 
 def report_fragment(box: Toolbox, args: ReportFragmentInput) -> dict:
